@@ -1,0 +1,1 @@
+"""AEM Monitor: turn-level Agent Evaluation Metric."""
