@@ -1,0 +1,1 @@
+"""Command implementations behind `aem` subcommands."""

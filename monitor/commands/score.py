@@ -1,0 +1,83 @@
+"""`aem score`: the offline scorer and CI gate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import structlog
+from pydantic import TypeAdapter, ValidationError
+
+from monitor.models.dialog import ToolSpec
+from monitor.report import render_table, summarize
+from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring.config import load_config_file
+from monitor.sources.files import InputError, read_dialogs, validation_error
+
+log = structlog.get_logger(__name__)
+
+
+def build_config(args: argparse.Namespace) -> ScoringConfig:
+    data: dict[str, Any] = {}
+    if getattr(args, "config", None):
+        raw = load_config_file(args.config)
+        data = dict(raw.get("scoring", raw))
+    if getattr(args, "threshold", None) is not None:
+        data["threshold"] = args.threshold
+    if getattr(args, "pass_bar", None) is not None:
+        data.setdefault("composition", {})["pass_bar"] = args.pass_bar
+    try:
+        return ScoringConfig.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(str(args.config or "command line"), None, exc) from None
+
+
+def load_tools(path: Any) -> list[ToolSpec]:
+    if path is None:
+        return []
+    try:
+        raw = json.loads(open(path, encoding="utf-8").read())
+        entries = raw.get("tools", raw) if isinstance(raw, dict) else raw
+        return TypeAdapter(list[ToolSpec]).validate_python(entries)
+    except OSError as exc:
+        raise InputError(str(path), exc.strerror or str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except ValidationError as exc:
+        raise validation_error(str(path), None, exc, prefix="tools") from None
+
+
+def run_score(args: argparse.Namespace) -> int:
+    try:
+        config = build_config(args)
+        tools = load_tools(getattr(args, "tools", None))
+        dialogs = [d for path in args.paths for d in read_dialogs(path)]
+    except InputError as exc:
+        sys.stderr.write(f"aem score: error: {exc}\n")
+        return 2
+    engine = ScoringEngine.create(config, tools=tools)
+    results = engine.score_dialogs(dialogs)
+    summary = summarize(results)
+    out = sys.stdout
+    if args.format == "jsonl":
+        for result in results:
+            out.write(result.model_dump_json() + "\n")
+    elif args.format == "json":
+        out.write(
+            json.dumps(
+                {"dialogs": [r.model_dump(mode="json") for r in results], "summary": summary},
+                indent=2,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+    else:
+        out.write(render_table(results, summary) + "\n")
+    rate = summary["overall"]["success_rate"]
+    log.info("scored", dialogs=len(results), success_rate=rate)
+    if args.fail_under is not None and (rate is None or rate < args.fail_under):
+        sys.stderr.write(f"aem score: success rate {rate} is below --fail-under {args.fail_under}\n")
+        return 1
+    return 0

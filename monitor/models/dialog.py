@@ -1,0 +1,135 @@
+"""Input shapes of DESIGN.md §3: turns, payloads, dialogs (aligned, unaligned, judge-only)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+TurnType = Literal["Agent", "Tool", "User"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ToolCall(_Model):
+    """An action: a tool invocation with its arguments and (optionally) what it returned."""
+
+    tool_id: str
+    action: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    output: Any = None
+
+
+class Reply(_Model):
+    """The agent's natural-language reply."""
+
+    response: str
+
+
+class UserMessage(_Model):
+    """A user utterance: context only, never scored."""
+
+    content: str
+
+
+Payload = ToolCall | Reply | UserMessage
+
+_PAYLOAD_FOR_TURN: dict[str, type[_Model]] = {"Tool": ToolCall, "Agent": Reply, "User": UserMessage}
+
+
+def parse_payload(turn: str, value: Any) -> Payload | None:
+    """Validate a gold/predict payload against the model its turn type calls for."""
+    if value is None:
+        return None
+    model = _PAYLOAD_FOR_TURN[turn]
+    if isinstance(value, model):
+        return value  # type: ignore[return-value]
+    return model.model_validate(value)  # type: ignore[return-value]
+
+
+class ToolSpec(_Model):
+    """One catalog entry for judge-only mode: a tool action and the JSON Schema of its arguments."""
+
+    tool_id: str
+    action: str
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    description: str | None = None
+
+
+class _TypedTurn(_Model):
+    turn: TurnType
+
+    @model_validator(mode="before")
+    @classmethod
+    def _payloads_match_turn(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        turn = data.get("turn")
+        if turn not in _PAYLOAD_FOR_TURN:
+            return data  # the Literal check reports it
+        data = dict(data)
+        for key in ("gold_turn", "predict_turn"):
+            if data.get(key) is not None:
+                data[key] = parse_payload(turn, data[key])
+        return data
+
+
+class TurnIn(_TypedTurn):
+    """A turn of an aligned dialog (shapes 1, 2 and 4)."""
+
+    turn_no: int = Field(ge=0)
+    gold_turn: ToolCall | Reply | UserMessage | None = None
+    predict_turn: ToolCall | Reply | UserMessage | None = None
+    tags: list[str] = Field(default_factory=list)
+    depends_on: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _has_prediction(self) -> TurnIn:
+        if self.turn != "User" and self.predict_turn is None:
+            raise ValueError("an Agent or Tool turn needs predict_turn")
+        return self
+
+
+class GoldTurnIn(_TypedTurn):
+    """A reference turn of an unaligned dialog (shape 3)."""
+
+    gold_turn: ToolCall | Reply | UserMessage
+    tags: list[str] = Field(default_factory=list)
+
+
+class PredictTurnIn(_TypedTurn):
+    """A predicted turn of an unaligned dialog (shape 3)."""
+
+    turn_no: int = Field(ge=0)
+    predict_turn: ToolCall | Reply | UserMessage
+    depends_on: list[int] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+
+
+class Dialog(_Model):
+    """One dialog in any accepted shape; exactly one of `turns` or `gold_turns`+`predict_turns`."""
+
+    dialog_id: str
+    release: str | None = None
+    agent: str = "default"
+    turns: list[TurnIn] | None = None
+    gold_turns: list[GoldTurnIn] | None = None
+    predict_turns: list[PredictTurnIn] | None = None
+    tools: list[ToolSpec] | None = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> Dialog:
+        unaligned = self.gold_turns is not None or self.predict_turns is not None
+        if self.turns is not None and unaligned:
+            raise ValueError("give either turns or gold_turns/predict_turns, not both")
+        if self.turns is None and not unaligned:
+            raise ValueError("a dialog needs turns, or gold_turns and predict_turns")
+        if unaligned and (self.gold_turns is None or self.predict_turns is None):
+            raise ValueError("an unaligned dialog needs both gold_turns and predict_turns")
+        return self
+
+    @property
+    def unaligned(self) -> bool:
+        return self.turns is None

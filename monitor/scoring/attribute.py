@@ -1,0 +1,88 @@
+"""Attribution (root cause vs `prior_action_failed` cascade) and action-chain buckets (DESIGN.md §2)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from monitor.scoring.types import CASCADING, ROOT_CAUSE, TRUTHFULNESS, ScoredTurn
+
+CASCADE_REASON = "prior_action_failed"
+_MIN_CONTAINED = 3  # shorter strings only match by equality: "EU" must not be "found" inside "EUR"
+
+
+def leaves(value: Any) -> Iterator[str]:
+    """Every scalar inside a JSON value, as normalised text."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from leaves(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from leaves(item)
+    elif value is not None:
+        text = _norm(value)
+        if text:
+            yield text
+
+
+def _norm(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return " ".join(str(value).lower().split())
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    if len(needle) < _MIN_CONTAINED:
+        return False
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", haystack) is not None
+
+
+def flows_from(value: Any, earlier: ScoredTurn) -> bool:
+    """Does `value` come from `earlier`: equal to or inside its output, or repeating its mismatched value."""
+    for text in leaves(value):
+        for source in leaves(earlier.output):
+            if text == source or _contains(source, text) or _contains(text, source):
+                return True
+        for bad in leaves(list(earlier.check.mismatched)):
+            if text == bad or _contains(text, bad) or _contains(bad, text):
+                return True
+    return False
+
+
+def attribute(current: ScoredTurn, history: Sequence[ScoredTurn]) -> tuple[str | None, int | None]:
+    """(attribution, caused_by) of a checked turn, given the turns before it.
+
+    Structural and completeness failures are the turn's own. A truthfulness failure cascades when
+    the turn depends on an earlier failed turn (declared in `depends_on`, or visible as data flow)
+    and every mismatched value is explained by such a turn; a value that traces nowhere while data
+    flow is visible makes the turn a root cause.
+    """
+    check = current.check
+    if check.success is not False:
+        return None, None
+    if check.sub_metric != TRUTHFULNESS:
+        return ROOT_CAUSE, None
+    failed_before = [t for t in history if t.failed and t.turn_no is not None]
+    if not failed_before:
+        return ROOT_CAUSE, None
+    declared = [t for t in failed_before if t.turn_no in current.depends_on]
+    explaining: list[ScoredTurn] = list(declared)
+    flow_visible = False
+    for value in check.mismatched:
+        sources = [t for t in failed_before if flows_from(value, t)]
+        if sources:
+            flow_visible = True
+            explaining.extend(sources)
+        elif not declared:
+            # This value traces to no failed turn and no declared dependency covers it.
+            return ROOT_CAUSE, None
+    if not explaining or (not declared and not flow_visible):
+        return ROOT_CAUSE, None
+    roots = [t.root_turn for t in explaining if t.root_turn is not None]
+    return CASCADING, min(roots) if roots else None
+
+
+def chain_bucket(length: int) -> str:
+    """Bucket an action-chain length as DESIGN.md §2 exports it."""
+    return "3+" if length >= 3 else str(length)

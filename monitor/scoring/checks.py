@@ -1,0 +1,112 @@
+"""Per-turn checks against a reference, in contract order: structural → completeness → truthfulness."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from monitor.models.dialog import Payload, Reply, ToolCall
+from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
+
+
+class TurnChecker(Protocol):
+    """Checks a predicted payload against a gold payload."""
+
+    def check(self, gold: Payload, pred: Payload) -> CheckResult: ...
+
+    def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None: ...
+
+
+class ReferenceChecker:
+    """Reference-mode checks for action and response turns, through the value/reply comparators."""
+
+    def __init__(self, values: Any, replies: Any) -> None:
+        self.values = values
+        self.replies = replies
+
+    def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None:
+        """Batch the semantic work of many turns before they are checked one by one."""
+        value_pairs: list[tuple[Any, Any]] = []
+        reply_pairs: list[tuple[str, str]] = []
+        for gold, pred in pairs:
+            if isinstance(gold, ToolCall) and isinstance(pred, ToolCall):
+                value_pairs.extend((gold.args[k], pred.args[k]) for k in gold.args if k in pred.args)
+            elif isinstance(gold, Reply) and isinstance(pred, Reply):
+                reply_pairs.append((gold.response, pred.response))
+        if value_pairs:
+            self.values.prefetch(value_pairs)
+        if reply_pairs:
+            self.replies.prefetch(reply_pairs)
+
+    def check(self, gold: Payload, pred: Payload) -> CheckResult:
+        if isinstance(gold, ToolCall):
+            return self.check_action(gold, pred)
+        if isinstance(gold, Reply):
+            return self.check_response(gold, pred)
+        return CheckResult.passed()
+
+    def check_action(self, gold: ToolCall, pred: Payload) -> CheckResult:
+        if not isinstance(pred, ToolCall):
+            return CheckResult.failed("tool_mismatch", STRUCTURAL, "tool_id", detail="expected a tool call")
+        if pred.tool_id != gold.tool_id:
+            return CheckResult.failed(
+                "tool_mismatch", STRUCTURAL, "tool_id", detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}"
+            )
+        if pred.action != gold.action:
+            return CheckResult.failed(
+                "action_mismatch", STRUCTURAL, "action", detail=f"{pred.action!r} instead of {gold.action!r}"
+            )
+        missing = [k for k in gold.args if k not in pred.args]
+        if missing:
+            present = 1 - len(missing) / len(gold.args)
+            return CheckResult.failed(
+                "missing_parameters", COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
+            )
+        extra = [k for k in pred.args if k not in gold.args]
+        if extra:
+            share = len(gold.args) / len(pred.args)
+            return CheckResult.failed(
+                "extra_parameters", COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
+            )
+        worst = 1.0
+        mismatched_fields: list[str] = []
+        for key, gold_value in gold.args.items():
+            match = self.values.compare(gold_value, pred.args[key], field=key)
+            worst = min(worst, match.score)
+            if not match.equivalent:
+                mismatched_fields.append(key)
+        if mismatched_fields:
+            return CheckResult.failed(
+                "inconsistent_parameter_values",
+                TRUTHFULNESS,
+                mismatched_fields[0],
+                score=worst,
+                mismatched=tuple(pred.args[k] for k in mismatched_fields),
+                detail=f"{mismatched_fields[0]}: {pred.args[mismatched_fields[0]]!r} "
+                f"vs gold {gold.args[mismatched_fields[0]]!r}",
+            )
+        return CheckResult.passed(worst)
+
+    def check_response(self, gold: Reply, pred: Payload) -> CheckResult:
+        if not isinstance(pred, Reply):
+            return CheckResult.failed("incomplete_response", COMPLETENESS, detail="expected a reply")
+        match = self.replies.compare(gold.response, pred.response)
+        # A gold fact that the prediction *replaced* with a contradicting one is a truthfulness
+        # failure, not an omission: only gold facts beyond those replaced count as left out.
+        left_out = len(match.missing) - len(match.mismatched) if not match.truthful else len(match.missing)
+        if not match.complete and (match.truthful or left_out > 0):
+            return CheckResult.failed(
+                "incomplete_response",
+                COMPLETENESS,
+                score=match.score,
+                detail=f"leaves out {list(match.missing)}" if match.missing else "leaves out gold content",
+            )
+        if not match.truthful:
+            return CheckResult.failed(
+                "inconsistent_response",
+                TRUTHFULNESS,
+                score=match.score,
+                mismatched=tuple(match.mismatched),
+                detail=f"contradicts gold: {list(match.mismatched)}" if match.mismatched else None,
+            )
+        return CheckResult.passed(match.score)

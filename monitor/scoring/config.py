@@ -1,0 +1,53 @@
+"""Scoring configuration: thresholds, side-effect-free tools, composition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CompositionConfig(BaseModel):
+    """How turn verdicts compose into a dialog score and `test_pass` (DESIGN.md §2 Composition)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["mean", "weighted", "gating", "per_sub_metric"] = "mean"
+    pass_bar: float = Field(1.0, ge=0.0, le=1.0)
+    # weighted: weight by turn type ("action"/"response"), tool ("tool:<tool_id>") or tag ("tag:<tag>");
+    # the largest matching weight applies, 1.0 when none matches.
+    weights: dict[str, float] = Field(default_factory=dict)
+    # gating: a failure on a turn carrying one of these tags fails the dialog.
+    critical_tags: list[str] = Field(default_factory=lambda: ["critical"])
+    # per_sub_metric: the share of turns passing each sub-metric must reach its bar.
+    sub_metric_bars: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(
+        default_factory=dict
+    )
+
+
+class ScoringConfig(BaseModel):
+    """Everything the engine needs besides the comparators."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # Tools ("tool_id") or actions ("tool_id.action") whose extra calls are not failures.
+    side_effect_free: list[str] = Field(default_factory=list)
+    # How far ahead in the reference online alignment looks for a predicted step's counterpart.
+    alignment_lookahead: int = Field(8, ge=1)
+    composition: CompositionConfig = Field(default_factory=CompositionConfig)
+    embedding_model: str | None = None
+
+    def is_side_effect_free(self, tool_id: str, action: str) -> bool:
+        return tool_id in self.side_effect_free or f"{tool_id}.{action}" in self.side_effect_free
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML or JSON config file into a dict (YAML is a superset of JSON)."""
+    text = Path(path).read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config file must hold a mapping, not {type(data).__name__}")
+    return data

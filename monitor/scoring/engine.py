@@ -1,0 +1,146 @@
+"""The scoring engine: comparators + config, shared by `aem score` and `aem run`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.models.dialog import Dialog, Payload, ToolSpec
+from monitor.models.verdict import DialogResult
+from monitor.scoring.checks import ReferenceChecker
+from monitor.scoring.config import ScoringConfig
+from monitor.scoring.session import DialogMeta, DialogSession, ReferenceFreeChecker
+from monitor.scoring.types import ObservedTurn, ReferenceTurn
+
+_PREFETCH_BATCH = 512
+
+
+def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
+    """The gold steps of an unaligned dialog (shape 3), or of a reference-set entry."""
+    if dialog.gold_turns is not None:
+        return [
+            ReferenceTurn(index=i, turn=g.turn, gold=g.gold_turn, tags=tuple(g.tags))
+            for i, g in enumerate(dialog.gold_turns, start=1)
+        ]
+    if dialog.turns is not None:
+        return [
+            ReferenceTurn(index=i, turn=t.turn, gold=t.gold_turn, tags=tuple(t.tags))
+            for i, t in enumerate((t for t in dialog.turns if t.gold_turn is not None), start=1)
+        ]
+    return None
+
+
+def observed_turns(dialog: Dialog) -> list[ObservedTurn]:
+    """The turns the agent took, in order, with inline gold where the shape has it."""
+    if dialog.predict_turns is not None:
+        turns = sorted(dialog.predict_turns, key=lambda t: t.turn_no)
+        return [
+            ObservedTurn(
+                turn_no=t.turn_no,
+                turn=t.turn,
+                predict=t.predict_turn,
+                tags=tuple(t.tags),
+                depends_on=tuple(t.depends_on),
+            )
+            for t in turns
+        ]
+    assert dialog.turns is not None
+    return [
+        ObservedTurn(
+            turn_no=t.turn_no,
+            turn=t.turn,
+            predict=t.predict_turn if t.predict_turn is not None else t.gold_turn,
+            gold=t.gold_turn if t.turn != "User" else None,
+            tags=tuple(t.tags),
+            depends_on=tuple(t.depends_on),
+        )
+        for t in sorted(dialog.turns, key=lambda t: t.turn_no)
+    ]
+
+
+@dataclass
+class ScoringEngine:
+    """Builds per-conversation sessions around one set of comparators."""
+
+    config: ScoringConfig
+    checker: ReferenceChecker
+    judge: ReferenceFreeChecker | None = None
+    tools: Sequence[ToolSpec] = ()
+
+    @classmethod
+    def create(
+        cls,
+        config: ScoringConfig | None = None,
+        semantic: Any | None = "default",
+        judge: ReferenceFreeChecker | None = None,
+        tools: Sequence[ToolSpec] = (),
+    ) -> ScoringEngine:
+        """An engine with the default comparators (embedding scorer loaded lazily, offline)."""
+        from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+
+        config = config or ScoringConfig()
+        if semantic == "default":
+            semantic = EmbeddingScorer(model=config.embedding_model)
+        values = ValueComparator(semantic=semantic, threshold=config.threshold)
+        replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
+        engine = cls(config=config, checker=ReferenceChecker(values, replies), judge=judge, tools=tools)
+        if engine.judge is None:
+            engine.judge = default_judge(values, replies)
+        return engine
+
+    def session(
+        self,
+        dialog_id: str,
+        release: str | None = None,
+        agent: str = "default",
+        reference: Sequence[ReferenceTurn] | None = None,
+        tools: Sequence[ToolSpec] | None = None,
+    ) -> DialogSession:
+        return DialogSession(
+            meta=DialogMeta(dialog_id=dialog_id, release=release, agent=agent),
+            checker=self.checker,
+            config=self.config,
+            judge=self.judge,
+            reference=reference,
+            tools=tuple(tools) if tools is not None else tuple(self.tools),
+        )
+
+    def prefetch(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:
+        """Warm the semantic caches for many (gold, pred) pairs in large batches."""
+        batch: list[tuple[Payload, Payload]] = []
+        for pair in pairs:
+            batch.append(pair)
+            if len(batch) >= _PREFETCH_BATCH:
+                self.checker.prefetch(batch)
+                batch = []
+        if batch:
+            self.checker.prefetch(batch)
+
+    def score_dialog(self, dialog: Dialog) -> DialogResult:
+        reference = reference_of(dialog) if dialog.unaligned else None
+        session = self.session(dialog.dialog_id, dialog.release, dialog.agent, reference, dialog.tools)
+        for turn in observed_turns(dialog):
+            session.add(turn)
+        _, result = session.finish()
+        return result
+
+    def score_dialogs(self, dialogs: Sequence[Dialog]) -> list[DialogResult]:
+        """Score many dialogs, batching the embedding work of all their inline pairs first."""
+        self.prefetch(
+            (t.gold, t.predict)
+            for d in dialogs
+            if not d.unaligned
+            for t in observed_turns(d)
+            if t.gold is not None and t.predict is not None
+        )
+        return [self.score_dialog(d) for d in dialogs]
+
+
+def default_judge(values: Any, replies: Any) -> ReferenceFreeChecker | None:
+    """The reference-free checker, when the judge package is available."""
+    try:
+        from monitor.judge import GroundingChecker
+    except ImportError:
+        return None
+    return GroundingChecker(values=values, replies=replies)  # type: ignore[no-any-return]

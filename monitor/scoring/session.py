@@ -1,0 +1,191 @@
+"""One conversation, scored online: turns in, final verdicts out (never revised once emitted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from monitor.models.dialog import Payload, ToolCall, ToolSpec
+from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
+from monitor.scoring.attribute import attribute, chain_bucket
+from monitor.scoring.checks import TurnChecker
+from monitor.scoring.compose import compose
+from monitor.scoring.config import ScoringConfig
+from monitor.scoring.types import (
+    COMPLETENESS,
+    STRUCTURAL,
+    CheckResult,
+    ObservedTurn,
+    ReferenceTurn,
+    ScoredTurn,
+)
+from monitor.scoring.verdicts import to_verdict
+
+
+class ReferenceFreeChecker(Protocol):
+    """Judge-only checks (no reference): catalog structure, grounding, optional LLM judge."""
+
+    def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult:
+        ...
+
+
+@dataclass
+class DialogMeta:
+    dialog_id: str
+    release: str | None = None
+    agent: str = "default"
+
+
+@dataclass
+class DialogSession:
+    """Scores one conversation turn by turn.
+
+    Verdicts are released in turn order once final: an action turn waits until its chain's bucket
+    is known (the chain reaches three turns or ends), and turns of an order-invariant group with
+    inline gold wait until the group ends, since they are matched as a set.
+    """
+
+    meta: DialogMeta
+    checker: TurnChecker
+    config: ScoringConfig
+    judge: ReferenceFreeChecker | None = None
+    reference: Sequence[ReferenceTurn] | None = None
+    tools: Sequence[ToolSpec] = ()
+    history: list[ObservedTurn] = field(default_factory=list)
+    scored: list[ScoredTurn] = field(default_factory=list)
+    released: list[ScoredTurn] = field(default_factory=list)
+    _pending: list[ScoredTurn] = field(default_factory=list)
+    _chain: list[ScoredTurn] = field(default_factory=list)
+    _group: list[ObservedTurn] = field(default_factory=list)
+    _aligner: OnlineAligner | None = None
+    used_reference: bool = False
+    used_judge: bool = False
+    finished: bool = False
+
+    def __post_init__(self) -> None:
+        if self.reference is not None:
+            self._aligner = OnlineAligner(self.reference, lookahead=self.config.alignment_lookahead)
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def add(self, turn: ObservedTurn) -> list[TurnVerdict]:
+        """Take the next turn; return the verdicts that became final."""
+        if self.finished:
+            raise RuntimeError(f"dialog {self.meta.dialog_id} is finished")
+        if turn.tools:
+            self.tools = turn.tools
+        group_tag = order_invariant_tag(turn.tags) if turn.gold is not None else None
+        if self._group and group_tag != order_invariant_tag(self._group[0].tags):
+            self._flush_group()
+        if not turn.scored:
+            self._close_chain()
+        elif group_tag is not None:
+            self._group.append(turn)
+        else:
+            self._score(turn)
+        self.history.append(turn)
+        return self._release()
+
+    def finish(self) -> tuple[list[TurnVerdict], DialogResult]:
+        """End the conversation: flush what waits, emit missing gold steps, compose the result."""
+        if not self.finished:
+            self._flush_group()
+            if self._aligner is not None:
+                for gold in self._aligner.remaining():
+                    self._record_missing(gold)
+            self._close_chain()
+            self.finished = True
+        verdicts = self._release()
+        mode = "judge" if self.used_judge and not self.used_reference else "reference"
+        return verdicts, compose(self.meta, mode, [s for s in self.released], self.config.composition)
+
+    # -- scoring -------------------------------------------------------------------------------
+
+    def _score(self, turn: ObservedTurn, gold: Payload | None = None) -> None:
+        assert turn.predict is not None
+        gold = gold if gold is not None else turn.gold
+        gold_index: int | None = None
+        if gold is not None:
+            self.used_reference = True
+            check = self.checker.check(gold, turn.predict)
+        elif self._aligner is not None:
+            self.used_reference = True
+            decision = self._aligner.align(turn.predict, self.checker.check)
+            for missing in decision.skipped:
+                self._record_missing(missing)
+            if decision.gold is None:
+                check = self._unexpected(turn.predict)
+            else:
+                gold_index = decision.gold.index
+                check = self.checker.check(decision.gold.gold, turn.predict)
+        elif self.judge is not None:
+            self.used_judge = True
+            check = self.judge.check(turn, self.history, self.tools)
+        else:
+            self.used_judge = True
+            check = CheckResult.unscored("no reference and no reference-free checker configured")
+        scored = ScoredTurn(
+            turn_no=turn.turn_no,
+            turn=turn.turn,
+            check=check,
+            predict=turn.predict,
+            depends_on=turn.depends_on,
+            tags=turn.tags,
+            gold_index=gold_index,
+        )
+        scored.attribution, scored.caused_by = attribute(scored, self.scored)
+        self.scored.append(scored)
+        self._pending.append(scored)
+        if turn.is_action:
+            self._chain.append(scored)
+            if len(self._chain) >= 3:
+                for member in self._chain:
+                    member.chain_length = "3+"
+        else:
+            self._close_chain()
+
+    def _unexpected(self, pred: Payload) -> CheckResult:
+        if isinstance(pred, ToolCall) and self.config.is_side_effect_free(pred.tool_id, pred.action):
+            return CheckResult(success=True, score=1.0, detail="extra call to a side-effect-free action")
+        return CheckResult.failed("unexpected_turn", STRUCTURAL, detail="no reference step matches this turn")
+
+    def _record_missing(self, gold: ReferenceTurn) -> None:
+        scored = ScoredTurn(
+            turn_no=None,
+            turn=gold.turn,
+            check=CheckResult.failed("missing_turn", COMPLETENESS, detail="reference step not taken"),
+            gold_index=gold.index,
+            attribution="root_cause",
+        )
+        self.scored.append(scored)
+        self._pending.append(scored)
+
+    def _flush_group(self) -> None:
+        group, self._group = self._group, []
+        if not group:
+            return
+        golds = [t.gold for t in group if t.gold is not None]
+        preds = [t.predict for t in group if t.predict is not None]
+        assignment = match_as_set(golds, preds, self.checker.check)
+        for turn, gold_pos in zip(group, assignment, strict=False):
+            self._score(turn, gold=golds[gold_pos])
+
+    def _close_chain(self) -> None:
+        if self._chain:
+            bucket = chain_bucket(len(self._chain))
+            for member in self._chain:
+                member.chain_length = bucket
+            self._chain = []
+
+    def _release(self) -> list[TurnVerdict]:
+        out: list[TurnVerdict] = []
+        while self._pending:
+            head = self._pending[0]
+            if head.turn == "Tool" and head.turn_no is not None and head.chain_length is None:
+                break
+            self._pending.pop(0)
+            self.released.append(head)
+            out.append(to_verdict(head))
+        return out

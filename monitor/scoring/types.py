@@ -1,0 +1,120 @@
+"""Internal dataclasses that flow between the scoring stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitor.models.dialog import Payload, ToolCall, ToolSpec
+
+STRUCTURAL = "structural"
+COMPLETENESS = "completeness"
+TRUTHFULNESS = "truthfulness"
+
+ROOT_CAUSE = "root_cause"
+CASCADING = "cascading"
+UNSCORED = "unscored"
+
+
+@dataclass(frozen=True)
+class ObservedTurn:
+    """A turn as the agent took it (plus its inline reference, if any)."""
+
+    turn_no: int
+    turn: str  # "Agent" | "Tool" | "User"
+    predict: Payload | None
+    gold: Payload | None = None
+    tags: tuple[str, ...] = ()
+    depends_on: tuple[int, ...] = ()
+    tools: tuple[ToolSpec, ...] | None = None
+
+    @property
+    def is_action(self) -> bool:
+        return self.turn == "Tool"
+
+    @property
+    def scored(self) -> bool:
+        return self.turn != "User"
+
+
+@dataclass(frozen=True)
+class ReferenceTurn:
+    """A gold turn of a reference dialog (shape 3, or a reference set entry)."""
+
+    index: int  # 1-based position in the reference
+    turn: str
+    gold: Payload
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What the checks found on one turn, before attribution."""
+
+    success: bool | None
+    failure_reason: str | None = None
+    sub_metric: str | None = None
+    field: str | None = None
+    score: float | None = None
+    mismatched: tuple[Any, ...] = ()  # predicted values that disagree with the reference (for data flow)
+    detail: str | None = None
+
+    @classmethod
+    def passed(cls, score: float = 1.0) -> CheckResult:
+        return cls(success=True, score=score)
+
+    @classmethod
+    def failed(
+        cls,
+        reason: str,
+        sub_metric: str,
+        field: str | None = None,
+        score: float = 0.0,
+        mismatched: tuple[Any, ...] = (),
+        detail: str | None = None,
+    ) -> CheckResult:
+        return cls(
+            success=False,
+            failure_reason=reason,
+            sub_metric=sub_metric,
+            field=field,
+            score=score,
+            mismatched=mismatched,
+            detail=detail,
+        )
+
+    @classmethod
+    def unscored(cls, detail: str) -> CheckResult:
+        return cls(success=None, failure_reason=UNSCORED, detail=detail)
+
+
+@dataclass
+class ScoredTurn:
+    """A turn after checks and attribution; the unit the session keeps as history."""
+
+    turn_no: int | None
+    turn: str
+    check: CheckResult
+    predict: Payload | None = None
+    depends_on: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    attribution: str | None = None
+    caused_by: int | None = None
+    chain_length: str | None = None
+    gold_index: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.check.success is False
+
+    @property
+    def root_turn(self) -> int | None:
+        """The root-cause turn this failure traces back to (itself when it is the root)."""
+        if not self.failed:
+            return None
+        return self.caused_by if self.attribution == CASCADING else self.turn_no
+
+    @property
+    def output(self) -> Any:
+        return self.predict.output if isinstance(self.predict, ToolCall) else None

@@ -1,0 +1,1 @@
+"""Sources: where dialogs and trace events come from (files, Kafka)."""
