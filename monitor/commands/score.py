@@ -38,7 +38,8 @@ def load_tools(path: Any) -> list[ToolSpec]:
     if path is None:
         return []
     try:
-        raw = json.loads(open(path, encoding="utf-8").read())
+        with open(path, encoding="utf-8") as fh:
+            raw = json.load(fh)
         entries = raw.get("tools", raw) if isinstance(raw, dict) else raw
         return TypeAdapter(list[ToolSpec]).validate_python(entries)
     except OSError as exc:
