@@ -1,0 +1,200 @@
+"""Extraction of checkable facts from free text: amounts, quantities, numbers, dates, times, ids, entities."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from text_to_num import alpha2digit
+
+from monitor.equivalence.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
+from monitor.equivalence.normalize import STOPWORDS, fold
+from monitor.equivalence.typed import (
+    DateValue,
+    Money,
+    Quantity,
+    looks_like_identifier,
+    parse_date,
+    parse_money,
+    parse_number,
+    parse_quantity,
+    parse_time,
+)
+
+NUMERIC_KINDS = frozenset({"money", "quantity", "percent", "number", "date", "time", "id"})
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One checkable fact: ``kind`` ("money", "number", "date", "entity", ...), its surface ``text``,
+    a normalised ``value`` and the character ``span`` in the (number-word normalised) text."""
+
+    kind: str
+    text: str
+    value: object
+    span: tuple[int, int]
+
+
+_SCALE_WORDS = r"(?:hundred|thousand|million|billion|trillion|bn|mn|[kmb])\b"
+_BARE = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_NUM = r"(?<![\w.])[-+]?" + _BARE
+_CUR_SYM = r"[$€£¥₹₩₽]"
+_CUR_WORDS = "|".join(
+    sorted((re.escape(k) for k in CURRENCY_ALIASES if re.fullmatch(r"[a-z][a-z ]+", k)), key=len, reverse=True)
+)
+_UNIT_WORDS = "|".join(
+    sorted((re.escape(k) for k in UNIT_ALIASES if len(k) >= 2 and k not in {"in", "us", "no", "am"}),
+           key=len, reverse=True)
+)
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("date", re.compile(
+        rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[t ]\d{{1,2}}:\d{{2}})?|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}"
+        rf"|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s*,?\s*\d{{4}})?"
+        rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?(?:\s*,?\s*\d{{4}})?)\b", re.I)),
+    ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)(?![a-z])|\b\d{1,2}:\d{2}\b", re.I)),
+    ("money", re.compile(
+        rf"(?:(?:[a-z]{{1,2}})?{_CUR_SYM}\s*{_BARE}(?:\s*{_SCALE_WORDS})?"
+        rf"|\b(?:usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\s*{_BARE}(?:\s*{_SCALE_WORDS})?"
+        rf"|{_NUM}(?:\s*{_SCALE_WORDS})?\s*(?:{_CUR_WORDS}|usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\b)", re.I)),
+    ("percent", re.compile(rf"{_NUM}\s*(?:%|percent\b|per cent\b|pct\b)", re.I)),
+    ("quantity", re.compile(rf"{_NUM}(?:\s*(?:thousand|million|billion)\b)?\s*(?:{_UNIT_WORDS})(?![\w])", re.I)),
+    ("id", re.compile(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}\b")),
+    ("number", re.compile(rf"{_NUM}(?:\s*(?:hundred|thousand|million|billion|trillion)\b)?")),
+]
+
+_ENTITY = re.compile(r"\b(?:[A-Z][\w'&.-]*|[A-Z]{2,})(?:\s+(?:of\s+|the\s+|de\s+)?(?:[A-Z][\w'&.-]*))*")
+_SMALL = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+          "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
+_SMALL_RE = re.compile(r"\b(" + "|".join(_SMALL) + r")\b(?!-)", re.I)
+_PROTECT = re.compile(r"(\d)(\s+)(hundred|thousand|million|billion|trillion)\b", re.I)
+
+
+def normalise_numbers(text: str) -> str:
+    """Spell number words as digits ("twenty five" -> "25"), keeping "1.2 million" intact."""
+    if not re.search(r"[A-Za-z]", text):
+        return text
+    protected = _PROTECT.sub(lambda m: f"{m.group(1)}{m.group(2)}QQ{m.group(3).upper()}QQ", text)
+    try:
+        out = alpha2digit(protected, "en")
+    except (ValueError, IndexError):
+        out = protected
+    out = re.sub(r"QQ([A-Z]+)QQ", lambda m: m.group(1).lower(), out)
+    return _SMALL_RE.sub(lambda m: _SMALL[m.group(1).lower()], out)
+
+
+def _value(kind: str, text: str) -> object:
+    if kind == "money":
+        return parse_money(text)
+    if kind == "quantity":
+        return parse_quantity(text)
+    if kind == "percent":
+        return parse_number(re.sub(r"(?i)\s*(%|percent|per cent|pct)$", "", text))
+    if kind == "number":
+        return parse_number(text)
+    if kind == "date":
+        return parse_date(text)
+    if kind == "time":
+        return parse_time(text)
+    if kind == "id":
+        return re.sub(r"[\s_\-]+", "", fold(text))
+    return fold(text)
+
+
+@lru_cache(maxsize=32768)
+def _extract(text: str) -> tuple[Fact, ...]:
+    norm = normalise_numbers(text)
+    taken = [False] * len(norm)
+    facts: list[Fact] = []
+    for kind, pat in _PATTERNS:
+        for m in pat.finditer(norm):
+            s, e = m.span()
+            surface = m.group(0).strip()
+            if not surface or any(taken[s:e]):
+                continue
+            if kind == "id" and not looks_like_identifier(surface):
+                continue
+            val = _value(kind, surface)
+            if val is None:
+                continue
+            if kind == "date" and isinstance(val, DateValue) and not val.candidates:
+                continue
+            for i in range(s, e):
+                taken[i] = True
+            facts.append(Fact(kind, surface, val, (s, e)))
+    for m in _ENTITY.finditer(norm):
+        s, e = m.span()
+        if any(taken[s:e]):
+            continue
+        words = m.group(0).split()
+        sentence_start = s == 0 or bool(re.search(r"[.!?:]\s*[\"']?$", norm[:s]))
+        if sentence_start:
+            # The first word of a sentence is capitalised anyway: keep the rest of the run, or an acronym.
+            if words[0].isupper() and len(words[0]) >= 2 and fold(words[0]) not in STOPWORDS:
+                pass
+            elif len(words) > 1:
+                first = words[0]
+                s = s + len(first) + (len(m.group(0)) - len(m.group(0).lstrip()))
+                s = norm.index(words[1], s)
+                words = words[1:]
+            else:
+                continue
+        surface = " ".join(words).rstrip(".")
+        key = fold(surface)
+        if (key in STOPWORDS and not surface.isupper()) or len(key) < 2 or key in {"i", "i'm", "i'll", "i've", "i'd"}:
+            continue
+        facts.append(Fact("entity", surface, key, (s, s + len(surface))))
+    facts.sort(key=lambda f: f.span)
+    return tuple(facts)
+
+
+def extract_facts(text: str) -> list[Fact]:
+    """Facts in ``text``: money, quantities, percentages, numbers (incl. number words), dates,
+    clock times, identifiers and capitalised named entities."""
+    return list(_extract(text))
+
+
+def facts_agree(a: Fact, b: Fact) -> bool:
+    """Do two facts state the same thing (same kind-compatible value)?"""
+    va, vb = a.value, b.value
+    if a.kind in ("number", "percent") and b.kind in ("number", "percent", "money", "quantity"):
+        na = va if isinstance(va, float) else None
+        nb = vb.amount if isinstance(vb, Money | Quantity) else vb if isinstance(vb, float) else None
+        return na is not None and nb is not None and abs(na - nb) <= 1e-9 * max(1.0, abs(na))
+    if b.kind in ("number", "percent") and a.kind in ("money", "quantity"):
+        return facts_agree(b, a)
+    if a.kind != b.kind:
+        return False
+    if isinstance(va, Money) and isinstance(vb, Money):
+        same_cur = va.currency is None or vb.currency is None or va.currency == vb.currency
+        return same_cur and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
+    if isinstance(va, Quantity) and isinstance(vb, Quantity):
+        return va.unit == vb.unit and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
+    if isinstance(va, DateValue) and isinstance(vb, DateValue):
+        from monitor.equivalence.typed import dates_equal
+
+        return dates_equal(va, vb)
+    if a.kind == "entity":
+        return entities_agree(str(va), str(vb))
+    return va == vb
+
+
+def entities_agree(a: str, b: str) -> bool:
+    """Entity names agree when equal, aliases of each other, or one's words contain the other's."""
+    if a == b:
+        return True
+    ra = {a, *ALIASES.get(a, ())}
+    rb = {b, *ALIASES.get(b, ())}
+    if ra & rb:
+        return True
+    ta = set(re.findall(r"[a-z0-9]+", a)) - STOPWORDS
+    tb = set(re.findall(r"[a-z0-9]+", b)) - STOPWORDS
+    if ta and tb and (ta <= tb or tb <= ta):
+        return True
+    initials_a = "".join(w[0] for w in a.split() if w not in STOPWORDS)
+    initials_b = "".join(w[0] for w in b.split() if w not in STOPWORDS)
+    compact_a, compact_b = re.sub(r"[^a-z0-9]", "", a), re.sub(r"[^a-z0-9]", "", b)
+    return (len(compact_a) >= 2 and compact_a == initials_b) or (len(compact_b) >= 2 and compact_b == initials_a)

@@ -1,0 +1,122 @@
+"""Text normalisation shared by the comparators: case, accents, quotes, tokens, light lemmatisation."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from monitor.equivalence.abbreviations import ALIASES, AMBIGUOUS_LOWER, UNIT_ALIASES
+
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_WS = re.compile(r"\s+")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.'&/][a-z0-9]+)*")
+
+STOPWORDS = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being am do does did
+    has have had it its this that these those there here as into onto than then so such very just also
+    i you he she we they me him her us them my your his our their mine yours what which who whom whose
+    will would shall should can could may might must please sure ok okay yes no not let lets like
+    some any all each about over under up down out off again further once only own same too s t
+    ll re ve d m o y""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Lower-case, NFKC, strip accents, decode literal \\uXXXX escapes, collapse whitespace."""
+    if "\\u" in text:
+        text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return _WS.sub(" ", text).strip()
+
+
+def strip_wrapping(text: str) -> str:
+    """Remove surrounding quotes, brackets, trailing punctuation and stray backslashes."""
+    t = text.strip()
+    prev = None
+    while prev != t:
+        prev = t
+        t = t.strip(" \t\n\"'`\\")
+        t = t.rstrip(".;:!?,")
+        if len(t) >= 2 and t[0] + t[-1] in ("()", "[]", "{}", "<>"):
+            t = t[1:-1]
+    return t
+
+
+def canon_string(text: str) -> str:
+    """The exact-match key of a string value."""
+    return strip_wrapping(fold(text))
+
+
+def lemma(token: str) -> str:
+    """A deliberately light singulariser (tigers -> tiger, boxes -> box, cities -> city)."""
+    if len(token) <= 3 or not token.isalpha():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return token[:-2]
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens of folded text."""
+    return _TOKEN.findall(fold(text))
+
+
+@lru_cache(maxsize=65536)
+def expand_aliases(text: str) -> str:
+    """Rewrite well-known abbreviations to their canonical spelling ("NYC" -> "new york city").
+
+    A whole value that is an alias is always expanded; inside a phrase, short codes that are also
+    ordinary words ("in", "or", "me") are expanded only when written in capitals.
+    """
+    stripped = strip_wrapping(text)
+    whole = fold(stripped)
+    if whole in ALIASES:
+        return sorted(ALIASES[whole])[0] if len(ALIASES[whole]) == 1 else _pick(ALIASES[whole], whole)
+    if whole in UNIT_ALIASES and not whole.isalpha():
+        return UNIT_ALIASES[whole]
+    parts = re.split(r"(\s+|,|;|/|\(|\))", stripped)
+    out: list[str] = []
+    for p in parts:
+        key = fold(p).strip(".")
+        if not key or key not in ALIASES:
+            out.append(fold(p))
+            continue
+        if key in AMBIGUOUS_LOWER and not (p.isupper() and len(p) >= 2):
+            out.append(fold(p))
+            continue
+        out.append(_pick(ALIASES[key], key))
+    return _WS.sub(" ", "".join(out)).strip()
+
+
+def alias_set(text: str) -> set[str]:
+    """All canonical readings of a whole value (several for ambiguous codes such as "LA")."""
+    whole = fold(strip_wrapping(text))
+    readings = {whole}
+    if whole in ALIASES:
+        readings |= ALIASES[whole]
+    if whole in UNIT_ALIASES:
+        readings.add(UNIT_ALIASES[whole])
+    readings.add(expand_aliases(text))
+    return readings
+
+
+_PREFERENCE = ("los angeles", "new york", "new york city", "san francisco", "united states")
+
+
+def _pick(options: set[str], key: str) -> str:
+    for p in _PREFERENCE:
+        if p in options:
+            return p
+    return sorted(options)[0]
+
+
+def content_tokens(text: str) -> list[str]:
+    """Lemmatised non-stopword tokens after alias expansion."""
+    return [lemma(t) for t in tokens(expand_aliases(text)) if t not in STOPWORDS]

@@ -1,0 +1,242 @@
+"""Reply comparison: truthfulness (nothing in pred contradicts gold) and completeness (pred covers gold)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+from typing import Any
+
+import structlog
+
+from monitor.equivalence.calibration import REPLY_MODEL, reply_features
+from monitor.equivalence.facts import NUMERIC_KINDS, Fact, extract_facts, facts_agree, normalise_numbers
+from monitor.equivalence.normalize import STOPWORDS, alias_set, canon_string, expand_aliases, fold, lemma
+from monitor.equivalence.semantic import SemanticScorer
+from monitor.equivalence.types import ReplyMatch
+from monitor.equivalence.values import ValueComparator
+
+log = structlog.get_logger(__name__)
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'&/-][A-Za-z0-9]+)*")
+_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
+          "date": "date", "time": "time", "id": "id", "entity": "entity"}
+_MAX_LISTED = 6
+# Words that link a label to its value: "revenue was 1.2M", "profit of $5", "EU revenue: 3%".
+_LINK = frozenset({"is", "was", "were", "are", "be", "been", "of", "for", "at", "to", "totaled", "totalled",
+                   "total", "totaling", "reached", "stood", "stands", "came", "amounted", "amounts", "equals",
+                   "equal", "the", "a", "an", "about", "around", "approximately", "roughly", "nearly", "by"})
+
+
+@dataclass(frozen=True)
+class _Tok:
+    text: str  # surface
+    key: str  # lemma of the alias-expanded lower-case form
+    start: int
+    end: int
+    content: bool
+    fact: bool
+    idx: int
+
+
+@lru_cache(maxsize=32768)
+def _analyse(text: str) -> tuple[str, tuple[Fact, ...], tuple[_Tok, ...]]:
+    norm = normalise_numbers(text)
+    facts = tuple(extract_facts(text))
+    spans = [f.span for f in facts]
+    toks: list[_Tok] = []
+    for m in _WORD.finditer(norm):
+        w = m.group(0)
+        low = fold(w)
+        exp = expand_aliases(w) if (w.isupper() and len(w) >= 2) else low
+        key = " ".join(lemma(x) for x in exp.split())
+        in_fact = any(s <= m.start() < e for s, e in spans)
+        toks.append(_Tok(w, _stem(key), m.start(), m.end(), low not in STOPWORDS, in_fact, len(toks)))
+    return norm, facts, tuple(toks)
+
+
+def _covered(keys_a: Sequence[str], keys_b: set[str], text_b: str) -> list[bool]:
+    out = []
+    for k in keys_a:
+        if k in keys_b:
+            out.append(True)
+            continue
+        hit = any(len(k) >= 4 and len(b) >= 4 and (b.startswith(k[:5]) or k.startswith(b[:5])) for b in keys_b)
+        out.append(hit or (" " in k and k in text_b))
+    return out
+
+
+class ReplyComparator:
+    """Compares a predicted natural-language reply with the gold reply."""
+
+    def __init__(
+        self,
+        semantic: SemanticScorer | None = None,
+        threshold: float = 0.5,
+        values: ValueComparator | None = None,
+    ) -> None:
+        self.semantic = semantic
+        self.threshold = threshold
+        self.values = values or ValueComparator(semantic=semantic, threshold=threshold)
+
+    # ------------------------------------------------------------------ public API
+    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Encode all replies of ``pairs`` in one batch (one text per reply)."""
+        if self.semantic is None:
+            return
+        texts: list[str] = []
+        for gold, pred in pairs:
+            if canon_string(gold) != canon_string(pred):
+                texts.extend((gold.strip(), pred.strip()))
+        if texts:
+            self.semantic.prefetch(list(dict.fromkeys(texts)))
+
+    def compare(self, gold: str, pred: str) -> ReplyMatch:
+        gold, pred = gold or "", pred or ""
+        if canon_string(gold) == canon_string(pred):
+            return ReplyMatch(True, True, 1.0, (), (), "exact")
+        g_norm, g_facts, g_toks = _analyse(gold)
+        p_norm, p_facts, p_toks = _analyse(pred)
+        mismatched, missing = self._fact_diff(g_facts, p_facts, g_norm, p_norm)
+        mismatched += self._substitutions(g_toks, p_toks, mismatched)
+
+        g_keys = [t.key for t in g_toks if t.content and not t.fact]
+        p_keys = [t.key for t in p_toks if t.content and not t.fact]
+        g_cov = _covered(g_keys, set(p_keys), fold(p_norm))
+        p_cov = _covered(p_keys, set(g_keys), fold(g_norm))
+        recall = sum(g_cov) / len(g_cov) if g_cov else 1.0
+        precision = sum(p_cov) / len(p_cov) if p_cov else 1.0
+
+        if self.semantic is not None:
+            cos = self.semantic.similarity([(gold.strip(), pred.strip())])[0]
+            truth_score = REPLY_MODEL.score(reply_features(cos, precision))
+            comp_score = REPLY_MODEL.score(reply_features(cos, recall))
+            method = "semantic"
+        else:
+            truth_score, comp_score = precision, recall
+            method = "lexical"
+        truthful = not mismatched and truth_score >= self.threshold
+        complete = not missing and comp_score >= self.threshold
+        score = min(truth_score, comp_score)
+        if mismatched or missing:
+            score = min(score, 0.49 * score / max(score, 1e-9) if score >= 0.5 else score)
+            score = min(score, 0.45)
+            method += "+facts"
+        if not truthful and not mismatched:
+            mismatched = tuple(dict.fromkeys(t.text for t, c in zip(
+                [t for t in p_toks if t.content and not t.fact], p_cov, strict=True) if not c))[:_MAX_LISTED]
+        if not complete and not missing:
+            missing = tuple(dict.fromkeys(t.text for t, c in zip(
+                [t for t in g_toks if t.content and not t.fact], g_cov, strict=True) if not c))[:_MAX_LISTED]
+        return ReplyMatch(truthful, complete, round(float(score), 4), tuple(mismatched), tuple(missing), method)
+
+    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+        """Facts in ``reply`` (numbers, amounts, dates, ids, named entities) that no source supports."""
+        out: list[str] = []
+        for f in extract_facts(reply):
+            if f.kind == "entity" and fold(f.text) in _GENERIC_ENTITIES:
+                continue
+            m = self.values.supported(f.text, sources)
+            if not m.equivalent:
+                out.append(f.text)
+        return tuple(dict.fromkeys(out))
+
+    # ------------------------------------------------------------------ internals
+    @staticmethod
+    def _fact_diff(
+        g_facts: Sequence[Fact], p_facts: Sequence[Fact], g_norm: str, p_norm: str
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        g_free = [g for g in g_facts if not any(facts_agree(g, p) for p in p_facts)]
+        p_free = [p for p in p_facts if not any(facts_agree(g, p) for g in g_facts)]
+        g_low, p_low = fold(g_norm), fold(p_norm)
+        g_free = [g for g in g_free if not _mentioned(g, p_low)]
+        p_free = [p for p in p_free if not _mentioned(p, g_low)]
+        mismatched: list[str] = []
+        missing: list[str] = []
+        for p in p_free:
+            group = _GROUP[p.kind]
+            rivals = [g for g in g_free if _GROUP[g.kind] == group]
+            if rivals and (p.kind in NUMERIC_KINDS or _entity_clash(p, rivals)):
+                mismatched.append(p.text)
+        claimed = {_GROUP[fold_kind] for fold_kind in (p.kind for p in p_free)}
+        for g in g_free:
+            if g.kind == "entity":
+                if _GROUP[g.kind] not in claimed:
+                    missing.append(g.text)
+            elif _GROUP[g.kind] not in claimed or not mismatched:
+                missing.append(g.text)
+        return tuple(mismatched), tuple(missing)
+
+    def _substitutions(
+        self, g_toks: Sequence[_Tok], p_toks: Sequence[_Tok], already: Sequence[str]
+    ) -> tuple[str, ...]:
+        """Content words swapped next to a fact ("revenue was 1.2M" -> "profit was 0.3M")."""
+        if not any(t.fact for t in p_toks) and not any(t.fact for t in g_toks):
+            return ()
+        g = [t for t in g_toks if t.content or t.fact]
+        p = [t for t in p_toks if t.content or t.fact]
+        sm = SequenceMatcher(None, [t.key for t in g], [t.key for t in p], autojunk=False)
+        out: list[str] = []
+        for op, i1, i2, j1, j2 in sm.get_opcodes():
+            if op != "replace":
+                continue
+            gw = [t for t in g[i1:i2] if not t.fact]
+            pw = [t for t in p[j1:j2] if not t.fact]
+            if not gw or not pw or len(gw) > 2 or len(pw) > 2:
+                continue
+            if not (_labels_fact(p_toks, pw) or _labels_fact(g_toks, gw)):
+                continue
+            g_phrase = " ".join(t.text for t in gw)
+            p_phrase = " ".join(t.text for t in pw)
+            if alias_set(g_phrase) & alias_set(p_phrase):
+                continue
+            if not self.values.compare(g_phrase, p_phrase).equivalent:
+                out.append(p_phrase)
+        return tuple(x for x in out if x not in already)
+
+
+_GENERIC_ENTITIES = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
+     "sure", "thanks", "thank", "hello", "hi", "ok", "okay", "yes", "no", "please", "dear"}
+)
+
+
+def _labels_fact(toks: Sequence[_Tok], words: Sequence[_Tok]) -> bool:
+    """Are ``words`` the label of an adjacent fact, with only link words between ("revenue was 1.2M")?"""
+    before = words[0].idx - 1
+    backward = before >= 0 and fold(toks[before].text) in ("of", "in", "for") and _reaches_fact(toks, before, -1)
+    return _reaches_fact(toks, words[-1].idx + 1, 1) or backward
+
+
+def _reaches_fact(toks: Sequence[_Tok], i: int, step: int) -> bool:
+    hops = 0
+    while 0 <= i < len(toks) and hops <= 3:
+        if toks[i].fact:
+            return True
+        if fold(toks[i].text) not in _LINK:
+            return False
+        i += step
+        hops += 1
+    return False
+
+
+def _stem(key: str) -> str:
+    """A crude suffix stripper for matching inflections (departs/departed/departing)."""
+    if " " in key or not key.isalpha() or len(key) <= 4:
+        return key
+    for suf in ("ing", "ed", "es", "ly", "s"):
+        if key.endswith(suf) and len(key) - len(suf) >= 3:
+            return key[: -len(suf)]
+    return key
+
+
+def _mentioned(f: Fact, other_low: str) -> bool:
+    key = fold(f.text)
+    return bool(re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", other_low))
+
+
+def _entity_clash(p: Fact, rivals: Sequence[Fact]) -> bool:
+    """An entity replaced by another one of the same shape (EU -> US, Paris -> London)."""
+    return any(r.kind == "entity" and len(r.text.split()) == len(p.text.split()) for r in rivals)

@@ -1,0 +1,246 @@
+"""Typed readings of scalar values: booleans, numbers, money, quantities, dates, clock times, identifiers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from dateutil import parser as dateparser
+from text_to_num import alpha2digit, text2num
+
+from monitor.equivalence.abbreviations import CURRENCY_ALIASES, MONTHS, UNIT_ALIASES
+from monitor.equivalence.normalize import fold, strip_wrapping
+
+TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "affirmative"})
+FALSE_WORDS = frozenset({"false", "no", "n", "f", "off", "disabled", "disable", "none", "negative"})
+
+SCALES: dict[str, float] = {
+    "hundred": 1e2, "thousand": 1e3, "k": 1e3, "grand": 1e3, "million": 1e6, "mn": 1e6, "mio": 1e6, "m": 1e6,
+    "mm": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12,
+}
+_SCALE_RE = "|".join(sorted((re.escape(k) for k in SCALES), key=len, reverse=True))
+_NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
+NUMBER_RE = re.compile(rf"^(?P<num>{_NUM})\s*(?P<scale>{_SCALE_RE})?$")
+
+_CUR_SYMBOLS = "$€£¥₹₩₽"
+_CUR_WORDS = "|".join(sorted((re.escape(k) for k in CURRENCY_ALIASES if not k.startswith(tuple(_CUR_SYMBOLS))),
+                             key=len, reverse=True))
+MONEY_RE = re.compile(
+    rf"^(?:(?P<pre>(?:[a-z]{{1,3}})?[{_CUR_SYMBOLS}]|{_CUR_WORDS})\s*)?(?P<num>{_NUM})\s*"
+    rf"(?P<scale>{_SCALE_RE})?\s*(?P<post>{_CUR_WORDS}|[{_CUR_SYMBOLS}])?$"
+)
+_UNIT_WORDS = "|".join(sorted((re.escape(k) for k in UNIT_ALIASES), key=len, reverse=True))
+QUANTITY_RE = re.compile(rf"^(?P<num>{_NUM})\s*(?P<scale>{_SCALE_RE})?\s*(?P<unit>{_UNIT_WORDS})$")
+
+_MONTH_NAMES = "|".join([*MONTHS.values(), *MONTHS.keys()])
+DATE_HINT = re.compile(
+    rf"(\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}/\d{{1,2}}/\d{{1,2}}\b"
+    rf"|\b(?:{_MONTH_NAMES})\b\.?\s*,?\s*\d|\d(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTH_NAMES})\b)"
+)
+TIME_RE = re.compile(
+    r"^(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d{2}))?(?::(?P<s>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)?"
+    r"(?:\s*(?:o'?clock))?$"
+)
+_ID_CHARS = re.compile(r"^[a-z0-9][a-z0-9._\-/:#@+]*$")
+
+
+@dataclass(frozen=True)
+class Money:
+    amount: float
+    currency: str | None
+
+
+@dataclass(frozen=True)
+class Quantity:
+    amount: float
+    unit: str
+
+
+@dataclass(frozen=True)
+class DateValue:
+    """Calendar date candidates (several when day/month order is ambiguous); year None = unspecified."""
+
+    candidates: frozenset[tuple[int | None, int, int]]
+    minutes: int | None = None  # clock time when the value carried one
+
+
+def as_bool(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        t = canon(value)
+        if t in TRUE_WORDS:
+            return True
+        if t in FALSE_WORDS:
+            return False
+    return None
+
+
+def canon(value: str) -> str:
+    return strip_wrapping(fold(value))
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@lru_cache(maxsize=65536)
+def parse_number(text: str) -> float | None:
+    """A plain number, with scale words and number words ("1.2 million", "one hundred", "3k")."""
+    t = canon(text).replace("\u2212", "-")
+    if t.endswith("%"):
+        t = t[:-1].strip()
+    m = NUMBER_RE.match(t)
+    if m:
+        return _num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0)
+    if not t or not re.fullmatch(r"[a-z\- ,.0-9]+", t):
+        return None
+    try:
+        return float(text2num(t.replace(",", ""), "en"))
+    except (ValueError, IndexError):
+        pass
+    try:
+        converted = alpha2digit(t, "en")
+    except (ValueError, IndexError):
+        return None
+    if converted != t:
+        m = NUMBER_RE.match(converted.strip())
+        if m:
+            return _num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0)
+    return None
+
+
+def number_of(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        return parse_number(value)
+    return None
+
+
+def _words_to_digits(t: str) -> str:
+    if re.search(r"[a-z]", t) and not re.search(r"\d", t):
+        try:
+            return alpha2digit(t, "en")
+        except (ValueError, IndexError):
+            return t
+    return t
+
+
+@lru_cache(maxsize=65536)
+def parse_money(text: str) -> Money | None:
+    t = _words_to_digits(canon(text))
+    m = MONEY_RE.match(t)
+    if not m or not (m.group("pre") or m.group("post")):
+        return None
+    cur = None
+    for part in (m.group("pre"), m.group("post")):
+        if part:
+            sym = part[-1] if part[-1] in _CUR_SYMBOLS else part
+            cur = CURRENCY_ALIASES.get(sym, CURRENCY_ALIASES.get(part, cur))
+    amount = _num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0)
+    return Money(amount, cur)
+
+
+@lru_cache(maxsize=65536)
+def parse_quantity(text: str) -> Quantity | None:
+    t = _words_to_digits(canon(text))
+    m = QUANTITY_RE.match(t)
+    if not m:
+        return None
+    return Quantity(_num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0), UNIT_ALIASES[m.group("unit")])
+
+
+@lru_cache(maxsize=65536)
+def parse_time(text: str) -> int | None:
+    """Minutes after midnight of a clock time ("3 pm", "15:00", "noon")."""
+    t = canon(text)
+    if t in ("noon", "midday"):
+        return 12 * 60
+    if t == "midnight":
+        return 0
+    m = TIME_RE.match(t)
+    if not m or (m.group("m") is None and m.group("ap") is None and "clock" not in t):
+        return None
+    h = int(m.group("h"))
+    mi = int(m.group("m") or 0)
+    ap = (m.group("ap") or "").replace(".", "")
+    if h > 24 or mi > 59 or (ap and not 1 <= h <= 12):
+        return None
+    if ap == "pm" and h != 12:
+        h += 12
+    elif ap == "am" and h == 12:
+        h = 0
+    return (h % 24) * 60 + mi
+
+
+_D1 = dt.datetime(2001, 1, 1)
+_D2 = dt.datetime(2002, 2, 2, 1, 1)
+
+
+@lru_cache(maxsize=65536)
+def parse_date(text: str) -> DateValue | None:
+    """A calendar date in any common spelling; None unless the text clearly is a date."""
+    t = canon(text)
+    if not DATE_HINT.search(t) or len(t) > 60:
+        return None
+    t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", t)
+    t = re.sub(r"\bof\b", " ", t)
+    cands: set[tuple[int | None, int, int]] = set()
+    minutes: int | None = None
+    numeric_ambiguous = re.search(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})\b", t)
+    for dayfirst in (False, True) if numeric_ambiguous else (False,):
+        try:
+            a = dateparser.parse(t, default=_D1, dayfirst=dayfirst)
+            b = dateparser.parse(t, default=_D2, dayfirst=dayfirst)
+        except (ValueError, OverflowError, TypeError):
+            continue
+        year = a.year if a.year == b.year else None
+        if a.day != b.day or a.month != b.month:
+            return None  # a month or a day alone is not a date
+        cands.add((year, a.month, a.day))
+        if a.hour == b.hour and a.minute == b.minute:
+            minutes = a.hour * 60 + a.minute
+    if not cands:
+        return None
+    return DateValue(frozenset(cands), minutes)
+
+
+def dates_equal(a: DateValue, b: DateValue) -> bool:
+    for ya, ma, da in a.candidates:
+        for yb, mb, db in b.candidates:
+            if (ma, da) == (mb, db) and (ya is None or yb is None or ya == yb):
+                break
+        else:
+            continue
+        break
+    else:
+        return False
+    if a.minutes is not None and b.minutes is not None and a.minutes != b.minutes:
+        return False
+    return True
+
+
+def looks_like_identifier(value: str) -> bool:
+    """Ids, codes, SKUs, flight numbers, slugs: one token mixing letters and digits or joined by -/_."""
+    t = canon(value)
+    if not t or " " in t or not _ID_CHARS.match(t):
+        return False
+    has_alpha = any(c.isalpha() for c in t)
+    has_digit = any(c.isdigit() for c in t)
+    if has_alpha and has_digit:
+        return True
+    return has_alpha and bool(re.search(r"[a-z0-9][_\-][a-z0-9]", t)) and not re.search(r"[./]", t)
+
+
+def identifier_key(value: str) -> str:
+    return re.sub(r"[\s_\-]+", "", canon(value))
+
+
+def numbers_close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)

@@ -1,0 +1,34 @@
+"""Result types of the value and reply comparators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Match:
+    """Verdict of a value comparison.
+
+    ``score`` is in [0, 1] and calibrated so that 0.5 is a sensible cut; 1.0 means an exact match.
+    ``method`` names the stage that decided ("exact", "number", "money", "date", "semantic", ...).
+    """
+
+    equivalent: bool
+    score: float
+    method: str
+
+
+@dataclass(frozen=True)
+class ReplyMatch:
+    """Verdict of a natural-language reply comparison."""
+
+    truthful: bool
+    complete: bool
+    score: float
+    mismatched: tuple[str, ...]
+    missing: tuple[str, ...]
+    method: str
+
+    @property
+    def equivalent(self) -> bool:
+        return self.truthful and self.complete

@@ -1,0 +1,369 @@
+"""Value equivalence: exact fast path -> typed comparison -> calibrated semantic score."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import structlog
+
+from monitor.equivalence import typed
+from monitor.equivalence.calibration import VALUE_MODEL, value_features, value_text, value_tokens
+from monitor.equivalence.facts import extract_facts, facts_agree
+from monitor.equivalence.normalize import STOPWORDS, alias_set, canon_string, fold, tokens
+from monitor.equivalence.semantic import SemanticScorer
+from monitor.equivalence.types import Match
+
+log = structlog.get_logger(__name__)
+
+_EXACT = Match(True, 1.0, "exact")
+
+
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, str | int | float | bool)
+
+
+def _acronym_of(short: str, long_: str) -> bool:
+    """"PG&E" / "Pacific Gas and Electric", "EPL" / "English Premier League", "NBA" / "National Basketball ..."."""
+    letters = re.sub(r"[^a-z0-9]", "", short)
+    words = tokens(long_)
+    if len(letters) < 2 or len(words) < 2 or " " in short.strip():
+        return False
+    with_stop = "".join(w[0] for w in words)
+    without = "".join(w[0] for w in words if w not in STOPWORDS)
+    return letters in (with_stop, without)
+
+
+class ValueComparator:
+    """Decides whether a predicted value is equivalent to a gold value (tool arguments, reply facts)."""
+
+    def __init__(self, semantic: SemanticScorer | None = None, threshold: float = 0.5) -> None:
+        self.semantic = semantic
+        self.threshold = threshold
+
+    # ------------------------------------------------------------------ public API
+    def compare(self, gold: Any, pred: Any, field: str | None = None) -> Match:
+        return self._compare(gold, pred)
+
+    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
+        """Encode, in one batch, every text that semantic comparison of ``pairs`` will need."""
+        if self.semantic is None:
+            return
+        texts: list[str] = []
+        for gold, pred in pairs:
+            self._collect(gold, pred, texts)
+        if texts:
+            self.semantic.prefetch(list(dict.fromkeys(texts)))
+
+    def supported(self, value: Any, sources: Sequence[Any]) -> Match:
+        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)?"""
+        best = Match(False, 0.0, "unsupported")
+        for src in sources:
+            m = self._supported_by(value, src)
+            if m.equivalent and m.score >= best.score:
+                best = m
+                if m.score >= 1.0:
+                    return best
+            elif not best.equivalent and m.score > best.score:
+                best = Match(False, m.score, m.method)
+        return best
+
+    # ------------------------------------------------------------------ comparison
+    def _compare(self, gold: Any, pred: Any) -> Match:
+        if gold == pred and type(gold) is type(pred):
+            return _EXACT
+        if isinstance(gold, Mapping) or isinstance(pred, Mapping):
+            return self._compare_objects(gold, pred)
+        if isinstance(gold, list | tuple) or isinstance(pred, list | tuple):
+            return self._compare_lists(gold, pred)
+        if gold is None or pred is None:
+            empty = {"", "none", "null"}
+            other = pred if gold is None else gold
+            ok = other is None or (isinstance(other, str) and canon_string(other) in empty)
+            return Match(ok, 1.0 if ok else 0.0, "exact")
+        return self._compare_scalars(gold, pred)
+
+    def _compare_objects(self, gold: Any, pred: Any) -> Match:
+        if not (isinstance(gold, Mapping) and isinstance(pred, Mapping)):
+            parsed = self._maybe_json(gold), self._maybe_json(pred)
+            if isinstance(parsed[0], Mapping) and isinstance(parsed[1], Mapping):
+                return self._compare_objects(*parsed)
+            return Match(False, 0.0, "object")
+        gk = {canon_string(str(k)): k for k in gold}
+        pk = {canon_string(str(k)): k for k in pred}
+        if set(gk) != set(pk):
+            return Match(False, 0.0, "object")
+        if not gk:
+            return Match(True, 1.0, "object")
+        scores = []
+        ok = True
+        for k, g_key in gk.items():
+            m = self._compare(gold[g_key], pred[pk[k]])
+            ok = ok and m.equivalent
+            scores.append(m.score)
+        score = min(scores)
+        return Match(ok, score if ok else min(score, 0.49), "object")
+
+    def _compare_lists(self, gold: Any, pred: Any) -> Match:
+        g = list(gold) if isinstance(gold, list | tuple) else self._as_list(gold)
+        p = list(pred) if isinstance(pred, list | tuple) else self._as_list(pred)
+        if g is None or p is None:
+            return Match(False, 0.0, "list")
+        if len(g) != len(p):
+            return Match(False, 0.0, "list")
+        if not g:
+            return Match(True, 1.0, "list")
+        # Positional first (cheap, and right for ordered lists), then order-insensitive matching.
+        positional = [self._compare(a, b) for a, b in zip(g, p, strict=True)]
+        if all(m.equivalent for m in positional):
+            return Match(True, min(m.score for m in positional), "list")
+        remaining = list(range(len(p)))
+        scores: list[float] = []
+        ok = True
+        for a in g:
+            best_j, best = -1, Match(False, -1.0, "list")
+            for j in remaining:
+                m = self._compare(a, p[j])
+                if m.equivalent > best.equivalent or (m.equivalent == best.equivalent and m.score > best.score):
+                    best_j, best = j, m
+            remaining.remove(best_j)
+            ok = ok and best.equivalent
+            scores.append(max(best.score, 0.0))
+        score = min(scores)
+        return Match(ok, score if ok else min(score, 0.49), "list")
+
+    @staticmethod
+    def _as_list(v: Any) -> list[Any] | None:
+        if isinstance(v, str):
+            parsed = ValueComparator._maybe_json(v)
+            if isinstance(parsed, list):
+                return parsed
+            return [v]
+        return [v]
+
+    @staticmethod
+    def _maybe_json(v: Any) -> Any:
+        if isinstance(v, str) and v.strip()[:1] in "[{":
+            try:
+                return json.loads(v)
+            except ValueError:
+                return v
+        return v
+
+    def _compare_scalars(self, gold: Any, pred: Any) -> Match:
+        typed_match = self._typed(gold, pred)
+        if typed_match is not None:
+            return typed_match
+        return self._semantic(str(gold), str(pred))
+
+    def _typed(self, gold: Any, pred: Any) -> Match | None:
+        """Typed comparison; None when neither value has a type that decides."""
+        gs, ps = str(gold) if not isinstance(gold, bool) else str(gold).lower(), (
+            str(pred) if not isinstance(pred, bool) else str(pred).lower()
+        )
+        if canon_string(gs) == canon_string(ps):
+            return _EXACT
+        # booleans
+        gb, pb = typed.as_bool(gold), typed.as_bool(pred)
+        if isinstance(gold, bool) or isinstance(pred, bool) or (gb is not None and pb is not None):
+            if gb is None:
+                gb = {1.0: True, 0.0: False}.get(typed.number_of(gold) or -1.0)
+            if pb is None:
+                pb = {1.0: True, 0.0: False}.get(typed.number_of(pred) or -1.0)
+            ok = gb is not None and gb == pb
+            return Match(ok, 1.0 if ok else 0.0, "bool")
+        if not isinstance(gold, str) and not isinstance(pred, str):
+            gn, pn = typed.number_of(gold), typed.number_of(pred)
+            if gn is not None and pn is not None:
+                ok = typed.numbers_close(gn, pn)
+                return Match(ok, 1.0 if ok else 0.0, "number")
+        # dates and clock times
+        gd, pd = typed.parse_date(gs), typed.parse_date(ps)
+        if gd is not None and pd is not None:
+            ok = typed.dates_equal(gd, pd)
+            return Match(ok, 1.0 if ok else 0.0, "date")
+        gt, pt = typed.parse_time(gs), typed.parse_time(ps)
+        if gt is not None and pt is not None:
+            ok = gt == pt
+            return Match(ok, 1.0 if ok else 0.0, "time")
+        if (gd is not None) != (pd is not None) and (gt is not None or pt is not None):
+            # a date against a clock time
+            return Match(False, 0.0, "date")
+        # money and quantities
+        gm, pm = typed.parse_money(gs), typed.parse_money(ps)
+        gn, pn = typed.number_of(gold), typed.number_of(pred)
+        if gm is not None or pm is not None:
+            ga = gm.amount if gm else gn
+            pa = pm.amount if pm else pn
+            if ga is not None and pa is not None:
+                same_cur = gm is None or pm is None or gm.currency is None or pm.currency is None or (
+                    gm.currency == pm.currency
+                )
+                ok = same_cur and typed.numbers_close(ga, pa)
+                return Match(ok, 1.0 if ok else 0.0, "money")
+        gq, pq = typed.parse_quantity(gs), typed.parse_quantity(ps)
+        if gq is not None or pq is not None:
+            ga = gq.amount if gq else gn
+            pa = pq.amount if pq else pn
+            if ga is not None and pa is not None:
+                same_unit = gq is None or pq is None or gq.unit == pq.unit
+                ok = same_unit and typed.numbers_close(ga, pa)
+                return Match(ok, 1.0 if ok else 0.0, "number")
+        if gn is not None and pn is not None:
+            ok = typed.numbers_close(gn, pn)
+            return Match(ok, 1.0 if ok else 0.0, "number")
+        if (gn is not None) != (pn is not None) and (
+            isinstance(gold, int | float) or isinstance(pred, int | float)
+        ):
+            return Match(False, 0.0, "number")
+        # identifiers: exact up to case and separators
+        if typed.looks_like_identifier(gs) or typed.looks_like_identifier(ps):
+            ok = typed.identifier_key(gs) == typed.identifier_key(ps)
+            if not ok and not (typed.looks_like_identifier(gs) and typed.looks_like_identifier(ps)):
+                # one side is a phrase: accept only if it spells the same id with spaces
+                ok = typed.identifier_key(gs).replace(" ", "") == typed.identifier_key(ps).replace(" ", "")
+            return Match(ok, 1.0 if ok else 0.0, "identifier")
+        # abbreviations and aliases
+        ga_set, pa_set = alias_set(gs), alias_set(ps)
+        if ga_set & pa_set:
+            return Match(True, 0.95, "abbreviation")
+        gt_, pt_ = value_text(gs), value_text(ps)
+        if gt_ == pt_ or value_tokens(gt_) == value_tokens(pt_):
+            return Match(True, 0.95, "abbreviation")
+        short, long_ = (gs, ps) if len(gs) <= len(ps) else (ps, gs)
+        if _acronym_of(fold(short), fold(long_)):
+            return Match(True, 0.9, "abbreviation")
+        # numbers inside phrases must agree ("Room 101" vs "Room 102")
+        fg = [f for f in extract_facts(gs) if f.kind != "entity"]
+        fp = [f for f in extract_facts(ps) if f.kind != "entity"]
+        if fg and fp:
+            unmatched = [f for f in fg if not any(facts_agree(f, q) for q in fp)]
+            unmatched_p = [f for f in fp if not any(facts_agree(f, q) for q in fg)]
+            if unmatched or unmatched_p:
+                return Match(False, 0.1, "number")
+        return None
+
+    def _semantic(self, gold: str, pred: str) -> Match:
+        a, b = value_text(gold), value_text(pred)
+        if self.semantic is None:
+            feats = value_features(a, b, 0.0)
+            # Typed-only mode: token containment decides ("Louvre Museum" / "Louvre").
+            ok = feats[1] >= 1.0 and feats[3] >= 1.0
+            return Match(ok, 0.75 if ok else 0.25, "lexical")
+        cos = self.semantic.similarity([(a, b)])[0]
+        score = VALUE_MODEL.score(value_features(a, b, cos))
+        return Match(score >= self.threshold, score, "semantic")
+
+    def _collect(self, gold: Any, pred: Any, out: list[str]) -> None:
+        if isinstance(gold, Mapping) and isinstance(pred, Mapping):
+            gk = {canon_string(str(k)): k for k in gold}
+            pk = {canon_string(str(k)): k for k in pred}
+            for k in set(gk) & set(pk):
+                self._collect(gold[gk[k]], pred[pk[k]], out)
+            return
+        if isinstance(gold, list | tuple) and isinstance(pred, list | tuple):
+            if len(gold) == len(pred):
+                for a in gold:
+                    for b in pred:
+                        self._collect(a, b, out)
+            return
+        if _is_scalar(gold) and _is_scalar(pred) and gold is not None and pred is not None:
+            if gold == pred or self._typed(gold, pred) is not None:
+                return
+            out.append(value_text(str(gold)))
+            out.append(value_text(str(pred)))
+
+    # ------------------------------------------------------------------ grounding
+    def _supported_by(self, value: Any, source: Any) -> Match:
+        if isinstance(value, Mapping):
+            ms = [self._supported_by(v, source) for v in value.values()]
+            return self._all(ms, "object")
+        if isinstance(value, list | tuple):
+            ms = [self._supported_by(v, source) for v in value]
+            return self._all(ms, "list")
+        if value is None or isinstance(value, bool):
+            return Match(True, 1.0, "exact")
+        if isinstance(source, Mapping):
+            best = Match(False, 0.0, "unsupported")
+            for k, v in source.items():
+                for cand in (v, k):
+                    m = self._supported_by(value, cand)
+                    if m.equivalent:
+                        return m
+                    if m.score > best.score:
+                        best = m
+            return best
+        if isinstance(source, list | tuple):
+            best = Match(False, 0.0, "unsupported")
+            for v in source:
+                m = self._supported_by(value, v)
+                if m.equivalent:
+                    return m
+                if m.score > best.score:
+                    best = m
+            return best
+        if source is None:
+            return Match(False, 0.0, "unsupported")
+        src = str(source) if not isinstance(source, bool) else str(source).lower()
+        direct = self._compare(value, source)
+        if direct.equivalent:
+            return direct
+        return self._in_text(value, src)
+
+    @staticmethod
+    def _all(ms: list[Match], method: str) -> Match:
+        if not ms:
+            return Match(True, 1.0, method)
+        ok = all(m.equivalent for m in ms)
+        return Match(ok, min(m.score for m in ms), method)
+
+    def _in_text(self, value: Any, text: str) -> Match:
+        """Is a scalar ``value`` stated somewhere in free ``text``?"""
+        vs = str(value)
+        key = canon_string(vs)
+        if not key:
+            return Match(True, 1.0, "exact")
+        folded = fold(text)
+        if typed.looks_like_identifier(vs):
+            idk = typed.identifier_key(vs)
+            for f in extract_facts(text):
+                if f.kind in ("id", "entity", "number") and typed.identifier_key(f.text) == idk:
+                    return Match(True, 1.0, "identifier")
+            ok = re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", folded) is not None
+            return Match(ok, 1.0 if ok else 0.0, "identifier")
+        if re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", folded):
+            return Match(True, 1.0, "exact")
+        facts = extract_facts(text)
+        vfacts = [f for f in extract_facts(vs) if f.kind != "entity"]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            vfacts = vfacts or [f for f in extract_facts(str(value))]
+        if vfacts:
+            ok = all(any(facts_agree(vf, f) for f in facts) for vf in vfacts)
+            if not ok:
+                # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.
+                for f in facts:
+                    if self._typed(vs, f.text) is not None and self._typed(vs, f.text).equivalent:  # type: ignore[union-attr]
+                        return Match(True, 1.0, f.kind)
+            return Match(ok, 1.0 if ok else 0.0, vfacts[0].kind)
+        # dates / times written differently from the text's spelling
+        for f in facts:
+            m = self._typed(vs, f.text)
+            if m is not None and m.equivalent:
+                return m
+        # a phrase: every content token (after alias expansion) appears in the text
+        vt = set(value_tokens(value_text(vs)))
+        tt = set(value_tokens(value_text(text)))
+        if vt and vt <= tt:
+            return Match(True, 0.9, "contained")
+        for reading in alias_set(vs):
+            if re.search(rf"(?<![a-z0-9]){re.escape(reading)}(?![a-z0-9])", folded):
+                return Match(True, 0.9, "abbreviation")
+        for f in facts:
+            if f.kind == "entity":
+                m = self._compare(vs, f.text)
+                if m.equivalent:
+                    return m
+        overlap = len(vt & tt) / len(vt) if vt else 0.0
+        return Match(False, round(0.49 * overlap, 4), "unsupported")
