@@ -1,0 +1,320 @@
+"""Reference-free ("judge-only") checks of a turn: catalog structure, grounding, optional LLM judge.
+
+Grounding (DESIGN.md §2, judge-only mode): every argument value of a tool call, and every fact of a
+reply, must be supported by the conversation so far. The *sources* are the content of earlier User
+turns and the ``output`` of earlier tool calls. Earlier tool-call *arguments* and the agent's own
+earlier replies are not sources: the agent cannot ground a value in something it said itself.
+
+Which argument values are grounded, and which are exempt (a principled rule, not a list of cases):
+
+* values whose correctness the schema already decides are **exempt**: booleans, ``null``, empty
+  strings, values of a property with an ``enum`` or ``const`` (the catalog check validated them),
+  and values equal to the property's schema ``default`` (the agent may leave a default as is, e.g.
+  ``passengers: 1`` with ``"default": 1``). Without a catalog only booleans, ``null`` and empty
+  strings are exempt;
+* **every other value must be grounded**, numbers included: a count of 2 the user never mentioned
+  is as invented as a flight id nobody returned. Objects and lists are checked leaf by leaf, so the
+  offending leaf is what ``mismatched`` names.
+
+An unsupported argument fails ``inconsistent_parameter_values`` (truthfulness, field = the top-level
+key, ``mismatched`` = the unsupported values, so the session can attribute cascades by data flow). The
+score of an action turn is the lowest support score among its checked values (1.0 when none needed
+checking), so the threshold is what collapsed it.
+
+Replies: a fact (number, amount, date, id, entity) not supported by the sources fails
+``inconsistent_response`` with ``mismatched`` = the unsupported facts; the score is the share of the
+reply's facts that are supported. Completeness without an LLM judge is deliberately modest: a blank
+reply to a user message that is waiting for an answer fails ``incomplete_response``; anything else
+passes completeness, because without a reference or a judge there is nothing to say what a complete
+answer would hold. With an LLM judge configured, a response turn that passes grounding is then judged
+for completeness and truthfulness; when the judge is unreachable or keeps answering garbage the turn
+is ``unscored`` — never passed.
+
+Known limit: a value grounded in the output of an earlier *wrong* tool call counts as grounded; the
+cascade becomes visible when a later turn repeats the earlier turn's unsupported value, which the
+session then attributes to it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from monitor.judge.catalog import CatalogEntry, ToolCatalog
+from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
+from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn
+
+log = structlog.get_logger(__name__)
+
+NO_CATALOG = "no tool catalog: structural and completeness checks skipped, grounding only"
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A scalar inside an argument value, with the top-level key and the path that lead to it."""
+
+    key: str
+    path: str
+    value: Any
+    schema: Mapping[str, Any] | None
+
+
+def sources_of(history: Sequence[ObservedTurn]) -> list[Any]:
+    """What grounds a value: User turns' content and earlier tool calls' outputs, in order."""
+    sources: list[Any] = []
+    for turn in history:
+        payload = turn.predict
+        if isinstance(payload, UserMessage):
+            if payload.content.strip():
+                sources.append(payload.content)
+        elif isinstance(payload, ToolCall) and payload.output is not None:
+            sources.append(payload.output)
+    return sources
+
+
+def _sub_schema(schema: Mapping[str, Any] | None, step: str | int) -> Mapping[str, Any] | None:
+    if schema is None:
+        return None
+    if isinstance(step, int):
+        items = schema.get("items")
+        return items if isinstance(items, Mapping) else None
+    props = schema.get("properties")
+    if isinstance(props, Mapping) and isinstance(props.get(step), Mapping):
+        return props[step]  # type: ignore[no-any-return]
+    return None
+
+
+def leaves_of(key: str, value: Any, schema: Mapping[str, Any] | None) -> Iterator[Leaf]:
+    """Scalar leaves of one argument, each with its own sub-schema (when the schema gives one)."""
+
+    def walk(path: str, val: Any, sch: Mapping[str, Any] | None) -> Iterator[Leaf]:
+        if _schema_decides(val, sch):
+            return
+        if isinstance(val, Mapping):
+            for k, v in val.items():
+                yield from walk(f"{path}.{k}", v, _sub_schema(sch, str(k)))
+        elif isinstance(val, list | tuple):
+            for i, v in enumerate(val):
+                yield from walk(f"{path}[{i}]", v, _sub_schema(sch, i))
+        else:
+            yield Leaf(key, path, val, sch)
+
+    yield from walk(key, value, schema)
+
+
+def _schema_decides(value: Any, schema: Mapping[str, Any] | None) -> bool:
+    """Values exempt from grounding: their correctness is structural (see the module doc)."""
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, str) and not value.strip():
+        return True
+    if schema is None:
+        return False
+    if "enum" in schema or "const" in schema:
+        return True
+    return "default" in schema and _same(schema["default"], value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
+
+
+def _pending_question(history: Sequence[ObservedTurn]) -> str | None:
+    """The last User message, when no agent reply has answered it yet."""
+    for turn in reversed(history):
+        if isinstance(turn.predict, Reply):
+            return None
+        if isinstance(turn.predict, UserMessage):
+            return turn.predict.content if turn.predict.content.strip() else None
+    return None
+
+
+def _count_facts(reply: str) -> int | None:
+    try:
+        from monitor.equivalence.facts import extract_facts
+    except ImportError:  # pragma: no cover - the extractor is part of the equivalence package
+        return None
+    try:
+        return len(extract_facts(reply))
+    except Exception:  # pragma: no cover - a score detail must never break a verdict
+        return None
+
+
+@dataclass
+class GroundingChecker:
+    """The engine's :class:`~monitor.scoring.session.ReferenceFreeChecker` for turns without a reference.
+
+    ``values`` is a ``ValueComparator`` (``supported``), ``replies`` a ``ReplyComparator``
+    (``unsupported_facts``); ``catalog`` is the configured catalog (``--tools``), which the tools of
+    the dialog/event extend and override per ``(tool_id, action)``; ``llm`` the optional LLM judge.
+    """
+
+    values: Any
+    replies: Any
+    llm: Any | None = None  # LLMJudge
+    catalog: ToolCatalog | Sequence[ToolSpec] = ()
+    _base: ToolCatalog = field(init=False, repr=False)
+    _merged: dict[str, ToolCatalog] = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._base = self.catalog if isinstance(self.catalog, ToolCatalog) else ToolCatalog.from_specs(self.catalog)
+        for problem in self._base.invalid.values():
+            log.warning("judge.catalog.invalid_schema", problem=str(problem))
+
+    @classmethod
+    def from_env(
+        cls,
+        values: Any,
+        replies: Any,
+        registry: Any = None,
+        catalog: ToolCatalog | Sequence[ToolSpec] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> GroundingChecker:
+        """A checker with the LLM judge configured from ``AEM_JUDGE_*`` (none when ``AEM_JUDGE_URL`` is unset)."""
+        from monitor.judge.llm import LLMJudge, LLMJudgeConfig
+
+        config = LLMJudgeConfig.from_env(env)
+        llm = LLMJudge(config, registry=registry) if config is not None else None
+        return cls(values=values, replies=replies, llm=llm, catalog=catalog)
+
+    # -- entry point -----------------------------------------------------------------------------
+
+    def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult:
+        payload = turn.predict
+        if isinstance(payload, ToolCall):
+            return self.check_action(payload, history, tools)
+        if isinstance(payload, Reply):
+            return self.check_response(payload, history)
+        return CheckResult.passed()
+
+    # -- action turns ----------------------------------------------------------------------------
+
+    def catalog_for(self, tools: Sequence[ToolSpec]) -> ToolCatalog:
+        """The configured catalog with the dialog's/event's tools on top (memoised per distinct tool list)."""
+        if not tools:
+            return self._base
+        key = json.dumps([t.model_dump(mode="json") for t in tools], sort_keys=True, default=str)
+        cached = self._merged.get(key)
+        if cached is None:
+            cached = self._base.merged(tools)
+            for problem in cached.invalid.values():
+                log.warning("judge.catalog.invalid_schema", problem=str(problem))
+            if len(self._merged) >= 256:
+                self._merged.pop(next(iter(self._merged)))
+            self._merged[key] = cached
+        return cached
+
+    def check_action(self, call: ToolCall, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult:
+        catalog = self.catalog_for(tools)
+        entry: CatalogEntry | None = None
+        note: str | None = None
+        if catalog:
+            failure, entry = catalog.check(call)
+            if failure is not None:
+                return failure
+        else:
+            note = NO_CATALOG
+        return self.ground_args(call, history, entry, note)
+
+    def ground_args(
+        self,
+        call: ToolCall,
+        history: Sequence[ObservedTurn],
+        entry: CatalogEntry | None,
+        note: str | None = None,
+    ) -> CheckResult:
+        leaves = [
+            leaf
+            for key, value in call.args.items()
+            for leaf in leaves_of(key, value, entry.property_schema(key) if entry is not None else None)
+        ]
+        if not leaves:
+            return CheckResult(success=True, score=1.0, detail=note)
+        sources = sources_of(history)
+        worst = 1.0
+        unsupported: list[Leaf] = []
+        for leaf in leaves:
+            match = self.values.supported(leaf.value, sources)
+            worst = min(worst, float(match.score))
+            if not match.equivalent:
+                unsupported.append(leaf)
+        if unsupported:
+            first = unsupported[0]
+            paths = ", ".join(f"{u.path}={u.value!r}" for u in unsupported)
+            detail = f"not supported by the conversation so far: {paths}"
+            return CheckResult.failed(
+                "inconsistent_parameter_values",
+                TRUTHFULNESS,
+                first.key,
+                score=worst,
+                mismatched=tuple(u.value for u in unsupported),
+                detail=f"{detail}; {note}" if note else detail,
+            )
+        return CheckResult(success=True, score=worst, detail=note)
+
+    # -- response turns --------------------------------------------------------------------------
+
+    def check_response(self, reply: Reply, history: Sequence[ObservedTurn]) -> CheckResult:
+        text = reply.response
+        if not text.strip():
+            question = _pending_question(history)
+            if question is not None:
+                return CheckResult.failed(
+                    "incomplete_response",
+                    COMPLETENESS,
+                    score=0.0,
+                    detail=f"blank reply to the user's message {question[:80]!r}",
+                )
+            return CheckResult.passed()
+        sources = sources_of(history)
+        unsupported = tuple(self.replies.unsupported_facts(text, sources))
+        total = _count_facts(text)
+        if unsupported:
+            share = 0.0
+            if total:
+                share = max(0.0, (total - len(unsupported)) / total)
+            return CheckResult.failed(
+                "inconsistent_response",
+                TRUTHFULNESS,
+                score=share,
+                mismatched=unsupported,
+                detail=f"facts not supported by user turns or tool outputs: {list(unsupported)}",
+            )
+        if self.llm is None:
+            return CheckResult.passed(1.0)
+        return self._llm_refine(text, history)
+
+    def _llm_refine(self, reply: str, history: Sequence[ObservedTurn]) -> CheckResult:
+        from monitor.judge.llm import JudgeUnavailable
+        from monitor.judge.prompts import render_transcript
+
+        assert self.llm is not None
+        transcript = render_transcript(history)
+        scores: list[float] = []
+        for sub_metric in (COMPLETENESS, TRUTHFULNESS):
+            try:
+                verdict = self.llm.judge(sub_metric, transcript, reply)
+            except JudgeUnavailable as exc:
+                log.warning("judge.llm.unscored", sub_metric=sub_metric, error=str(exc))
+                return CheckResult.unscored(f"LLM judge unavailable ({sub_metric}): {exc}")
+            scores.append(verdict.score)
+            if verdict.verdict == "fail":
+                if sub_metric == COMPLETENESS:
+                    missing = f"; missing {verdict.missing}" if verdict.missing else ""
+                    return CheckResult.failed(
+                        "incomplete_response", COMPLETENESS, score=verdict.score, detail=f"{verdict.reason}{missing}"
+                    )
+                return CheckResult.failed(
+                    "inconsistent_response",
+                    TRUTHFULNESS,
+                    score=verdict.score,
+                    mismatched=tuple(verdict.unsupported),
+                    detail=verdict.reason,
+                )
+        return CheckResult.passed(min(scores) if scores else 1.0)
