@@ -27,6 +27,7 @@ class TurnVerdict(BaseModel):
     chain_length: ChainBucket | None = None
     attribution: Literal["root_cause", "cascading"] | None = None
     gold_index: int | None = None
+    mode: Mode | None = None
     symptom: str | None = None  # for a cascade: what the checks saw (e.g. inconsistent_parameter_values)
     detail: str | None = None
 

@@ -65,12 +65,6 @@ def render_table(results: Sequence[DialogResult], summary: dict[str, Any]) -> st
         ]
         lines += _grid(["release", "dialogs", "turns", "success_rate", "dialogs_passed"], rel_rows)
     if summary["by_failure_reason"]:
-        lines.append(
-            "failures by reason: "
-            + ", ".join(f"{k}={v}" for k, v in summary["by_failure_reason"].items())
-        )
-        lines.append(
-            "failures by attribution: "
-            + ", ".join(f"{k}={v}" for k, v in summary["by_attribution"].items())
-        )
+        lines.append("failures by reason: " + ", ".join(f"{k}={v}" for k, v in summary["by_failure_reason"].items()))
+        lines.append("failures by attribution: " + ", ".join(f"{k}={v}" for k, v in summary["by_attribution"].items()))
     return "\n".join(lines)

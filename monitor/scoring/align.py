@@ -82,9 +82,7 @@ class OnlineAligner:
     consumed: set[int] = field(default_factory=set)
 
     def _pending(self) -> list[ReferenceTurn]:
-        return [
-            g for g in self.reference[self.position :] if g.index not in self.consumed and g.turn != "User"
-        ]
+        return [g for g in self.reference[self.position :] if g.index not in self.consumed and g.turn != "User"]
 
     def _take(self, gold: ReferenceTurn, pending: list[ReferenceTurn]) -> StepDecision:
         skipped: list[ReferenceTurn] = []

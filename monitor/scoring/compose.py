@@ -57,9 +57,7 @@ def test_pass(turns: Sequence[ScoredTurn], rate: float | None, config: Compositi
     return rate >= config.pass_bar - 1e-9
 
 
-def compose(
-    meta: DialogMeta, mode: str, turns: Sequence[ScoredTurn], config: CompositionConfig
-) -> DialogResult:
+def compose(meta: DialogMeta, mode: str, turns: Sequence[ScoredTurn], config: CompositionConfig) -> DialogResult:
     rate = success_rate(turns, config)
     failures = [t for t in turns if t.failed]
     roots = [t for t in failures if t.attribution == ROOT_CAUSE]

@@ -22,9 +22,7 @@ class CompositionConfig(BaseModel):
     # gating: a failure on a turn carrying one of these tags fails the dialog.
     critical_tags: list[str] = Field(default_factory=lambda: ["critical"])
     # per_sub_metric: the share of turns passing each sub-metric must reach its bar.
-    sub_metric_bars: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(
-        default_factory=dict
-    )
+    sub_metric_bars: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(default_factory=dict)
 
 
 class ScoringConfig(BaseModel):

@@ -27,8 +27,7 @@ from monitor.scoring.verdicts import to_verdict
 class ReferenceFreeChecker(Protocol):
     """Judge-only checks (no reference): catalog structure, grounding, optional LLM judge."""
 
-    def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult:
-        ...
+    def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
 
 
 @dataclass
@@ -107,6 +106,7 @@ class DialogSession:
         assert turn.predict is not None
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
+        mode = "reference"
         if gold is not None:
             self.used_reference = True
             check = self.checker.check(gold, turn.predict)
@@ -121,10 +121,10 @@ class DialogSession:
                 gold_index = decision.gold.index
                 check = self.checker.check(decision.gold.gold, turn.predict)
         elif self.judge is not None:
-            self.used_judge = True
+            self.used_judge, mode = True, "judge"
             check = self.judge.check(turn, self.history, self.tools)
         else:
-            self.used_judge = True
+            self.used_judge, mode = True, "judge"
             check = CheckResult.unscored("no reference and no reference-free checker configured")
         scored = ScoredTurn(
             turn_no=turn.turn_no,
@@ -134,6 +134,7 @@ class DialogSession:
             depends_on=turn.depends_on,
             tags=turn.tags,
             gold_index=gold_index,
+            mode=mode,
         )
         scored.attribution, scored.caused_by = attribute(scored, self.scored)
         self.scored.append(scored)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
@@ -102,7 +102,7 @@ class ScoredTurn:
     caused_by: int | None = None
     chain_length: str | None = None
     gold_index: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    mode: str = "reference"  # "reference" or "judge": which path scored it
 
     @property
     def failed(self) -> bool:

@@ -20,6 +20,7 @@ def to_verdict(scored: ScoredTurn) -> TurnVerdict:
         chain_length=scored.chain_length,  # type: ignore[arg-type]
         attribution=scored.attribution,  # type: ignore[arg-type]
         gold_index=scored.gold_index,
+        mode=scored.mode,
         symptom=check.failure_reason if scored.attribution == "cascading" else None,
         detail=check.detail,
     )

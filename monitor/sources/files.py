@@ -46,8 +46,11 @@ def validation_error(file: str, dialog: str | None, error: ValidationError, pref
 
 
 def _is_turn_list(data: list[Any]) -> bool:
-    return bool(data) and all(isinstance(x, dict) for x in data) and "dialog_id" not in data[0] and (
-        "turn" in data[0] or "turn_no" in data[0]
+    return (
+        bool(data)
+        and all(isinstance(x, dict) for x in data)
+        and "dialog_id" not in data[0]
+        and ("turn" in data[0] or "turn_no" in data[0])
     )
 
 

@@ -1,0 +1,1 @@
+"""The streaming monitor: Kafka source → decode → sessionize → score → sinks (verdict topic, Prometheus)."""

@@ -1,0 +1,132 @@
+"""Prometheus sink: the metrics of DESIGN.md §5 on a registry of their own (one per monitor, one per test)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from monitor.models.verdict import DialogResult, TurnVerdict
+
+SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
+
+
+class MonitorMetrics:
+    """Counts verdicts, dialogs and pipeline events; expires label sets of long-gone releases."""
+
+    def __init__(
+        self,
+        registry: CollectorRegistry | None = None,
+        release_ttl_seconds: float = 7 * 24 * 3600,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.release_ttl_seconds = release_ttl_seconds
+        self.clock = clock
+        r = self.registry
+        self.turns = Counter(
+            "aem_turns", "Scored turns", ["agent", "release", "mode", "turn_type", "outcome"], registry=r
+        )
+        self.failures = Counter(
+            "aem_turn_failures",
+            "Failed turns by sub-metric, reason and attribution",
+            ["agent", "release", "mode", "turn_type", "sub_metric", "reason", "attribution"],
+            registry=r,
+        )
+        self.chain_turns = Counter(
+            "aem_chain_turns",
+            "Action turns by chain length",
+            ["agent", "release", "chain_length", "outcome"],
+            registry=r,
+        )
+        self.dialogs = Counter("aem_dialogs", "Finished dialogs", ["agent", "release", "mode", "outcome"], registry=r)
+        self.turn_score = Histogram(
+            "aem_turn_score",
+            "Continuous turn score",
+            ["agent", "release", "turn_type"],
+            buckets=SCORE_BUCKETS,
+            registry=r,
+        )
+        self.release_first_seen = Gauge(
+            "aem_release_first_seen_timestamp_seconds",
+            "When this monitor first saw a release (event time)",
+            ["agent", "release"],
+            registry=r,
+        )
+        self.events = Counter("aem_events", "Trace events by outcome", ["outcome"], registry=r)
+        for outcome in EVENT_OUTCOMES:
+            self.events.labels(outcome)
+        self.consumer_lag = Gauge("aem_consumer_lag_messages", "Consumer lag", ["topic", "partition"], registry=r)
+        self.event_latency = Histogram(
+            "aem_event_latency_seconds", "Event timestamp to verdict", buckets=LATENCY_BUCKETS, registry=r
+        )
+        self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
+        self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
+        self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self._release_seen: dict[tuple[str, str], float] = {}
+        self._release_labels: dict[tuple[str, str], set[tuple[object, tuple[str, ...]]]] = defaultdict(set)
+
+    # -- recording -----------------------------------------------------------------------------
+
+    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):  # type: ignore[no-untyped-def]
+        key = (agent, release)
+        labels = (agent, release, *values)
+        self._release_labels[key].add((metric, labels))
+        return metric.labels(*labels)
+
+    def see_release(self, agent: str, release: str, event_time: float) -> None:
+        key = (agent, release)
+        now = self.clock()
+        if key not in self._release_seen:
+            self.release_first_seen.labels(agent, release).set(event_time)
+            self._release_labels[key].add((self.release_first_seen, key))
+        self._release_seen[key] = now
+
+    def record_turn(self, verdict: TurnVerdict, agent: str, release: str, mode: str) -> None:
+        if verdict.success is None:
+            self.events.labels("unscored").inc()
+            return
+        turn_type = verdict.turn_type
+        outcome = "pass" if verdict.success else "fail"
+        self._labels(self.turns, agent, release, mode, turn_type, outcome).inc()
+        if not verdict.success:
+            self._labels(
+                self.failures,
+                agent,
+                release,
+                mode,
+                turn_type,
+                verdict.sub_metric or "none",
+                verdict.failure_reason or "none",
+                verdict.attribution or "root_cause",
+            ).inc()
+        if verdict.chain_length is not None:
+            self._labels(self.chain_turns, agent, release, verdict.chain_length, outcome).inc()
+        if verdict.score is not None:
+            self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score)
+        if verdict.turn_no is not None:
+            self.events.labels("scored").inc()
+
+    def record_dialog(self, result: DialogResult) -> None:
+        release = result.release or "unknown"
+        outcome = "pass" if result.test_pass else "fail"
+        self._labels(self.dialogs, result.agent, release, result.mode, outcome).inc()
+
+    def record_event(self, outcome: str) -> None:
+        self.events.labels(outcome).inc()
+
+    def expire_releases(self) -> list[tuple[str, str]]:
+        """Drop every label set of releases not seen for `release_ttl_seconds`."""
+        cutoff = self.clock() - self.release_ttl_seconds
+        gone = [key for key, seen in self._release_seen.items() if seen < cutoff]
+        for key in gone:
+            for metric, labels in self._release_labels.pop(key, set()):
+                with contextlib.suppress(KeyError):
+                    metric.remove(*labels)  # type: ignore[attr-defined]
+            del self._release_seen[key]
+        return gone

@@ -1,0 +1,279 @@
+"""Sessionize and score: trace events in, verdicts and dialog summaries out. No Kafka here.
+
+Per conversation it keeps the scoring session, the next expected `turn_no`, turns held while a gap
+fills, the turn numbers already seen (redeliveries are duplicates) and which source positions still
+wait for a verdict — so the runner commits an offset only once everything before it is recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
+from monitor.scoring.session import DialogSession
+from monitor.stream.events import TraceEvent
+
+log = structlog.get_logger(__name__)
+
+SourceRef = Hashable
+
+
+@dataclass(frozen=True)
+class ProcessorLimits:
+    max_open: int = 100_000  # open conversations held in memory; beyond it the oldest idle finish early
+    idle_timeout_s: float = 300.0  # a conversation with no event for this long is finished
+    gap_timeout_s: float = 10.0  # how long out-of-order turns wait for the gap to fill
+    max_held: int = 256  # out-of-order turns held per conversation
+    finished_memory: int = 200_000  # finished conversations remembered to recognise redeliveries
+
+
+@dataclass
+class Emission:
+    """One record for the verdict topic (a turn verdict or a dialog summary) and its bookkeeping."""
+
+    kind: str  # "turn" | "dialog"
+    conversation_id: str
+    agent: str
+    release: str
+    mode: str
+    verdict: TurnVerdict | None = None
+    result: DialogResult | None = None
+    event_time: float | None = None
+    refs: list[SourceRef] = field(default_factory=list)
+
+    def to_wire(self) -> dict[str, Any]:
+        head = {
+            "kind": self.kind,
+            "conversation_id": self.conversation_id,
+            "agent": self.agent,
+            "release": self.release,
+            "mode": self.mode,
+        }
+        if self.verdict is not None:
+            body = self.verdict.model_dump(mode="json", exclude={"mode"})
+        else:
+            assert self.result is not None
+            body = self.result.model_dump(mode="json", exclude={"dialog_id", "agent", "release", "mode"})
+        return {**head, **body}
+
+
+@dataclass
+class Outcome:
+    """What processing one event (or a timer tick) produced."""
+
+    emissions: list[Emission] = field(default_factory=list)
+    done: list[SourceRef] = field(default_factory=list)  # positions that need no verdict of their own
+    event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
+    evicted: int = 0
+
+    def extend(self, other: Outcome) -> None:
+        self.emissions += other.emissions
+        self.done += other.done
+        self.evicted += other.evicted
+
+
+@dataclass
+class Conversation:
+    conversation_id: str
+    agent: str
+    release: str
+    session: DialogSession
+    next_turn: int | None = None
+    held: dict[int, tuple[TraceEvent, SourceRef]] = field(default_factory=dict)
+    gap_since: float | None = None
+    seen: set[int] = field(default_factory=set)
+    waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
+    last_activity: float = 0.0
+    final_seen: bool = False
+
+
+def to_observed(event: TraceEvent) -> ObservedTurn:
+    return ObservedTurn(
+        turn_no=event.turn_no,
+        turn=event.turn,
+        predict=event.predict_turn,
+        gold=event.gold_turn if event.turn != "User" else None,
+        tags=tuple(event.tags),
+        depends_on=tuple(event.depends_on),
+        tools=tuple(event.tools) if event.tools else None,
+    )
+
+
+class TurnProcessor:
+    """The sessionize → align → score → attribute → compose stages for a stream of events."""
+
+    def __init__(
+        self,
+        engine: ScoringEngine,
+        references: Mapping[str, Sequence[ReferenceTurn]] | None = None,
+        limits: ProcessorLimits = ProcessorLimits(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.engine = engine
+        self.references = dict(references or {})
+        self.limits = limits
+        self.clock = clock
+        self.open: OrderedDict[str, Conversation] = OrderedDict()  # least recently active first
+        self.finished: OrderedDict[str, set[int]] = OrderedDict()
+
+    # -- events --------------------------------------------------------------------------------
+
+    def process(self, event: TraceEvent, ref: SourceRef) -> Outcome:
+        now = self.clock()
+        out = Outcome()
+        cid = event.conversation_id
+        if cid in self.finished:
+            seen = self.finished[cid]
+            out.event_outcome = "duplicate" if event.turn_no in seen else "late"
+            out.done.append(ref)
+            return out
+        conv = self.open.get(cid)
+        if conv is None:
+            out.extend(self._make_room())
+            conv = self._open(event, now)
+        else:
+            self.open.move_to_end(cid)
+        conv.last_activity = now
+        if event.turn_no in conv.seen or event.turn_no in conv.held:
+            out.event_outcome = "duplicate"
+            out.done.append(ref)
+            return out
+        if conv.next_turn is not None and event.turn_no < conv.next_turn:
+            out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
+            out.done.append(ref)
+            return out
+        if conv.next_turn is None and event.turn_no <= 1:
+            conv.next_turn = event.turn_no
+        if conv.next_turn is None or event.turn_no > conv.next_turn:
+            conv.held[event.turn_no] = (event, ref)
+            conv.gap_since = conv.gap_since or now
+            if len(conv.held) > self.limits.max_held:
+                out.extend(self._skip_gap(conv))
+            return out
+        out.extend(self._apply(conv, event, ref))
+        out.extend(self._drain(conv))
+        return out
+
+    def tick(self) -> Outcome:
+        """Timers: give up on old gaps, finish idle conversations."""
+        now = self.clock()
+        out = Outcome()
+        for conv in list(self.open.values()):
+            if conv.held and conv.gap_since is not None and now - conv.gap_since >= self.limits.gap_timeout_s:
+                out.extend(self._skip_gap(conv))
+        while self.open:
+            oldest = next(iter(self.open.values()))
+            if now - oldest.last_activity < self.limits.idle_timeout_s:
+                break
+            out.extend(self._finish(oldest, reason="idle"))
+        return out
+
+    def finish_all(self) -> Outcome:
+        out = Outcome()
+        for conv in list(self.open.values()):
+            out.extend(self._skip_gap(conv, all_held=True))
+            if conv.conversation_id in self.open:
+                out.extend(self._finish(conv, reason="shutdown"))
+        return out
+
+    def drop(self, conversation_ids: Sequence[str]) -> None:
+        """Forget conversations whose partition moved to another consumer (it re-reads them)."""
+        for cid in conversation_ids:
+            self.open.pop(cid, None)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _open(self, event: TraceEvent, now: float) -> Conversation:
+        reference = None
+        if event.reference_id is not None:
+            reference = self.references.get(event.reference_id)
+            if reference is None:
+                log.warning("unknown reference_id", reference_id=event.reference_id, conversation=event.conversation_id)
+        session = self.engine.session(
+            event.conversation_id, event.release, event.agent, reference=reference, tools=event.tools
+        )
+        conv = Conversation(event.conversation_id, event.agent, event.release, session, last_activity=now)
+        self.open[event.conversation_id] = conv
+        return conv
+
+    def _make_room(self) -> Outcome:
+        out = Outcome()
+        while len(self.open) >= self.limits.max_open:
+            oldest = next(iter(self.open.values()))
+            out.extend(self._finish(oldest, reason="evicted"))
+            out.evicted += 1
+        return out
+
+    def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef) -> Outcome:
+        conv.seen.add(event.turn_no)
+        conv.next_turn = event.turn_no + 1
+        if event.turn == "User":
+            out = Outcome(done=[ref])
+        else:
+            conv.waiting[event.turn_no] = (ref, event.epoch_seconds)
+            out = Outcome()
+        verdicts = conv.session.add(to_observed(event))
+        out.emissions += [self._turn_emission(conv, v) for v in verdicts]
+        if event.final:
+            conv.final_seen = True
+        return out
+
+    def _drain(self, conv: Conversation) -> Outcome:
+        out = Outcome()
+        while conv.next_turn in conv.held:
+            event, ref = conv.held.pop(conv.next_turn)
+            out.extend(self._apply(conv, event, ref))
+        if not conv.held:
+            conv.gap_since = None
+        if conv.final_seen and not conv.held:
+            out.extend(self._finish(conv, reason="final"))
+        return out
+
+    def _skip_gap(self, conv: Conversation, all_held: bool = False) -> Outcome:
+        """Stop waiting for missing turns: resume at the lowest held turn (or drain all of them)."""
+        out = Outcome()
+        while conv.held and conv.conversation_id in self.open:
+            conv.next_turn = min(conv.held)
+            log.info("gap given up", conversation=conv.conversation_id, resume_at=conv.next_turn)
+            out.extend(self._drain(conv))
+            if not all_held:
+                break
+        conv.gap_since = self.clock() if conv.held else None
+        return out
+
+    def _finish(self, conv: Conversation, reason: str) -> Outcome:
+        verdicts, result = conv.session.finish()
+        out = Outcome(emissions=[self._turn_emission(conv, v) for v in verdicts])
+        out.done += [ref for ref, _ in conv.waiting.values()]
+        out.done += [ref for _, ref in conv.held.values()]
+        conv.waiting.clear()
+        conv.held.clear()
+        out.emissions.append(
+            Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
+        )
+        self.open.pop(conv.conversation_id, None)
+        self.finished[conv.conversation_id] = conv.seen
+        while len(self.finished) > self.limits.finished_memory:
+            self.finished.popitem(last=False)
+        log.debug("conversation finished", conversation=conv.conversation_id, reason=reason)
+        return out
+
+    def _turn_emission(self, conv: Conversation, verdict: TurnVerdict) -> Emission:
+        ref_time = conv.waiting.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
+        return Emission(
+            "turn",
+            conv.conversation_id,
+            conv.agent,
+            conv.release,
+            verdict.mode or "reference",
+            verdict=verdict,
+            event_time=ref_time[1] if ref_time else None,
+            refs=[ref_time[0]] if ref_time else [],
+        )

@@ -1,0 +1,290 @@
+"""`aem run`: the Kafka source → processor → sinks loop, with at-least-once commits."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from kafka import ConsumerRebalanceListener, TopicPartition
+from kafka.errors import CommitFailedError, KafkaError
+from kafka.structs import OffsetAndMetadata
+from prometheus_client import CollectorRegistry, start_http_server
+
+from monitor.models.dialog import Reply, ToolCall
+from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
+from monitor.sources.files import read_dialogs
+from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
+from monitor.stream.kafka_io import ensure_topics, make_consumer, make_producer
+from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.offsets import OffsetTracker
+from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
+from monitor.stream.settings import MonitorSettings
+
+log = structlog.get_logger(__name__)
+
+
+def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
+    """Golden dialogs by dialog_id, as reference steps (any `aem score` shape)."""
+    out: dict[str, list[ReferenceTurn]] = {}
+    for path in paths:
+        for dialog in read_dialogs(path):
+            steps = reference_of(dialog)
+            if steps:
+                out[dialog.dialog_id] = steps
+    return out
+
+
+class _Revocations(ConsumerRebalanceListener):
+    """Runs on the client's IO thread: only records what happened; the main loop acts on it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.revoked: set[TopicPartition] = set()
+        self.assigned: set[TopicPartition] = set()
+
+    def on_partitions_revoked(self, revoked):  # type: ignore[no-untyped-def]
+        with self.lock:
+            self.revoked.update(revoked)
+
+    def on_partitions_assigned(self, assigned):  # type: ignore[no-untyped-def]
+        with self.lock:
+            self.assigned.update(assigned)
+            self.revoked.difference_update(assigned)
+
+    def take(self) -> tuple[set[TopicPartition], set[TopicPartition]]:
+        with self.lock:
+            revoked, assigned = self.revoked, self.assigned
+            self.revoked, self.assigned = set(), set()
+        return revoked, assigned
+
+
+@dataclass
+class RunStats:
+    """Live counters for the terminal view and benchmarks."""
+
+    events: int = 0
+    verdicts: int = 0
+    dialogs: int = 0
+    invalid: int = 0
+    started: float = field(default_factory=time.monotonic)
+    by_release: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (agent, release) -> [pass, all]
+    root_causes: dict[str, int] = field(default_factory=dict)
+
+
+class Monitor:
+    """One consumer-group member: decode, score and record every trace event of its partitions."""
+
+    def __init__(
+        self,
+        settings: MonitorSettings,
+        engine: ScoringEngine | None = None,
+        registry: CollectorRegistry | None = None,
+    ) -> None:
+        self.settings = settings
+        self.engine = engine or ScoringEngine.create(settings.scoring, tools=_load_tools(settings.tools))
+        self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
+        self.processor = TurnProcessor(
+            self.engine,
+            load_references(settings.reference),
+            ProcessorLimits(
+                max_open=settings.max_open_dialogs,
+                idle_timeout_s=settings.idle_timeout_s,
+                gap_timeout_s=settings.gap_timeout_s,
+                max_held=settings.max_held_turns,
+            ),
+        )
+        self.limits = EventLimits(max_bytes=settings.max_event_bytes, max_depth=settings.max_event_depth)
+        self.offsets = OffsetTracker()
+        self.stop_event = threading.Event()
+        self.ready = threading.Event()
+        self.stats = RunStats()
+        self.owner: dict[str, TopicPartition] = {}  # conversation -> the partition its events come from
+        self._listener = _Revocations()
+        self._consumer: Any = None
+        self._producer: Any = None
+        self._http: Any = None
+        self.metrics_port: int | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def serve_metrics(self) -> int:
+        if self._http is None:
+            server, _ = start_http_server(
+                self.settings.metrics_port, addr=self.settings.metrics_host, registry=self.metrics.registry
+            )
+            self._http = server
+            self.metrics_port = int(server.server_address[1])
+            log.info("metrics served", port=self.metrics_port)
+        return self.metrics_port  # type: ignore[return-value]
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    def run(self) -> None:
+        s = self.settings
+        if s.create_topics:
+            ensure_topics(s.bootstrap_servers, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
+        self._producer = make_producer(s.bootstrap_servers)
+        self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
+        self._consumer.subscribe([s.topic], listener=self._listener)
+        log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=s.bootstrap_servers)
+        last_lag = 0.0
+        try:
+            while not self.stop_event.is_set():
+                batch = self._consumer.poll(timeout_ms=s.poll_timeout_ms)
+                self._handle_rebalance()
+                if self._consumer.assignment():
+                    self.ready.set()
+                self.step([rec for records in batch.values() for rec in records])
+                if time.monotonic() - last_lag >= s.lag_interval_s:
+                    self._update_lag()
+                    self.metrics.expire_releases()
+                    last_lag = time.monotonic()
+        finally:
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        try:
+            self._publish(self.processor.tick())
+            self._producer.flush(timeout=10)
+            self._commit()
+        except KafkaError as exc:
+            log.warning("shutdown commit failed", error=str(exc))
+        finally:
+            self._consumer.close(autocommit=False)
+            self._producer.close(timeout=5)
+            if self._http is not None:
+                self._http.shutdown()
+                self._http = None
+            log.info("monitor stopped", events=self.stats.events, verdicts=self.stats.verdicts)
+
+    # -- one poll's worth ------------------------------------------------------------------------
+
+    def step(self, records: Sequence[Any]) -> None:
+        decoded: list[tuple[TraceEvent, tuple[TopicPartition, int]]] = []
+        for rec in records:
+            tp = TopicPartition(rec.topic, rec.partition)
+            self.offsets.seen(tp, rec.offset)
+            self.stats.events += 1
+            try:
+                decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
+            except InvalidEvent as exc:
+                self._dead_letter(rec, exc)
+                self.offsets.done(tp, rec.offset)
+        self.engine.prefetch(
+            (e.gold_turn, e.predict_turn) for e, _ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
+        )
+        out = Outcome()
+        for event, ref in decoded:
+            self.owner[event.conversation_id] = ref[0]
+            self.metrics.see_release(event.agent, event.release, event.epoch_seconds)
+            result = self.processor.process(event, ref)
+            if result.event_outcome:
+                self.metrics.record_event(result.event_outcome)
+            elif event.turn == "User":
+                self.metrics.record_event("scored")
+            out.extend(result)
+        out.extend(self.processor.tick())
+        self._publish(out)
+        if out.emissions or records:
+            self._producer.flush(timeout=30)
+        self._commit()
+        self.metrics.open_dialogs.set(len(self.processor.open))
+
+    def _dead_letter(self, rec: Any, exc: InvalidEvent) -> None:
+        headers = [("aem-error", str(exc).encode("utf-8")[:1000])]
+        headers += [("aem-source", f"{rec.topic}/{rec.partition}/{rec.offset}".encode())]
+        self._producer.send(self.settings.dlq_topic, key=rec.key, value=rec.value or b"", headers=headers)
+        self.metrics.record_event("invalid")
+        self.metrics.dlq_messages.inc()
+        self.stats.invalid += 1
+        log.warning("invalid event", error=str(exc), partition=rec.partition, offset=rec.offset)
+
+    def _publish(self, out: Outcome) -> None:
+        now = time.time()
+        if out.evicted:
+            self.metrics.evictions.inc(out.evicted)
+        for emission in out.emissions:
+            value = json.dumps(emission.to_wire(), ensure_ascii=False).encode("utf-8")
+            self._producer.send(self.settings.verdict_topic, key=emission.conversation_id.encode(), value=value)
+            if emission.verdict is not None:
+                verdict = emission.verdict
+                self.metrics.record_turn(verdict, emission.agent, emission.release, emission.mode)
+                if emission.event_time is not None:
+                    self.metrics.event_latency.observe(max(0.0, now - emission.event_time))
+                self.stats.verdicts += 1
+                if verdict.success is not None:
+                    tally = self.stats.by_release.setdefault((emission.agent, emission.release), [0, 0])
+                    tally[0] += int(verdict.success)
+                    tally[1] += 1
+                if verdict.success is False and verdict.attribution == "root_cause" and verdict.failure_reason:
+                    key = f"{verdict.failure_reason}:{verdict.field or '-'}"
+                    self.stats.root_causes[key] = self.stats.root_causes.get(key, 0) + 1
+            elif emission.result is not None:
+                self.metrics.record_dialog(emission.result)
+                self.stats.dialogs += 1
+                self.owner.pop(emission.conversation_id, None)
+            for tp, offset in emission.refs:  # type: ignore[misc]
+                self.offsets.done(tp, offset)
+        for tp, offset in out.done:  # type: ignore[misc]
+            self.offsets.done(tp, offset)
+
+    def _commit(self) -> None:
+        offsets = self.offsets.to_commit()
+        if not offsets or self._consumer is None:
+            return
+        assigned = self._consumer.assignment()
+        mine = {tp: off for tp, off in offsets.items() if tp in assigned}
+        if not mine:
+            return
+        try:
+            self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in mine.items()})
+            self.offsets.committed(mine)  # type: ignore[arg-type]
+        except (CommitFailedError, KafkaError) as exc:
+            log.warning("commit failed; will retry", error=str(exc))
+
+    def _handle_rebalance(self) -> None:
+        revoked, assigned = self._listener.take()
+        if revoked:
+            gone = [cid for cid, tp in self.owner.items() if tp in revoked]
+            self.processor.drop(gone)
+            for cid in gone:
+                self.owner.pop(cid, None)
+            for tp in revoked:
+                self.offsets.forget(tp)
+                with contextlib.suppress(KeyError):
+                    self.metrics.consumer_lag.remove(tp.topic, str(tp.partition))
+            log.info("partitions revoked", partitions=sorted(p.partition for p in revoked), dropped=len(gone))
+        if assigned:
+            log.info("partitions assigned", partitions=sorted(p.partition for p in assigned))
+
+    def _update_lag(self) -> None:
+        assigned = list(self._consumer.assignment())
+        if not assigned:
+            return
+        try:
+            ends = self._consumer.end_offsets(assigned)
+        except KafkaError as exc:
+            log.warning("lag lookup failed", error=str(exc))
+            return
+        for tp in assigned:
+            try:
+                position = self._consumer.position(tp, timeout_ms=1000)
+            except KafkaError:
+                continue
+            if position is not None and tp in ends:
+                self.metrics.consumer_lag.labels(tp.topic, str(tp.partition)).set(max(0, ends[tp] - position))
+
+
+def _load_tools(path: str | None) -> list[Any]:
+    if not path:
+        return []
+    from monitor.commands.score import load_tools
+
+    return load_tools(path)
