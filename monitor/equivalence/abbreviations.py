@@ -63,13 +63,13 @@ CURRENCIES: dict[str, tuple[str, ...]] = {
 }
 
 UNITS: dict[str, tuple[str, ...]] = {
-    "meter": ("m", "metre", "mtr"), "kilometer": ("km", "kilometre", "kms"),
+    "meter": ("m", "metre", "mtr", "mtrs"), "kilometer": ("km", "kilometre", "kms"),
     "centimeter": ("cm", "centimetre"), "millimeter": ("mm", "millimetre"),
     "mile": ("mi",), "foot": ("ft", "feet"), "inch": ("in", "inches", "\""), "yard": ("yd",),
     "kilogram": ("kg", "kilo", "kgs"), "gram": ("g", "gm", "gr", "gramme"), "milligram": ("mg",),
     "pound": ("lb", "lbs"), "ounce": ("oz",), "ton": ("t", "tonne"),
     "liter": ("l", "litre", "ltr"), "milliliter": ("ml", "millilitre"), "gallon": ("gal",),
-    "tablespoon": ("tbsp", "tbs"), "teaspoon": ("tsp",), "cup": ("c",),
+    "tablespoon": ("tbsp", "tbs"), "teaspoon": ("tsp",), "cup": ("cp",),
     "second": ("s", "sec", "secs"), "minute": ("min", "mins"), "hour": ("h", "hr", "hrs"),
     "day": ("d",), "week": ("wk", "wks"), "year": ("yr", "yrs", "y"),
     "celsius": ("c", "°c", "degree celsius", "centigrade"), "fahrenheit": ("f", "°f", "degree fahrenheit"),
@@ -77,14 +77,16 @@ UNITS: dict[str, tuple[str, ...]] = {
     "square meter": ("m^2", "m2", "sq m", "sqm", "m²"), "square foot": ("sq ft", "ft^2", "ft2", "ft²"),
     "square kilometer": ("km^2", "km2", "sq km", "km²"), "cubic meter": ("m^3", "m3", "m³"),
     "kilometer per hour": ("km/h", "kmh", "kph"), "mile per hour": ("mph", "mi/h"),
-    "meter per second": ("m/s",), "gram per mole": ("g/mol",), "kilowatt hour": ("kwh",),
+    "meter per second": ("m/s",), "kilogram per cubic meter": ("kg/m^3", "kg/m³", "kg/m3"),
+    "gram per cubic centimeter": ("g/cm^3", "g/cm³", "g/cm3"), "square inch": ("in^2", "sq in", "in²"),
+    "cubic centimeter": ("cm^3", "cm³", "cc"), "gram per mole": ("g/mol",), "kilowatt hour": ("kwh",),
     "kilowatt": ("kw",), "watt": ("w",), "megabyte": ("mb",), "gigabyte": ("gb",), "terabyte": ("tb",),
     "kilobyte": ("kb",), "hertz": ("hz",), "megahertz": ("mhz",), "gigahertz": ("ghz",), "volt": ("v",),
     "joule": ("j",), "newton": ("n",), "pascal": ("pa",), "calorie": ("cal",), "kilocalorie": ("kcal",),
 }
 
 MONTHS: dict[str, str] = {
-    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
+    "may": "may", "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
     "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
     "dec": "december",
 }
@@ -156,3 +158,111 @@ AMBIGUOUS_LOWER = frozenset(
      "pm", "m", "l", "s", "st", "dr", "mt", "app", "who", "un", "es", "ca", "med", "sm", "real", "won",
      "mar", "may", "sun", "sat", "wed", "en", "pt", "ja", "num", "ar", "se", "ne"}
 )
+
+# IANA zone -> abbreviations, long names and the big city usually meant by it.
+TIMEZONES: dict[str, tuple[str, ...]] = {
+    "america/new_york": ("est", "edt", "et", "eastern time", "eastern standard time", "eastern daylight time",
+                         "us/eastern", "new york", "new york city", "nyc", "ny"),
+    "america/chicago": ("cst", "cdt", "ct", "central time", "central standard time", "us/central", "chicago"),
+    "america/denver": ("mst", "mdt", "mt", "mountain time", "mountain standard time", "us/mountain", "denver"),
+    "america/los_angeles": ("pst", "pdt", "pt", "pacific time", "pacific standard time",
+                            "pacific daylight time", "us/pacific", "los angeles", "la", "san francisco", "sf"),
+    "europe/london": ("gmt", "bst", "british summer time", "greenwich mean time", "uk time", "london"),
+    "europe/paris": ("cet", "cest", "central european time", "paris"),
+    "europe/berlin": ("berlin",), "asia/tokyo": ("jst", "japan standard time", "tokyo"),
+    "asia/kolkata": ("ist", "india standard time", "kolkata", "mumbai", "new delhi"),
+    "asia/shanghai": ("china standard time", "beijing", "shanghai"),
+    "australia/sydney": ("aest", "aedt", "australian eastern time", "sydney"),
+    "utc": ("coordinated universal time", "zulu", "z", "etc/utc"),
+}
+
+# Major airports (IATA) -> city.
+AIRPORTS: dict[str, str] = {
+    "jfk": "new york city", "lga": "new york city", "ewr": "newark", "lax": "los angeles",
+    "sfo": "san francisco", "ord": "chicago", "mdw": "chicago", "atl": "atlanta", "dfw": "dallas",
+    "den": "denver", "sea": "seattle", "bos": "boston", "mia": "miami", "pdx": "portland", "phx": "phoenix",
+    "las": "las vegas", "iad": "washington", "dca": "washington", "san": "san diego", "msp": "minneapolis",
+    "dtw": "detroit", "iah": "houston", "phl": "philadelphia", "lhr": "london", "cdg": "paris",
+    "nrt": "tokyo", "hnd": "tokyo", "fra": "frankfurt", "ams": "amsterdam", "dxb": "dubai",
+    "sin": "singapore", "hkg": "hong kong", "syd": "sydney", "yyz": "toronto", "mex": "mexico city",
+}
+
+# The largest listed companies' tickers -> company name.
+TICKERS: dict[str, str] = {
+    "aapl": "apple", "msft": "microsoft", "googl": "google", "goog": "google", "amzn": "amazon",
+    "meta": "meta", "fb": "facebook", "tsla": "tesla", "nvda": "nvidia", "nflx": "netflix", "ibm": "ibm",
+    "orcl": "oracle", "intc": "intel", "amd": "amd", "jpm": "jpmorgan", "wmt": "walmart", "ko": "coca-cola",
+    "dis": "disney", "ba": "boeing", "csco": "cisco", "pypl": "paypal", "adbe": "adobe", "crm": "salesforce",
+    "brk.a": "berkshire hathaway", "brk.b": "berkshire hathaway", "xom": "exxon mobil", "pfe": "pfizer",
+}
+
+COMPANY_SUFFIXES = frozenset(
+    {"inc", "inc.", "incorporated", "corp", "corp.", "corporation", "co", "co.", "company", "ltd", "ltd.",
+     "limited", "llc", "plc", "gmbh", "ag", "sa", "holdings", "group"}
+)
+
+
+def _categories() -> dict[str, dict[str, str]]:
+    """Closed classes of values: within one class, two different members are never equivalent."""
+    cats: dict[str, dict[str, str]] = {"state": {}, "country": {}, "currency": {}, "unit": {}, "timezone": {}}
+    for code, name in US_STATES.items():
+        cats["state"][code] = name
+        cats["state"][name] = name
+    for name, aliases in COUNTRIES.items():
+        for a in (name, *aliases):
+            cats["country"][a] = name
+    for code, aliases in CURRENCIES.items():
+        for a in (code, *aliases):
+            cats["currency"][a] = code
+    for canon, aliases in UNITS.items():
+        for a in (canon, *aliases):
+            cats["unit"][a] = canon
+    for zone, aliases in TIMEZONES.items():
+        cats["timezone"][zone] = zone
+        for a in aliases:
+            if a.endswith(" time") or "/" in a or (a.isalpha() and a.upper() == a.upper() and len(a) <= 4
+                                                   and a not in ("la", "sf", "ny", "nyc")):
+                cats["timezone"][a] = zone
+            else:
+                TZ_CITIES[a] = zone
+    return cats
+
+
+TZ_CITIES: dict[str, str] = {}
+CATEGORIES: dict[str, dict[str, str]] = _categories()
+
+
+def _extend() -> None:
+    for code, city in AIRPORTS.items():
+        ALIASES.setdefault(code, set()).add(city)
+    for ticker, name in TICKERS.items():
+        ALIASES.setdefault(ticker, set()).add(name)
+    for alias, canon in (("d.c.", "washington"), ("l.a.", "los angeles"), ("n.y.c.", "new york city"),
+                         ("s.f.", "san francisco"), ("u.k.", "united kingdom"), ("e.u.", "european union")):
+        ALIASES.setdefault(alias, set()).add(canon)
+    for name in COUNTRIES:
+        if name in ("united states",):
+            ALIASES.setdefault("american", set()).add(name)
+    for code, aliases in CURRENCIES.items():
+        for a in aliases:
+            if a.isascii() and a[-1].isalpha() and len(a) > 3:
+                plural = a + ("s" if not a.endswith("s") else "")
+                CURRENCY_ALIASES.setdefault(plural, code)
+                CATEGORIES["currency"].setdefault(plural, code)
+    for canon, aliases in UNITS.items():
+        for a in (canon, *aliases):
+            if " " in a or len(a) > 3:
+                plural = a + "es" if a.endswith(("ch", "sh")) else a + "s"
+                if " per " in a:
+                    head, _, rest = a.partition(" per ")
+                    plural = head + "s per " + rest
+                UNIT_ALIASES.setdefault(plural, canon)
+                CATEGORIES["unit"].setdefault(plural, canon)
+    UNIT_ALIASES.update({"square inches": "square inch", "square feet": "square foot"})
+    for k, v in list(UNIT_ALIASES.items()):
+        CATEGORIES["unit"].setdefault(k, v)
+        if not k.endswith("s") and k.isalpha() and len(k) > 3:
+            CATEGORIES["unit"].setdefault(k + "s", v)
+
+
+_extend()

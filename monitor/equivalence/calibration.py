@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from monitor.equivalence.abbreviations import COMPANY_SUFFIXES
 from monitor.equivalence.normalize import STOPWORDS, expand_aliases, fold, lemma, strip_wrapping, tokens
 
 
@@ -37,8 +38,8 @@ class LogisticModel:
 VALUE_FEATURES = ("cos", "containment", "jaccard", "head", "char", "cos_x_containment")
 VALUE_MODEL = LogisticModel(
     names=VALUE_FEATURES,
-    weights=(6.0, 3.0, 1.0, 1.0, 1.0, 0.0),
-    bias=-7.5,
+    weights=(3.085, 0.169, -0.784, 1.69, 3.851, 0.954),
+    bias=-3.104,
 )
 
 # --- reply pairs -----------------------------------------------------------------------------------
@@ -59,7 +60,7 @@ def value_text(value: str) -> str:
 @lru_cache(maxsize=65536)
 def value_tokens(text: str) -> tuple[str, ...]:
     toks = [lemma(t) for t in tokens(text)]
-    content = [t for t in toks if t not in STOPWORDS]
+    content = [t for t in toks if t not in STOPWORDS and t not in COMPANY_SUFFIXES]
     return tuple(content or toks)
 
 

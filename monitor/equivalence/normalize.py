@@ -6,7 +6,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from monitor.equivalence.abbreviations import ALIASES, AMBIGUOUS_LOWER, UNIT_ALIASES
+from monitor.equivalence.abbreviations import ALIASES, AMBIGUOUS_LOWER, CATEGORIES, TZ_CITIES, UNIT_ALIASES
 
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")
@@ -64,8 +64,35 @@ def lemma(token: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case word tokens of folded text."""
-    return _TOKEN.findall(fold(text))
+    """Lower-case word tokens of folded text (possessive 's dropped)."""
+    return [t[:-2] if t.endswith("'s") else t for t in _TOKEN.findall(fold(text))]
+
+
+_DOTTED = re.compile(r"^(?:[a-z]\.){2,}[a-z]?\.?$")
+
+
+def whole_key(text: str) -> str:
+    """The lookup key of a whole value: folded, unwrapped, dotted abbreviations undotted ("U.S." -> "us")."""
+    key = fold(strip_wrapping(text))
+    if _DOTTED.match(key) or _DOTTED.match(key + "."):
+        key = key.replace(".", "")
+    return key
+
+
+@lru_cache(maxsize=65536)
+def categorize(text: str) -> dict[str, frozenset[str]]:
+    """Closed classes (state, country, currency, unit, timezone) a whole value belongs to, with its readings."""
+    out: dict[str, frozenset[str]] = {}
+    raw = fold(strip_wrapping(text))
+    for key in {raw, whole_key(text)}:
+        for cat, table in CATEGORIES.items():
+            if key in table:
+                out[cat] = out.get(cat, frozenset()) | {table[key]}
+    return out
+
+
+def timezone_city(text: str) -> str | None:
+    return TZ_CITIES.get(whole_key(text))
 
 
 @lru_cache(maxsize=65536)
@@ -99,6 +126,10 @@ def alias_set(text: str) -> set[str]:
     """All canonical readings of a whole value (several for ambiguous codes such as "LA")."""
     whole = fold(strip_wrapping(text))
     readings = {whole}
+    undotted = whole_key(text)
+    if undotted != whole:
+        readings.add(undotted)
+        readings |= ALIASES.get(undotted, set())
     if whole in ALIASES:
         readings |= ALIASES[whole]
     if whole in UNIT_ALIASES:

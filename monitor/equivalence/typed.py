@@ -63,7 +63,7 @@ class Quantity:
 class DateValue:
     """Calendar date candidates (several when day/month order is ambiguous); year None = unspecified."""
 
-    candidates: frozenset[tuple[int | None, int, int]]
+    candidates: frozenset[tuple[int | None, int, int | None]]  # day None = a whole month
     minutes: int | None = None  # clock time when the value carried one
 
 
@@ -186,12 +186,16 @@ _D2 = dt.datetime(2002, 2, 2, 1, 1)
 @lru_cache(maxsize=65536)
 def parse_date(text: str) -> DateValue | None:
     """A calendar date in any common spelling; None unless the text clearly is a date."""
-    t = canon(text)
+    t = canon(text).replace("\\", "/")
+    t = re.sub(rf"\b({_MONTH_NAMES})\.?(\d)", r"\1 \2", t)
+    month_only = _month_precision(t)
+    if month_only is not None:
+        return DateValue(frozenset({month_only}))
     if not DATE_HINT.search(t) or len(t) > 60:
         return None
     t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", t)
     t = re.sub(r"\bof\b", " ", t)
-    cands: set[tuple[int | None, int, int]] = set()
+    cands: set[tuple[int | None, int, int | None]] = set()
     minutes: int | None = None
     numeric_ambiguous = re.search(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})\b", t)
     for dayfirst in (False, True) if numeric_ambiguous else (False,):
@@ -211,10 +215,30 @@ def parse_date(text: str) -> DateValue | None:
     return DateValue(frozenset(cands), minutes)
 
 
+_MONTH_NUM = {name: i for i, name in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], start=1)}
+
+
+def _month_precision(t: str) -> tuple[int | None, int, int | None] | None:
+    """"June 2023", "2023-06", "06/2023", "04-2022" -> (year, month, None)."""
+    m = re.fullmatch(rf"({_MONTH_NAMES})\.?\s*,?\s*(\d{{4}})", t)
+    if m:
+        name = MONTHS.get(m.group(1), m.group(1))
+        return int(m.group(2)), _MONTH_NUM[name], None
+    m = re.fullmatch(r"(\d{4})[-/.](\d{1,2})|(\d{1,2})[-/.](\d{4})", t)
+    if m:
+        year, month = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if 1 <= int(month) <= 12:
+            return int(year), int(month), None
+    return None
+
+
 def dates_equal(a: DateValue, b: DateValue) -> bool:
     for ya, ma, da in a.candidates:
         for yb, mb, db in b.candidates:
-            if (ma, da) == (mb, db) and (ya is None or yb is None or ya == yb):
+            same_day = da is None or db is None or da == db
+            if ma == mb and same_day and (ya is None or yb is None or ya == yb):
                 break
         else:
             continue
@@ -235,7 +259,8 @@ def looks_like_identifier(value: str) -> bool:
     has_digit = any(c.isdigit() for c in t)
     if has_alpha and has_digit:
         return True
-    return has_alpha and bool(re.search(r"[a-z0-9][_\-][a-z0-9]", t)) and not re.search(r"[./]", t)
+    # letters only: a slug with three or more parts ("ds-eu-revenue"), not "sci-fi" or "five_years"
+    return has_alpha and len(re.findall(r"[a-z0-9][_\-](?=[a-z0-9])", t)) >= 2 and not re.search(r"[./]", t)
 
 
 def identifier_key(value: str) -> str:

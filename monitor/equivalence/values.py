@@ -12,7 +12,15 @@ import structlog
 from monitor.equivalence import typed
 from monitor.equivalence.calibration import VALUE_MODEL, value_features, value_text, value_tokens
 from monitor.equivalence.facts import extract_facts, facts_agree
-from monitor.equivalence.normalize import STOPWORDS, alias_set, canon_string, fold, tokens
+from monitor.equivalence.normalize import (
+    STOPWORDS,
+    alias_set,
+    canon_string,
+    categorize,
+    fold,
+    timezone_city,
+    tokens,
+)
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.types import Match
 
@@ -31,8 +39,12 @@ def _acronym_of(short: str, long_: str) -> bool:
     words = tokens(long_)
     if len(letters) < 2 or len(words) < 2 or " " in short.strip():
         return False
-    with_stop = "".join(w[0] for w in words)
-    without = "".join(w[0] for w in words if w not in STOPWORDS)
+
+    def initial(w: str) -> str:
+        return w if w.isdigit() else w[0]
+
+    with_stop = "".join(initial(w) for w in words)
+    without = "".join(initial(w) for w in words if w not in STOPWORDS)
     return letters in (with_stop, without)
 
 
@@ -156,7 +168,38 @@ class ValueComparator:
         typed_match = self._typed(gold, pred)
         if typed_match is not None:
             return typed_match
+        structured = self._structured(gold, pred)
+        if structured is not None:
+            return structured
         return self._semantic(str(gold), str(pred))
+
+    def _structured(self, gold: Any, pred: Any) -> Match | None:
+        """Comma-structured values ("Boston, MA", "Naples, FL"): compare the heads, tails must agree."""
+        if not (isinstance(gold, str) and isinstance(pred, str)):
+            return None
+        gp = [x.strip() for x in gold.split(",") if x.strip()]
+        pp = [x.strip() for x in pred.split(",") if x.strip()]
+        if len(gp) < 2 and len(pp) < 2:
+            return None
+        if len(gp) >= 2 and len(pp) >= 2:
+            for a, b in zip(gp[1:], pp[1:], strict=False):
+                ca, cb = categorize(a), categorize(b)
+                shared = ca.keys() & cb.keys()
+                if shared and not any(ca[c] & cb[c] for c in shared):
+                    return Match(False, 0.1, "structured")
+        m = self._compare_scalars(gp[0], pp[0])
+        return Match(m.equivalent, m.score, m.method if m.method != "exact" else "structured")
+
+    def _pairs_for_semantic(self, gold: Any, pred: Any) -> list[tuple[str, str]]:
+        """The (gold, pred) string pairs the semantic stage will score for a scalar pair."""
+        if self._typed(gold, pred) is not None:
+            return []
+        if isinstance(gold, str) and isinstance(pred, str) and ("," in gold or "," in pred):
+            gh = next((x.strip() for x in gold.split(",") if x.strip()), "")
+            ph = next((x.strip() for x in pred.split(",") if x.strip()), "")
+            if gh and ph and (gh, ph) != (gold, pred):
+                return self._pairs_for_semantic(gh, ph)
+        return [(str(gold), str(pred))]
 
     def _typed(self, gold: Any, pred: Any) -> Match | None:
         """Typed comparison; None when neither value has a type that decides."""
@@ -218,23 +261,40 @@ class ValueComparator:
             isinstance(gold, int | float) or isinstance(pred, int | float)
         ):
             return Match(False, 0.0, "number")
-        # identifiers: exact up to case and separators
-        if typed.looks_like_identifier(gs) or typed.looks_like_identifier(ps):
-            ok = typed.identifier_key(gs) == typed.identifier_key(ps)
-            if not ok and not (typed.looks_like_identifier(gs) and typed.looks_like_identifier(ps)):
-                # one side is a phrase: accept only if it spells the same id with spaces
-                ok = typed.identifier_key(gs).replace(" ", "") == typed.identifier_key(ps).replace(" ", "")
-            return Match(ok, 1.0 if ok else 0.0, "identifier")
+        # closed classes: states, countries, currencies, units, time zones
+        gc, pc = categorize(gs), categorize(ps)
+        shared = gc.keys() & pc.keys()
+        if shared:
+            ok = any(gc[c] & pc[c] for c in shared)
+            return Match(ok, 0.95 if ok else 0.05, sorted(shared)[0])
+        if "timezone" in gc or "timezone" in pc:
+            zone_g = next(iter(gc["timezone"])) if "timezone" in gc else timezone_city(gs)
+            zone_p = next(iter(pc["timezone"])) if "timezone" in pc else timezone_city(ps)
+            if zone_g is not None and zone_p is not None:
+                ok = zone_g == zone_p
+                return Match(ok, 0.9 if ok else 0.05, "timezone")
         # abbreviations and aliases
         ga_set, pa_set = alias_set(gs), alias_set(ps)
         if ga_set & pa_set:
             return Match(True, 0.95, "abbreviation")
-        gt_, pt_ = value_text(gs), value_text(ps)
-        if gt_ == pt_ or value_tokens(gt_) == value_tokens(pt_):
-            return Match(True, 0.95, "abbreviation")
         short, long_ = (gs, ps) if len(gs) <= len(ps) else (ps, gs)
         if _acronym_of(fold(short), fold(long_)):
             return Match(True, 0.9, "abbreviation")
+        # identifiers: exact up to case and separators
+        g_id, p_id = typed.looks_like_identifier(gs), typed.looks_like_identifier(ps)
+        if g_id or p_id:
+            ok = typed.identifier_key(gs) == typed.identifier_key(ps)
+            if not ok and not (g_id and p_id):
+                # one side is a phrase: it must name exactly this id ("flight UA-100" / "UA-100")
+                the_id, phrase = (gs, ps) if g_id else (ps, gs)
+                ids_in_phrase = [t for t in phrase.split() if typed.looks_like_identifier(t)]
+                ok = [typed.identifier_key(t) for t in ids_in_phrase] == [typed.identifier_key(the_id)]
+                if ok:
+                    return Match(True, 0.8, "identifier")
+            return Match(ok, 1.0 if ok else 0.0, "identifier")
+        gt_, pt_ = value_text(gs), value_text(ps)
+        if gt_ == pt_ or value_tokens(gt_) == value_tokens(pt_):
+            return Match(True, 0.95, "abbreviation")
         # numbers inside phrases must agree ("Room 101" vs "Room 102")
         fg = [f for f in extract_facts(gs) if f.kind != "entity"]
         fp = [f for f in extract_facts(ps) if f.kind != "entity"]
@@ -270,10 +330,11 @@ class ValueComparator:
                         self._collect(a, b, out)
             return
         if _is_scalar(gold) and _is_scalar(pred) and gold is not None and pred is not None:
-            if gold == pred or self._typed(gold, pred) is not None:
+            if gold == pred:
                 return
-            out.append(value_text(str(gold)))
-            out.append(value_text(str(pred)))
+            for a, b in self._pairs_for_semantic(gold, pred):
+                out.append(value_text(a))
+                out.append(value_text(b))
 
     # ------------------------------------------------------------------ grounding
     def _supported_by(self, value: Any, source: Any) -> Match:
