@@ -1,0 +1,164 @@
+"""Fixtures of the judge tests: real comparators (session-scoped model) and a real chat-completions server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@dataclass(frozen=True)
+class Comparators:
+    values: Any
+    replies: Any
+
+
+@pytest.fixture(scope="session")
+def comparators() -> Comparators:
+    """The real value/reply comparators over the embedded all-MiniLM-L6-v2 model (loaded once)."""
+    from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+
+    semantic = EmbeddingScorer()
+    values = ValueComparator(semantic=semantic, threshold=0.5)
+    replies = ReplyComparator(semantic=semantic, threshold=0.5, values=values)
+    return Comparators(values, replies)
+
+
+def completion(content: str, model: str = "judge-model") -> dict[str, Any]:
+    """A chat-completions response body carrying ``content``."""
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
+
+
+def verdict_json(verdict: str, score: float, **extra: Any) -> str:
+    return json.dumps({"verdict": verdict, "score": score, "reason": extra.pop("reason", "test"), **extra})
+
+
+@dataclass
+class Reply:
+    """One scripted answer of the fake server: HTTP status, raw body, optional delay before answering."""
+
+    status: int = 200
+    body: str = ""
+    delay: float = 0.0
+
+
+@dataclass
+class ChatServer:
+    """A chat-completions endpoint on a loopback port that answers from a script (last answer repeats)."""
+
+    url: str
+    script: list[Reply] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answer(self, *replies: Reply) -> None:
+        self.script = list(replies)
+
+    def answer_content(self, *contents: str) -> None:
+        self.answer(*(Reply(200, json.dumps(completion(c))) for c in contents))
+
+    def answer_verdict(self, verdict: str, score: float, **extra: Any) -> None:
+        self.answer_content(verdict_json(verdict, score, **extra))
+
+    def next_reply(self) -> Reply:
+        with self.lock:
+            if len(self.script) > 1:
+                return self.script.pop(0)
+            return self.script[0] if self.script else Reply(500, "no script")
+
+
+def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            with server.lock:
+                server.requests.append({"path": self.path, "body": body})
+                server.headers.append(dict(self.headers))
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            reply = server.next_reply()
+            try:
+                if reply.delay:
+                    time.sleep(reply.delay)
+                data = reply.body.encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+                pass
+            finally:
+                with server.lock:
+                    server.in_flight -= 1
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A real HTTP chat-completions server on a free loopback port, for one test."""
+    state = ChatServer(url="")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd.daemon_threads = True
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    thread = threading.Thread(target=httpd.serve_forever, name="fake-chat-server", daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def closed_port_url() -> str:
+    """A loopback URL where nothing listens (a port bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture
+def registry() -> Any:
+    """A fresh Prometheus registry per test."""
+    from prometheus_client import CollectorRegistry
+
+    return CollectorRegistry()
+
+
+@pytest.fixture
+def sample(registry: Any) -> Callable[..., float]:
+    """Read a sample of the test's registry: ``sample("aem_judge_requests_total", outcome="ok")``."""
+
+    def read(name: str, **labels: str) -> float:
+        value = registry.get_sample_value(name, labels or None)
+        return 0.0 if value is None else float(value)
+
+    return read
