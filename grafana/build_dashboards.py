@@ -1,0 +1,351 @@
+"""Write grafana/dashboards/*.json from the panel lists below (standard library only).
+
+    python grafana/build_dashboards.py          # rewrite the JSON files
+    python grafana/build_dashboards.py --check  # exit 1 if a committed file is out of date
+
+The JSON output is committed; Grafana provisions it from grafana/provisioning/dashboards/aem.yml.
+Queries use the recording rules of deploy/prometheus/rules/recording.yml where one exists, so
+dashboards and alerts agree on what "correctness" means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+OUT_DIR = Path(__file__).resolve().parent / "dashboards"
+DATASOURCE = {"type": "prometheus", "uid": "aem-prometheus"}
+SEL = 'agent=~"$agent",release=~"$release"'
+AGENT = 'agent=~"$agent"'
+
+
+def target(expr: str, legend: str = "", ref: str = "A", instant: bool = False) -> dict[str, Any]:
+    t: dict[str, Any] = {"datasource": DATASOURCE, "refId": ref, "expr": expr, "legendFormat": legend}
+    if instant:
+        t["instant"] = True
+        t["range"] = False
+    return t
+
+
+def panel(
+    title: str,
+    targets: list[dict[str, Any]],
+    *,
+    kind: str = "timeseries",
+    unit: str = "short",
+    description: str = "",
+    w: int = 12,
+    h: int = 8,
+    minmax: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    defaults: dict[str, Any] = {"unit": unit}
+    if minmax is not None:
+        defaults["min"], defaults["max"] = minmax
+    return {
+        "type": kind,
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": targets,
+        "fieldConfig": {"defaults": defaults, "overrides": []},
+        "options": {"legend": {"displayMode": "table", "placement": "bottom", "calcs": ["lastNotNull"]}}
+        if kind == "timeseries"
+        else {"reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False}},
+        "gridPos": {"w": w, "h": h},
+    }
+
+
+def ratio(title: str, expr: str, legend: str, description: str = "", **kw: Any) -> dict[str, Any]:
+    return panel(title, [target(expr, legend)], unit="percentunit", minmax=(0, 1), description=description, **kw)
+
+
+def variables() -> list[dict[str, Any]]:
+    def var(name: str, query: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "label": name,
+            "type": "query",
+            "datasource": DATASOURCE,
+            "definition": query,
+            "query": {"query": query, "refId": f"{name}-var"},
+            "refresh": 2,
+            "multi": True,
+            "includeAll": True,
+            "allValue": ".*",
+            "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
+            "sort": 1,
+        }
+
+    return [
+        var("agent", "label_values(aem_turns_total, agent)"),
+        var("release", 'label_values(aem_turns_total{agent=~"$agent"}, release)'),
+    ]
+
+
+def layout(panels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flow panels left to right, top to bottom, on Grafana's 24-column grid; assign ids."""
+    x = y = row_h = 0
+    for i, p in enumerate(panels, start=1):
+        w, h = p["gridPos"]["w"], p["gridPos"]["h"]
+        if x + w > 24:
+            x, y, row_h = 0, y + row_h, 0
+        p["gridPos"] = {"x": x, "y": y, "w": w, "h": h}
+        p["id"] = i
+        x += w
+        row_h = max(row_h, h)
+    return panels
+
+
+def dashboard(uid: str, title: str, description: str, panels: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "uid": uid,
+        "title": title,
+        "description": description,
+        "tags": ["aem"],
+        "timezone": "browser",
+        "schemaVersion": 39,
+        "version": 1,
+        "editable": True,
+        "refresh": "30s",
+        "time": {"from": "now-6h", "to": "now"},
+        "templating": {"list": variables()},
+        "annotations": {"list": []},
+        "links": [
+            {"type": "dashboards", "tags": ["aem"], "title": "AEM dashboards", "asDropdown": True},
+        ],
+        "panels": layout(panels),
+    }
+
+
+def overview() -> dict[str, Any]:
+    panels = [
+        ratio(
+            "Turn correctness by release (5m)",
+            f"aem:turn_correctness:ratio_rate5m{{{SEL}}}",
+            "{{agent}} {{release}}",
+            "Share of scored turns that pass (aem_turns_total outcome=pass / all). Unscored turns are excluded.",
+            w=16,
+        ),
+        panel(
+            "Turn correctness, last hour",
+            [target(f"aem:turn_correctness:ratio_rate1h{{{SEL}}}", "{{agent}} {{release}}", instant=True)],
+            kind="stat",
+            unit="percentunit",
+            w=8,
+        ),
+        panel(
+            "Newest vs previous release",
+            [
+                target(
+                    f"aem:turn_correctness:ratio_rate1h{{{AGENT}}} and on (agent, release) aem:release:newest",
+                    "newest {{agent}} {{release}} (1h)",
+                    "A",
+                ),
+                target(
+                    f"aem:turn_correctness:ratio_rate1d{{{AGENT}}} and on (agent, release) aem:release:previous",
+                    "previous {{agent}} {{release}} (1d)",
+                    "B",
+                ),
+            ],
+            unit="percentunit",
+            description=(
+                "Newest and previous release per agent, ordered by aem_release_first_seen_timestamp_seconds "
+                "(ignores the release selector). The AemReleaseCorrectnessRegression alert compares exactly "
+                "these two lines (newest over 1h, previous over 1d) with a margin."
+            ),
+            w=12,
+        ),
+        panel(
+            "Scored turns/s by release",
+            [target(f"aem:turns:rate5m{{{SEL}}}", "{{agent}} {{release}}")],
+            unit="reqps",
+            w=12,
+        ),
+        ratio(
+            "Failure rate by sub-metric",
+            f"aem:turn_failures_by_sub_metric:ratio_rate5m{{{SEL}}}",
+            "{{release}} {{sub_metric}}",
+            "Share of scored turns failing on each sub-metric (structural / completeness / truthfulness).",
+        ),
+        ratio(
+            "Failure rate by reason",
+            f"aem:turn_failures_by_reason:ratio_rate5m{{{SEL}}}",
+            "{{release}} {{reason}}",
+        ),
+        panel(
+            "Top failure reasons (selected range)",
+            [
+                target(
+                    f"topk(10, sum by (reason, sub_metric) (increase(aem_turn_failures_total{{{SEL}}}[$__range])))",
+                    "{{reason}} ({{sub_metric}})",
+                    instant=True,
+                )
+            ],
+            kind="bargauge",
+            description=(
+                "Failed turns by reason over the dashboard's time range. The offending field (parameter) "
+                "is not a metric label (unbounded cardinality): per-field detail is in the verdicts on "
+                "aem.verdicts and in `aem score --format json`."
+            ),
+        ),
+        ratio(
+            "Root cause vs cascading failures",
+            f"aem:turn_failures_by_attribution:ratio_rate5m{{{SEL}}}",
+            "{{release}} {{attribution}}",
+            "Share of failures that are the turn's own (root_cause) vs caused by an earlier failed turn.",
+        ),
+        ratio(
+            "Action-turn correctness by chain length",
+            f"aem:chain_turn_correctness:ratio_rate5m{{{SEL}}}",
+            "{{release}} chain {{chain_length}}",
+        ),
+        panel(
+            "Action turns/s by chain length",
+            [target(f"aem:chain_turns:rate5m{{{SEL}}}", "{{release}} chain {{chain_length}}")],
+            unit="reqps",
+        ),
+        ratio("Dialog pass rate", f"aem:dialog_pass:ratio_rate5m{{{SEL}}}", "{{agent}} {{release}}"),
+        ratio(
+            "Judge-only vs reference share of turns",
+            f"aem:turn_mode_share:ratio_rate5m{{{SEL}}}",
+            "{{release}} {{mode}}",
+            "mode=judge: no reference, scored reference-free; mode=reference: aligned to gold turns.",
+        ),
+        ratio(
+            "Correctness by mode",
+            f"aem:turn_correctness_by_mode:ratio_rate5m{{{SEL}}}",
+            "{{release}} {{mode}}",
+        ),
+        panel(
+            "Turn score p50 / p10",
+            [
+                target(
+                    "histogram_quantile(0.5, sum by (le, release) "
+                    f"(rate(aem_turn_score_bucket{{{SEL}}}[$__rate_interval])))",
+                    "p50 {{release}}",
+                    "A",
+                ),
+                target(
+                    "histogram_quantile(0.1, sum by (le, release) "
+                    f"(rate(aem_turn_score_bucket{{{SEL}}}[$__rate_interval])))",
+                    "p10 {{release}}",
+                    "B",
+                ),
+            ],
+            minmax=(0, 1),
+        ),
+    ]
+    return dashboard(
+        "aem-overview",
+        "AEM / Agent correctness",
+        "Per-release turn correctness, failure breakdowns, attribution and chains (AEM monitor).",
+        panels,
+    )
+
+
+def pipeline() -> dict[str, Any]:
+    rate = "[$__rate_interval]"
+    panels = [
+        panel(
+            "Events/s by outcome",
+            [target(f"sum by (outcome) (rate(aem_events_total{rate}))", "{{outcome}}")],
+            unit="reqps",
+        ),
+        panel(
+            "Dead-letter messages/s",
+            [target(f"sum(rate(aem_dlq_messages_total{rate}))", "to aem.traces.dlq")],
+            unit="reqps",
+        ),
+        ratio("Invalid event share (10m)", "aem:events_invalid:ratio_rate10m", "invalid"),
+        panel(
+            "Consumer lag per partition",
+            [target("aem:consumer_lag_messages:max", "{{topic}}/{{partition}}")],
+        ),
+        panel(
+            "Event-to-verdict latency p50 / p99",
+            [
+                target(
+                    f"histogram_quantile(0.5, sum by (le) (rate(aem_event_latency_seconds_bucket{rate})))",
+                    "p50",
+                    "A",
+                ),
+                target(
+                    f"histogram_quantile(0.99, sum by (le) (rate(aem_event_latency_seconds_bucket{rate})))",
+                    "p99",
+                    "B",
+                ),
+            ],
+            unit="s",
+        ),
+        panel(
+            "Open conversations",
+            [target("sum by (instance) (aem_open_dialogs)", "{{instance}}")],
+        ),
+        panel(
+            "Evictions/s (memory bound)",
+            [target(f"sum(rate(aem_evictions_total{rate}))", "evicted")],
+            unit="reqps",
+            description="Open conversations finished early because the in-memory bound was reached.",
+        ),
+        panel(
+            "Monitor instances up",
+            [target('sum(up{job="aem-monitor"})', "up", instant=True)],
+            kind="stat",
+        ),
+        panel(
+            "Scored turns/s (selected agent, release)",
+            [target(f"sum by (agent, release) (rate(aem_turns_total{{{SEL}}}{rate}))", "{{agent}} {{release}}")],
+            unit="reqps",
+        ),
+        panel(
+            "LLM judge requests/s by outcome",
+            [target(f"sum by (outcome) (rate(aem_judge_requests_total{rate}))", "{{outcome}}")],
+            unit="reqps",
+            description="Only when the optional LLM judge is configured.",
+        ),
+        panel(
+            "LLM judge latency p99",
+            [
+                target(
+                    f"histogram_quantile(0.99, sum by (le) (rate(aem_judge_latency_seconds_bucket{rate})))",
+                    "p99",
+                )
+            ],
+            unit="s",
+        ),
+    ]
+    return dashboard(
+        "aem-pipeline",
+        "AEM / Pipeline health",
+        "Kafka consumption, validation, DLQ, lag, latency and memory of the AEM monitor.",
+        panels,
+    )
+
+
+def render() -> dict[str, str]:
+    return {f"{d['uid']}.json": json.dumps(d, indent=2, sort_keys=False) + "\n" for d in (overview(), pipeline())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail if the committed JSON is out of date")
+    args = parser.parse_args(argv)
+    stale = []
+    for name, text in render().items():
+        path = OUT_DIR / name
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(name)
+        else:
+            path.write_text(text)
+    if stale:
+        print(f"out of date: {', '.join(stale)}; run python grafana/build_dashboards.py", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
