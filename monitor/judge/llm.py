@@ -21,9 +21,10 @@ import os
 import re
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import httpx
 import structlog
@@ -131,7 +132,26 @@ def parse_verdict(content: str) -> JudgeVerdict:
 
 
 class JudgeMetrics:
-    """The judge's Prometheus metrics, registered on the given registry (a private one by default)."""
+    """The judge's Prometheus metrics, registered on the given registry (a private one by default).
+
+    Use :meth:`for_registry` to share one set between several judges on the same registry
+    (registering the same metric names twice on one registry is an error).
+    """
+
+    _by_registry: ClassVar[weakref.WeakKeyDictionary[CollectorRegistry, JudgeMetrics]] = weakref.WeakKeyDictionary()
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def for_registry(cls, registry: CollectorRegistry | None = None) -> JudgeMetrics:
+        """The metrics on ``registry``, created on first use (a fresh private registry when None)."""
+        if registry is None:
+            return cls()
+        with cls._lock:
+            metrics = cls._by_registry.get(registry)
+            if metrics is None:
+                metrics = cls(registry)
+                cls._by_registry[registry] = metrics
+            return metrics
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
@@ -172,7 +192,7 @@ class LLMJudge:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.config = config
-        self.metrics = JudgeMetrics(registry)
+        self.metrics = JudgeMetrics.for_registry(registry)
         self._client = client or httpx.Client(timeout=httpx.Timeout(config.timeout_s))
         self._owns_client = client is None
         self._sleep = sleep
