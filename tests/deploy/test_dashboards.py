@@ -1,0 +1,184 @@
+"""Structure of the provisioned Grafana dashboards and provisioning files."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.prometheus import dashboard_files, iter_panels, panel_queries, substitute
+
+from .conftest import REPO_ROOT
+
+GRAFANA = REPO_ROOT / "grafana"
+DESIGN_CANDIDATES = [REPO_ROOT.parent / "shared" / "DESIGN.md", Path("/work/shared/DESIGN.md")]
+
+# DESIGN.md §5 (checked against the page below when it is present)
+DESIGN_METRICS = {
+    "aem_turns_total": "counter",
+    "aem_turn_failures_total": "counter",
+    "aem_chain_turns_total": "counter",
+    "aem_dialogs_total": "counter",
+    "aem_turn_score": "histogram",
+    "aem_release_first_seen_timestamp_seconds": "gauge",
+    "aem_events_total": "counter",
+    "aem_consumer_lag_messages": "gauge",
+    "aem_event_latency_seconds": "histogram",
+    "aem_open_dialogs": "gauge",
+}
+# exported by the monitor beyond the §5 table (memory bound, DLQ, optional LLM judge)
+EXTRA_METRICS = {
+    "aem_evictions_total": "counter",
+    "aem_dlq_messages_total": "counter",
+    "aem_judge_requests_total": "counter",
+    "aem_judge_latency_seconds": "histogram",
+}
+PROMETHEUS_METRICS = {"up"}
+
+KEYWORDS = {
+    "by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool",
+    "offset", "inf", "nan",
+}  # fmt: skip
+
+
+def known_series_names() -> set[str]:
+    names = set(PROMETHEUS_METRICS)
+    for name, kind in {**DESIGN_METRICS, **EXTRA_METRICS}.items():
+        names.add(name)
+        if kind == "histogram":
+            names |= {f"{name}_bucket", f"{name}_sum", f"{name}_count"}
+    for path in (REPO_ROOT / "deploy" / "prometheus" / "rules").glob("*.yml"):
+        for group in yaml.safe_load(path.read_text())["groups"]:
+            names |= {r["record"] for r in group["rules"] if "record" in r}
+    return names
+
+
+def metric_names(expr: str) -> set[str]:
+    """Metric names in a PromQL expression (identifiers that are not functions, keywords or labels)."""
+    expr = re.sub(r'"(?:\\.|[^"\\])*"', '""', expr)  # strings
+    expr = re.sub(r"\{[^}]*\}", "", expr)  # label matchers
+    expr = re.sub(r"\[[^\]]*\]", "", expr)  # ranges
+    expr = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", " ", expr)
+    expr = re.sub(r"\boffset\s+\w+", "", expr)
+    names = set()
+    for m in re.finditer(r"(?<![\w:$.])([a-zA-Z_:][\w:]*)(\s*\()?", expr):
+        word, call = m.group(1), m.group(2)
+        if call or word.lower() in KEYWORDS:
+            continue
+        names.add(word)
+    return names
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+DASHBOARDS = dashboard_files()
+
+
+def test_design_metric_table_matches():
+    design = next((p for p in DESIGN_CANDIDATES if p.exists()), None)
+    if design is None:
+        pytest.skip("shared/DESIGN.md not beside the repository")
+    section = design.read_text().split("## 5.", 1)[1].split("\n## ", 1)[0]
+    table = dict(re.findall(r"^\| `(aem_\w+)` \| (\w+) \|", section, flags=re.M))
+    assert table == DESIGN_METRICS
+
+
+def test_metric_name_extraction():
+    expr = (
+        'histogram_quantile(0.99, sum by (le) (rate(aem_event_latency_seconds_bucket{job="x"}[5m]))) '
+        "and on (agent, release) aem:release:newest offset 5m > bool 0"
+    )
+    assert metric_names(expr) == {"aem_event_latency_seconds_bucket", "aem:release:newest"}
+
+
+def test_two_dashboards_with_fixed_unique_uids():
+    uids = [load(p)["uid"] for p in DASHBOARDS]
+    assert sorted(uids) == ["aem-overview", "aem-pipeline"]
+    assert [p.stem for p in DASHBOARDS] == sorted(uids)
+
+
+def test_committed_dashboards_match_the_generator():
+    result = subprocess.run(
+        [sys.executable, str(GRAFANA / "build_dashboards.py"), "--check"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("path", DASHBOARDS, ids=lambda p: p.stem)
+def test_template_variables(path: Path):
+    variables = {v["name"]: v for v in load(path)["templating"]["list"]}
+    assert set(variables) >= {"agent", "release"}
+    assert variables["agent"]["definition"] == "label_values(aem_turns_total, agent)"
+    assert variables["release"]["definition"] == 'label_values(aem_turns_total{agent=~"$agent"}, release)'
+    for v in variables.values():
+        assert v["datasource"]["uid"] == "aem-prometheus"
+
+
+@pytest.mark.parametrize("path", DASHBOARDS, ids=lambda p: p.stem)
+def test_every_panel_has_a_query_on_known_metrics(path: Path):
+    dashboard = load(path)
+    known = known_series_names()
+    panels = list(iter_panels(dashboard))
+    assert panels
+    titles = [p["title"] for p in panels]
+    assert len(titles) == len(set(titles)), "panel titles must be unique (they key query results)"
+    ids = [p["id"] for p in panels]
+    assert len(ids) == len(set(ids))
+    for p in panels:
+        exprs = [t.get("expr", "") for t in p.get("targets", [])]
+        assert exprs and all(e.strip() for e in exprs), f"panel {p['title']!r} has no query"
+        assert p["datasource"]["uid"] == "aem-prometheus"
+        for expr in exprs:
+            unknown = metric_names(expr) - known
+            assert not unknown, f"panel {p['title']!r} uses unknown metrics {unknown}"
+            # after substitution no template variable remains
+            rendered = substitute(expr, {"agent": ["a"], "release": ["r"]})
+            assert "$" not in rendered, rendered
+
+
+def test_overview_covers_the_required_views():
+    exprs = " ".join(e for _, _, e in panel_queries(load(GRAFANA / "dashboards" / "aem-overview.json")))
+    for needle in [
+        "aem:turn_correctness:ratio_rate5m",
+        "aem:release:newest",
+        "aem:release:previous",
+        "aem:turn_failures_by_sub_metric:ratio_rate5m",
+        "aem_turn_failures_total",
+        "aem:turn_failures_by_attribution:ratio_rate5m",
+        "aem:chain_turn_correctness:ratio_rate5m",
+        "aem:dialog_pass:ratio_rate5m",
+        "aem:turn_mode_share:ratio_rate5m",
+    ]:
+        assert needle in exprs, needle
+
+
+def test_pipeline_covers_the_required_views():
+    exprs = " ".join(e for _, _, e in panel_queries(load(GRAFANA / "dashboards" / "aem-pipeline.json")))
+    for needle in [
+        "aem_events_total",
+        "aem_dlq_messages_total",
+        "aem:consumer_lag_messages:max",
+        "histogram_quantile(0.5, sum by (le) (rate(aem_event_latency_seconds_bucket",
+        "histogram_quantile(0.99, sum by (le) (rate(aem_event_latency_seconds_bucket",
+        "aem_open_dialogs",
+        "aem_evictions_total",
+    ]:
+        assert needle in exprs, needle
+
+
+def test_provisioning_points_at_the_dashboards_and_datasource():
+    ds = yaml.safe_load((GRAFANA / "provisioning" / "datasources" / "prometheus.yml").read_text())
+    assert [d["uid"] for d in ds["datasources"]] == ["aem-prometheus"]
+    assert ds["datasources"][0]["type"] == "prometheus"
+    providers = yaml.safe_load((GRAFANA / "provisioning" / "dashboards" / "aem.yml").read_text())["providers"]
+    assert providers[0]["type"] == "file"
+    # docker-compose mounts grafana/dashboards at this path
+    compose = (REPO_ROOT / "docker-compose.yml").read_text()
+    assert f"./grafana/dashboards:{providers[0]['options']['path']}" in compose

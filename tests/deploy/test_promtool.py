@@ -1,0 +1,121 @@
+"""promtool checks of deploy/prometheus: rule syntax, unit tests, config, and test coverage."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import REPO_ROOT
+
+PROM_DIR = REPO_ROOT / "deploy" / "prometheus"
+RULE_FILES = sorted((PROM_DIR / "rules").glob("*.yml"))
+TEST_FILES = sorted((PROM_DIR / "tests").glob("*.yml"))
+OPERATING = REPO_ROOT / "docs" / "operating.md"
+
+
+def promtool() -> str:
+    path = shutil.which("promtool")
+    # fail, not skip: CI installs Debian's prometheus package, which ships promtool
+    assert path, "promtool not found on PATH: apt-get install prometheus"
+    return path
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([promtool(), *map(str, args)], capture_output=True, text=True, timeout=300, check=False)
+
+
+def alerts() -> list[dict]:
+    doc = yaml.safe_load((PROM_DIR / "rules" / "alerts.yml").read_text())
+    return [r for g in doc["groups"] for r in g["rules"] if "alert" in r]
+
+
+def recording_rules() -> list[dict]:
+    doc = yaml.safe_load((PROM_DIR / "rules" / "recording.yml").read_text())
+    return [r for g in doc["groups"] for r in g["rules"] if "record" in r]
+
+
+def test_rule_files_exist():
+    assert {p.name for p in RULE_FILES} == {"recording.yml", "alerts.yml"}
+    assert TEST_FILES
+
+
+def test_promtool_check_rules():
+    result = run("check", "rules", *RULE_FILES)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_promtool_test_rules():
+    result = run("test", "rules", *TEST_FILES)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("SUCCESS") == len(TEST_FILES)
+
+
+def test_promtool_check_config():
+    result = run("check", "config", PROM_DIR / "prometheus.yml")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_promtool_test_rules_catches_a_broken_rule(tmp_path: Path):
+    """The unit tests are not vacuous: widening the regression margin to 50 points must fail them."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "tests").mkdir()
+    for p in RULE_FILES:
+        text = p.read_text().replace("expr: vector(0.05)", "expr: vector(0.5)")
+        (tmp_path / "rules" / p.name).write_text(text)
+    for p in TEST_FILES:
+        (tmp_path / "tests" / p.name).write_text(p.read_text())
+    result = run("test", "rules", *sorted((tmp_path / "tests").glob("*.yml")))
+    assert result.returncode != 0
+    assert "AemReleaseCorrectnessRegression" in result.stdout + result.stderr
+
+
+def test_every_alert_has_annotations_and_a_runbook_section():
+    headings = {line.lstrip("#").strip().lower() for line in OPERATING.read_text().splitlines() if line.startswith("#")}
+    for alert in alerts():
+        ann = alert.get("annotations", {})
+        assert {"summary", "description", "runbook_url"} <= set(ann), alert["alert"]
+        assert alert["labels"]["severity"] in {"warning", "critical"}
+        url = ann["runbook_url"]
+        assert "/docs/operating.md#" in url
+        anchor = url.rsplit("#", 1)[1]
+        assert anchor == alert["alert"].lower()
+        assert anchor in headings, f"docs/operating.md has no section '{alert['alert']}'"
+
+
+def test_every_alert_is_unit_tested_firing_and_quiet():
+    fired: dict[str, int] = {}
+    quiet: dict[str, int] = {}
+    for path in TEST_FILES:
+        for case in yaml.safe_load(path.read_text())["tests"]:
+            for check in case.get("alert_rule_test", []):
+                bucket = fired if check.get("exp_alerts") else quiet
+                bucket[check["alertname"]] = bucket.get(check["alertname"], 0) + 1
+    names = {a["alert"] for a in alerts()}
+    assert names <= set(fired), f"alerts never shown to fire: {names - set(fired)}"
+    assert names <= set(quiet), f"alerts never shown to stay quiet: {names - set(quiet)}"
+    # the comparison alerts are checked on noise, low volume and improvement, not just once
+    assert quiet["AemReleaseCorrectnessRegression"] >= 4
+    assert quiet["AemFailureReasonSpike"] >= 4
+
+
+def test_every_recording_rule_used_by_an_alert_is_unit_tested():
+    tested = ""
+    for path in TEST_FILES:
+        for case in yaml.safe_load(path.read_text())["tests"]:
+            tested += " ".join(c["expr"] for c in case.get("promql_expr_test", []))
+    alert_text = " ".join(a["expr"] for a in alerts())
+    for rule in recording_rules():
+        name = rule["record"]
+        if name in alert_text:
+            assert name in tested or name.startswith("aem:alert_param"), f"{name} has no promql_expr_test"
+
+
+@pytest.mark.parametrize("name", ["aem:alert_param:release_regression_margin", "aem:alert_param:release_min_turns"])
+def test_regression_alert_joins_the_documented_parameters(name: str):
+    regression = next(a for a in alerts() if a["alert"] == "AemReleaseCorrectnessRegression")
+    assert name in regression["expr"]
+    assert name in {r["record"] for r in recording_rules()}
