@@ -35,6 +35,7 @@ from monitor.equivalence.calibration import (  # noqa: E402
     REPLY_MODEL,
     VALUE_MODEL,
     LogisticModel,
+    remainders,
     value_features,
     value_text,
 )
@@ -132,8 +133,10 @@ def run_values(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> Lo
         if sp:
             ta, tb = value_text(sp[0][0]), value_text(sp[0][1])
             cos = scorer.similarity([(ta, tb)])[0]
+            rest = remainders(ta, tb)
+            rest_cos = scorer.similarity([rest])[0] if rest else None
             sem_idx.append(i)
-            feats.append(value_features(ta, tb, cos))
+            feats.append(value_features(ta, tb, cos, rest_cos))
     x = np.array(feats)
     y = np.array([labels[i] for i in sem_idx])
     groups = [pairs[i][0] for i in sem_idx]

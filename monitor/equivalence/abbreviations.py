@@ -202,9 +202,53 @@ COMPANY_SUFFIXES = frozenset(
 )
 
 
+MAJOR_CITIES: tuple[str, ...] = (
+    "new york city", "los angeles", "chicago", "houston", "phoenix", "philadelphia", "san antonio",
+    "san diego", "dallas", "san jose", "austin", "jacksonville", "fort worth", "columbus", "charlotte",
+    "san francisco", "indianapolis", "seattle", "denver", "washington", "boston", "el paso", "nashville",
+    "detroit", "oklahoma city", "portland", "las vegas", "memphis", "louisville", "baltimore", "milwaukee",
+    "albuquerque", "tucson", "fresno", "sacramento", "kansas city", "mesa", "atlanta", "omaha",
+    "colorado springs", "raleigh", "miami", "long beach", "virginia beach", "oakland", "minneapolis",
+    "tulsa", "tampa", "arlington", "new orleans", "cleveland", "honolulu", "anaheim", "orlando",
+    "pittsburgh", "cincinnati", "st. louis", "salt lake city", "buffalo", "newark", "palo alto",
+    "berkeley", "santa clara", "santa monica", "cambridge", "anchorage", "boise", "madison",
+    "london", "paris", "berlin", "madrid", "rome", "milan", "barcelona", "lisbon", "amsterdam", "brussels",
+    "vienna", "zurich", "geneva", "munich", "frankfurt", "hamburg", "prague", "warsaw", "budapest",
+    "stockholm", "oslo", "copenhagen", "helsinki", "dublin", "edinburgh", "manchester", "athens",
+    "istanbul", "moscow", "dubai", "cairo", "lagos", "nairobi", "cape town", "johannesburg", "tokyo",
+    "osaka", "kyoto", "seoul", "beijing", "shanghai", "hong kong", "singapore", "bangkok", "jakarta",
+    "manila", "kuala lumpur", "hanoi", "mumbai", "new delhi", "delhi", "bangalore", "sydney", "melbourne",
+    "brisbane", "perth", "auckland", "toronto", "vancouver", "montreal", "mexico city", "sao paulo",
+    "rio de janeiro", "buenos aires", "lima", "bogota", "santiago", "tel aviv", "riyadh", "doha",
+)
+
+LANGUAGES: dict[str, tuple[str, ...]] = {
+    "english": ("en", "eng"), "spanish": ("es", "spa", "espanol"), "french": ("fr", "fra", "francais"),
+    "german": ("de", "deu", "ger", "deutsch"), "chinese": ("zh", "zho", "mandarin"), "japanese": ("ja", "jpn"),
+    "italian": ("it", "ita"), "portuguese": ("pt", "por"), "russian": ("ru", "rus"), "korean": ("ko", "kor"),
+    "arabic": ("ar", "ara"), "hindi": ("hi", "hin"), "dutch": ("nl", "nld"), "swedish": ("sv", "swe"),
+    "turkish": ("tr", "tur"), "polish": ("pl", "pol"), "greek": ("el", "ell"), "hebrew": ("he", "heb"),
+    "vietnamese": ("vi", "vie"), "thai": ("th", "tha"), "indonesian": ("id", "ind"),
+}
+
+
 def _categories() -> dict[str, dict[str, str]]:
     """Closed classes of values: within one class, two different members are never equivalent."""
-    cats: dict[str, dict[str, str]] = {"state": {}, "country": {}, "currency": {}, "unit": {}, "timezone": {}}
+    cats: dict[str, dict[str, str]] = {"state": {}, "country": {}, "currency": {}, "unit": {}, "timezone": {},
+                                       "city": {}, "language": {}}
+    for city in MAJOR_CITIES:
+        cats["city"][city] = city
+    for city, aliases in CITIES.items():
+        for a in aliases:
+            if a in ("la", "sf", "nyc", "sd", "lv", "philly", "hk") or "," in a:
+                cats["city"][a] = city if city in MAJOR_CITIES else cats["city"].get(a, city)
+    cats["city"]["new york"] = "new york city"
+    cats["city"]["ny"] = "new york city"
+    cats["city"]["saint louis"] = "st. louis"
+    cats["city"]["st louis"] = "st. louis"
+    for lang, aliases in LANGUAGES.items():
+        for a in (lang, *aliases):
+            cats["language"][a] = lang
     for code, name in US_STATES.items():
         cats["state"][code] = name
         cats["state"][name] = name

@@ -35,11 +35,11 @@ class LogisticModel:
 
 
 # --- value pairs -----------------------------------------------------------------------------------
-VALUE_FEATURES = ("cos", "containment", "jaccard", "head", "char", "cos_x_containment")
+VALUE_FEATURES = ("cos", "rest_cos", "containment", "head", "char", "overlap")
 VALUE_MODEL = LogisticModel(
     names=VALUE_FEATURES,
-    weights=(3.085, 0.169, -0.784, 1.69, 3.851, 0.954),
-    bias=-3.104,
+    weights=(2.8, 2.315, -0.415, 2.336, 3.556, -1.164),
+    bias=-3.528,
 )
 
 # --- reply pairs -----------------------------------------------------------------------------------
@@ -71,29 +71,48 @@ def _tok_match(a: str, b: str) -> bool:
     return len(short) >= 3 and long_.startswith(short) and short.isalpha()
 
 
-def _soft_overlap(ta: Sequence[str], tb: Sequence[str]) -> int:
-    used: set[int] = set()
-    hits = 0
-    for x in ta:
+def _match_sets(ta: Sequence[str], tb: Sequence[str]) -> tuple[set[int], set[int]]:
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    for i, x in enumerate(ta):
         for j, y in enumerate(tb):
-            if j not in used and _tok_match(x, y):
-                used.add(j)
-                hits += 1
+            if j not in used_b and _tok_match(x, y):
+                used_a.add(i)
+                used_b.add(j)
                 break
-    return hits
+    return used_a, used_b
 
 
-def value_features(a_text: str, b_text: str, cos: float) -> list[float]:
+def _soft_overlap(ta: Sequence[str], tb: Sequence[str]) -> int:
+    return len(_match_sets(ta, tb)[0])
+
+
+@lru_cache(maxsize=65536)
+def remainders(a_text: str, b_text: str) -> tuple[str, str] | None:
+    """What each side says that the other does not ("sheraton" / "hilton" for "Sheraton Hotel" /
+    "Hilton Hotel"), when both sides have such a remainder and they share at least one word."""
+    ta, tb = value_tokens(a_text), value_tokens(b_text)
+    ua, ub = _match_sets(ta, tb)
+    if not ua:
+        return None
+    ra = " ".join(t for i, t in enumerate(ta) if i not in ua)
+    rb = " ".join(t for j, t in enumerate(tb) if j not in ub)
+    return (ra, rb) if ra and rb else None
+
+
+def value_features(a_text: str, b_text: str, cos: float, rest_cos: float | None = None) -> list[float]:
+    """rest_cos: similarity of the two remainders (see ``remainders``); None when there are none."""
     ta, tb = value_tokens(a_text), value_tokens(b_text)
     inter = _soft_overlap(ta, tb) if ta and tb else 0
     containment = inter / min(len(ta), len(tb)) if ta and tb else 0.0
-    union = len(set(ta) | set(tb)) or 1
-    jaccard = inter / union
+    overlap = 1.0 if inter else 0.0
+    if rest_cos is None:
+        rest_cos = 1.0 if inter else cos
     head_a = value_tokens(re.split(r"[,(]", a_text)[0]) or ta
     head_b = value_tokens(re.split(r"[,(]", b_text)[0]) or tb
     head = 1.0 if head_a and head_b and _soft_overlap(head_a, head_b) == min(len(head_a), len(head_b)) else 0.0
     char = SequenceMatcher(None, a_text, b_text).ratio()
-    return [cos, containment, jaccard, head, char, cos * containment]
+    return [cos, rest_cos, containment, head, char, overlap]
 
 
 def reply_features(cos: float, coverage: float) -> list[float]:

@@ -195,6 +195,7 @@ def parse_date(text: str) -> DateValue | None:
         return None
     t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", t)
     t = re.sub(r"\bof\b", " ", t)
+    t = re.sub(r"\s*,\s*", ", ", t)
     cands: set[tuple[int | None, int, int | None]] = set()
     minutes: int | None = None
     numeric_ambiguous = re.search(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})\b", t)
@@ -237,7 +238,8 @@ def _month_precision(t: str) -> tuple[int | None, int, int | None] | None:
 def dates_equal(a: DateValue, b: DateValue) -> bool:
     for ya, ma, da in a.candidates:
         for yb, mb, db in b.candidates:
-            same_day = da is None or db is None or da == db
+            # a whole month ("June 2023") stands for its first day
+            same_day = (da or 1) == (db or 1)
             if ma == mb and same_day and (ya is None or yb is None or ya == yb):
                 break
         else:

@@ -10,7 +10,7 @@ from typing import Any
 import structlog
 
 from monitor.equivalence import typed
-from monitor.equivalence.calibration import VALUE_MODEL, value_features, value_text, value_tokens
+from monitor.equivalence.calibration import VALUE_MODEL, remainders, value_features, value_text, value_tokens
 from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import (
     STOPWORDS,
@@ -303,6 +303,10 @@ class ValueComparator:
             unmatched_p = [f for f in fp if not any(facts_agree(f, q) for q in fg)]
             if unmatched or unmatched_p:
                 return Match(False, 0.1, "number")
+        # digits inside formulas, commands, names must agree ("2x**2 + 3x" / "3x**2 + 2x", "Room 101")
+        gdig, pdig = re.findall(r"\d+(?:\.\d+)?", gs), re.findall(r"\d+(?:\.\d+)?", ps)
+        if gdig and pdig and gdig != pdig:
+            return Match(False, 0.1, "number")
         return None
 
     def _semantic(self, gold: str, pred: str) -> Match:
@@ -312,8 +316,9 @@ class ValueComparator:
             # Typed-only mode: token containment decides ("Louvre Museum" / "Louvre").
             ok = feats[1] >= 1.0 and feats[3] >= 1.0
             return Match(ok, 0.75 if ok else 0.25, "lexical")
-        cos = self.semantic.similarity([(a, b)])[0]
-        score = VALUE_MODEL.score(value_features(a, b, cos))
+        rest = remainders(a, b)
+        sims = self.semantic.similarity([(a, b), rest] if rest else [(a, b)])
+        score = VALUE_MODEL.score(value_features(a, b, sims[0], sims[1] if rest else None))
         return Match(score >= self.threshold, score, "semantic")
 
     def _collect(self, gold: Any, pred: Any, out: list[str]) -> None:
@@ -333,8 +338,11 @@ class ValueComparator:
             if gold == pred:
                 return
             for a, b in self._pairs_for_semantic(gold, pred):
-                out.append(value_text(a))
-                out.append(value_text(b))
+                ta, tb = value_text(a), value_text(b)
+                out.extend((ta, tb))
+                rest = remainders(ta, tb)
+                if rest:
+                    out.extend(rest)
 
     # ------------------------------------------------------------------ grounding
     def _supported_by(self, value: Any, source: Any) -> Match:
