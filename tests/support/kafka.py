@@ -1,0 +1,164 @@
+"""Test support for the real broker: topics, publishing, reading verdicts, running monitors."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafka import KafkaConsumer, TopicPartition
+from prometheus_client import CollectorRegistry
+
+from monitor.stream.kafka_io import ensure_topics, make_producer
+from monitor.stream.replay import publish
+from monitor.stream.runner import Monitor
+from monitor.stream.settings import MonitorSettings
+
+REPO = Path(__file__).resolve().parents[2]
+AEM = str(Path(sys.executable).with_name("aem"))
+
+
+@dataclass
+class TopicSet:
+    traces: str
+    verdicts: str
+    dlq: str
+
+    @classmethod
+    def fresh(cls, bootstrap: str, partitions: int = 3) -> TopicSet:
+        tag = uuid.uuid4().hex[:8]
+        topics = cls(f"t-{tag}.traces", f"t-{tag}.verdicts", f"t-{tag}.dlq")
+        ensure_topics(bootstrap, [topics.traces, topics.verdicts, topics.dlq], partitions=partitions)
+        return topics
+
+
+def send(bootstrap: str, topic: str, events: Iterable[dict[str, Any] | bytes], rate: float | None = None) -> int:
+    producer = make_producer(bootstrap, client_id="test-producer")
+    try:
+        return publish(producer, topic, events, rate=rate)
+    finally:
+        producer.close(timeout=10)
+
+
+def read_all(bootstrap: str, topic: str, expect: int, timeout: float = 60.0) -> list[Any]:
+    """Read a topic from the beginning until `expect` records arrived (or the timeout)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        records: list[Any] = []
+        deadline = time.monotonic() + timeout
+        while len(records) < expect and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=500).values():
+                records.extend(batch)
+        return records
+    finally:
+        consumer.close()
+
+
+def verdicts(records: Iterable[Any]) -> list[dict[str, Any]]:
+    return [json.loads(r.value) for r in records]
+
+
+@dataclass
+class MonitorThread:
+    """An in-process monitor with its own registry, run on a thread."""
+
+    settings: MonitorSettings
+    engine: Any
+    registry: CollectorRegistry = field(default_factory=CollectorRegistry)
+    monitor: Monitor | None = None
+    thread: threading.Thread | None = None
+
+    def start(self, ready_timeout: float = 60.0) -> MonitorThread:
+        self.monitor = Monitor(self.settings, engine=self.engine, registry=self.registry)
+        self.thread = threading.Thread(target=self.monitor.run, daemon=True)
+        self.thread.start()
+        if not self.monitor.ready.wait(ready_timeout):
+            raise TimeoutError("monitor did not get a partition assignment")
+        return self
+
+    def stop(self) -> None:
+        if self.monitor is not None:
+            self.monitor.stop()
+        if self.thread is not None:
+            self.thread.join(timeout=30)
+
+    def value(self, name: str, **labels: str) -> float:
+        got = self.registry.get_sample_value(name, labels)
+        return 0.0 if got is None else got
+
+
+def settings_for(bootstrap: str, topics: TopicSet, **extra: Any) -> MonitorSettings:
+    return MonitorSettings(
+        bootstrap_servers=bootstrap,
+        topic=topics.traces,
+        verdict_topic=topics.verdicts,
+        dlq_topic=topics.dlq,
+        group_id=f"g-{uuid.uuid4().hex[:8]}",
+        metrics_port=0,
+        metrics_host="127.0.0.1",
+        create_topics=False,
+        **extra,
+    )
+
+
+@dataclass
+class MonitorProcess:
+    """`aem run` as a real process; its stderr is scanned for the metrics port and assignments."""
+
+    args: list[str]
+    process: subprocess.Popen[str] | None = None
+    lines: list[str] = field(default_factory=list)
+    metrics_port: int | None = None
+
+    def start(self) -> MonitorProcess:
+        self.process = subprocess.Popen(
+            [AEM, "--log-level", "info", "run", *self.args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
+        threading.Thread(target=self._drain, daemon=True).start()
+        return self
+
+    def _drain(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.append(line)
+            found = re.search(r"metrics on http://[^:]+:(\d+)/metrics", line)
+            if found:
+                self.metrics_port = int(found.group(1))
+
+    def wait_for(self, pattern: str, timeout: float = 90.0, count: int = 1) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sum(1 for line in list(self.lines) if re.search(pattern, line)) >= count:
+                return
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError("aem run exited:\n" + "".join(self.lines[-30:]))
+            time.sleep(0.2)
+        raise TimeoutError(f"{pattern!r} not seen; log tail:\n" + "".join(self.lines[-30:]))
+
+    def stop(self, timeout: float = 30.0) -> int | None:
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        return self.process.returncode
