@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,9 +15,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+import structlog
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+class _LiveStderr:
+    """Writes to whatever ``sys.stderr`` is at the time of the write (pytest swaps it per test)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+@pytest.fixture(autouse=True)
+def _logs_to_live_stderr() -> Iterator[None]:
+    """Keep structlog off files a previous test closed (an in-process `aem` run binds its captured stderr)."""
+    saved = structlog.get_config()
+    structlog.configure(
+        processors=[structlog.processors.add_log_level, structlog.dev.ConsoleRenderer(colors=False)],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+        logger_factory=lambda *_: structlog.PrintLogger(file=_LiveStderr()),  # type: ignore[arg-type]
+        cache_logger_on_first_use=False,
+    )
+    yield
+    structlog.configure(**saved)
 
 
 @dataclass(frozen=True)
