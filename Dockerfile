@@ -1,0 +1,30 @@
+# AEM monitor image: `aem run` (default command) and `aem replay` (traffic generator).
+#   docker build -t aem-monitor:0.1.0 .
+FROM python:3.11.9-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1 \
+    AEM_METRICS_PORT=9464
+
+WORKDIR /app
+
+# CPU-only torch first: an unpinned resolve would pull the multi-GB CUDA build.
+RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+
+COPY pyproject.toml README.md ./
+COPY monitor ./monitor
+RUN pip install . && aem --help > /dev/null
+
+RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin aem
+USER 10001
+
+EXPOSE 9464
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/metrics' % os.environ.get('AEM_METRICS_PORT', '9464'), timeout=4)"
+
+ENTRYPOINT ["aem"]
+CMD ["run"]
