@@ -38,6 +38,7 @@ session then attributes to it.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,8 @@ from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn
 
 log = structlog.get_logger(__name__)
+
+_MAX_CATALOGS = 256  # distinct per-dialog tool lists kept compiled
 
 NO_CATALOG = "no tool catalog: structural and completeness checks skipped, grounding only"
 
@@ -161,6 +164,7 @@ class GroundingChecker:
     catalog: ToolCatalog | Sequence[ToolSpec] = ()
     _base: ToolCatalog = field(init=False, repr=False)
     _merged: dict[str, ToolCatalog] = field(init=False, repr=False, default_factory=dict)
+    _merged_lock: threading.Lock = field(init=False, repr=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self._base = self.catalog if isinstance(self.catalog, ToolCatalog) else ToolCatalog.from_specs(self.catalog)
@@ -200,15 +204,16 @@ class GroundingChecker:
         if not tools:
             return self._base
         key = json.dumps([t.model_dump(mode="json") for t in tools], sort_keys=True, default=str)
-        cached = self._merged.get(key)
-        if cached is None:
-            cached = self._base.merged(tools)
-            for problem in cached.invalid.values():
-                log.warning("judge.catalog.invalid_schema", problem=str(problem))
-            if len(self._merged) >= 256:
-                self._merged.pop(next(iter(self._merged)))
-            self._merged[key] = cached
-        return cached
+        with self._merged_lock:
+            cached = self._merged.get(key)
+            if cached is None:
+                cached = self._base.merged(tools)
+                for problem in cached.invalid.values():
+                    log.warning("judge.catalog.invalid_schema", problem=str(problem))
+                if len(self._merged) >= _MAX_CATALOGS:
+                    self._merged.pop(next(iter(self._merged)))
+                self._merged[key] = cached
+            return cached
 
     def check_action(self, call: ToolCall, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult:
         catalog = self.catalog_for(tools)

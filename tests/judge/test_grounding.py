@@ -233,3 +233,19 @@ def test_blank_reply_to_a_question_is_incomplete(checker: GroundingChecker) -> N
 
 def test_user_turns_are_passed_through(checker: GroundingChecker) -> None:
     assert checker.check(user(1, "hello"), [], TOOLS).success is True
+
+
+def test_bad_schema_in_event_tools_makes_calls_to_it_unscored(checker: GroundingChecker) -> None:
+    broken = ToolSpec(tool_id="flights", action="book", parameters={"type": "object", "required": "flight_id"})
+    turn = tool(3, "book", flight_id="UA-100", passenger_name="Maria Lopez")
+    result = checker.check(turn, SEARCHED, (SEARCH, broken))
+    assert result.success is None and result.failure_reason == "unscored"
+    assert "invalid parameters schema" in (result.detail or "")
+    # other entries of the same catalog still work
+    ok = tool(2, "search", origin="San Francisco", destination="New York", date="2024-08-01")
+    assert checker.check(ok, [user(1, USER)], (SEARCH, broken)).success is True
+
+
+def test_compiled_catalog_is_reused_per_tool_list(checker: GroundingChecker) -> None:
+    assert checker.catalog_for(TOOLS) is checker.catalog_for(tuple(TOOLS))
+    assert checker.catalog_for(TOOLS) is not checker.catalog_for((SEARCH,))
