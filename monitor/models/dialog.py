@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 TurnType = Literal["Agent", "Tool", "User"]
 
@@ -39,14 +40,22 @@ Payload = ToolCall | Reply | UserMessage
 _PAYLOAD_FOR_TURN: dict[str, type[_Model]] = {"Tool": ToolCall, "Agent": Reply, "User": UserMessage}
 
 
-def parse_payload(turn: str, value: Any) -> Payload | None:
-    """Validate a gold/predict payload against the model its turn type calls for."""
+def parse_payload(turn: str, value: Any, key: str = "payload") -> Payload | None:
+    """Validate a gold/predict payload against the model its turn type calls for.
+
+    Errors keep their place: a `payload` error whose context names the path inside the payload.
+    """
     if value is None:
         return None
     model = _PAYLOAD_FOR_TURN[turn]
     if isinstance(value, model):
         return value  # type: ignore[return-value]
-    return model.model_validate(value)  # type: ignore[return-value]
+    try:
+        return model.model_validate(value)  # type: ignore[return-value]
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        path = ".".join([key, *(str(p) for p in first["loc"])])
+        raise PydanticCustomError("payload", "{path}: {message}", {"path": path, "message": first["msg"]}) from None
 
 
 class ToolSpec(_Model):
@@ -72,7 +81,7 @@ class _TypedTurn(_Model):
         data = dict(data)
         for key in ("gold_turn", "predict_turn"):
             if data.get(key) is not None:
-                data[key] = parse_payload(turn, data[key])
+                data[key] = parse_payload(turn, data[key], key)
         return data
 
 

@@ -39,10 +39,14 @@ def _loc(loc: tuple[Any, ...]) -> str:
 
 def validation_error(file: str, dialog: str | None, error: ValidationError, prefix: str = "") -> InputError:
     first = error.errors(include_url=False)[0]
-    field = _loc(tuple(first["loc"]))
+    field, message = _loc(tuple(first["loc"])), first["msg"]
+    if first["type"] == "payload":  # an error inside a gold/predict payload: extend the path
+        ctx = first.get("ctx", {})
+        field = ".".join(p for p in (field, ctx.get("path")) if p)
+        message = ctx.get("message", message)
     if prefix:
         field = f"{prefix}.{field}" if field else prefix
-    return InputError(file, first["msg"], dialog=dialog, field=field or None)
+    return InputError(file, message, dialog=dialog, field=field or None)
 
 
 def _is_turn_list(data: list[Any]) -> bool:

@@ -39,7 +39,7 @@ class TraceEvent(BaseModel):
             data = dict(data)
             for key in ("gold_turn", "predict_turn"):
                 if data.get(key) is not None:
-                    data[key] = parse_payload(data["turn"], data[key])
+                    data[key] = parse_payload(data["turn"], data[key], key)
         return data
 
     @property
@@ -112,7 +112,11 @@ def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> Trac
         return TraceEvent.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        raise InvalidEvent(first["msg"], _loc(tuple(first["loc"])) or None) from None
+        loc, msg = _loc(tuple(first["loc"])), first["msg"]
+        if first["type"] == "payload":
+            ctx = first.get("ctx", {})
+            loc, msg = ".".join(p for p in (loc, ctx.get("path")) if p), ctx.get("message", msg)
+        raise InvalidEvent(msg, loc or None) from None
     except RecursionError:
         raise InvalidEvent(f"nesting deeper than {limits.max_depth}") from None
 

@@ -1,0 +1,95 @@
+"""`aem score`: formats, the CI gate, and one clear line for bad input (never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from monitor.cli import main
+from tests.conftest import EXAMPLES
+
+AEM = str(Path(sys.executable).with_name("aem"))
+
+
+def test_json_format_has_dialogs_and_summary(capsys):
+    assert (
+        main(
+            [
+                "score",
+                str(EXAMPLES / "sales_report.json"),
+                str(EXAMPLES / "sales_report_depends_on.json"),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["dialogs"]) == 2
+    summary = doc["summary"]
+    assert summary["overall"]["success_rate"] == 0.2
+    assert set(summary["by_release"]) == {"agent-v2", "unknown"}
+    assert summary["by_failure_reason"] == {"prior_action_failed": 6, "inconsistent_parameter_values": 2}
+    assert summary["by_attribution"] == {"cascading": 6, "root_cause": 2}
+    assert summary["by_sub_metric"] == {"truthfulness": 8}
+    assert summary["by_chain_length"]["3+"] == {"turns": 6, "passed": 0, "success_rate": 0.0}
+
+
+def test_table_format_is_readable(capsys):
+    assert main(["score", str(EXAMPLES / "sales_report.json"), "--format", "table"]) == 0
+    out = capsys.readouterr().out
+    assert "dialog sales_report" in out and "prior_action_failed" in out and "overall:" in out
+
+
+def test_fail_under_gates(capsys):
+    assert main(["score", str(EXAMPLES / "sales_report.json"), "--fail-under", "0.5"]) == 1
+    assert main(["score", str(EXAMPLES / "sales_report.json"), "--fail-under", "0.2"]) == 0
+
+
+def test_jsonl_input_and_release(tmp_path, capsys):
+    turns = json.loads((EXAMPLES / "sales_report.json").read_text())
+    path = tmp_path / "d.jsonl"
+    path.write_text("\n".join(json.dumps({"dialog_id": f"d{i}", "release": "r9", "turns": turns}) for i in range(3)))
+    assert main(["score", str(path)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["dialog_id"] for x in lines] == ["d0", "d1", "d2"] and {x["release"] for x in lines} == {"r9"}
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("{not json", ["bad.json", "invalid JSON", "line 1"]),
+        (
+            '{"dialog_id": "x1", "turns": [{"turn_no": 1, "turn": "Tool", "predict_turn": {"tool_id": "a"}}]}',
+            ["bad.json", "dialog 'x1'", "turns[0].predict_turn.action", "Field required"],
+        ),
+        (
+            '{"dialog_id": "x2", "turns": [{"turn_no": "one", "turn": "Agent", "predict_turn": {"response": "hi"}}]}',
+            ["dialog 'x2'", "turns[0].turn_no"],
+        ),
+        (
+            '{"dialog_id": "x3", "turns": [{"turn_no": 1, "turn": "Robot", "predict_turn": {"response": "hi"}}]}',
+            ["dialog 'x3'", "turns[0].turn"],
+        ),
+        ("[]", ["bad.json", "empty"]),
+        ('{"dialog_id": "x4"}', ["dialog 'x4'", "needs turns"]),
+    ],
+)
+def test_bad_input_is_one_clear_line(tmp_path, content, expected):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    proc = subprocess.run([AEM, "score", str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    error = proc.stderr.strip().splitlines()[-1]
+    for part in expected:
+        assert part in error, error
+
+
+def test_missing_file_is_a_clear_error(tmp_path, capsys):
+    assert main(["score", str(tmp_path / "nope.json")]) == 2
+    assert "nope.json" in capsys.readouterr().err

@@ -1,0 +1,100 @@
+"""Order-invariant groups and online alignment of unaligned dialogs."""
+
+from __future__ import annotations
+
+from monitor.models.dialog import Dialog
+from monitor.scoring import observed_turns, reference_of
+from tests.scoring.helpers import by_turn, call, dialog, tool_turn
+
+A = call("crm", "Filter", field="region", value="EU")
+B = call("crm", "Filter", field="metric", value="revenue")
+C = call("crm", "Report", title="Q3")
+
+
+def test_order_invariant_group_matched_as_a_set(engine):
+    tag = ["OrderInvariant_filter"]
+    d = dialog(tool_turn(1, A, B, tags=tag), tool_turn(2, B, A, tags=tag), tool_turn(3, C, C))
+    result = engine.score_dialog(d)
+    assert [t.success for t in result.turns] == [True, True, True]
+    assert result.test_pass is True
+
+
+def test_same_swap_without_the_tag_fails(engine):
+    d = dialog(tool_turn(1, A, B), tool_turn(2, B, A), tool_turn(3, C, C))
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[1].success is False and turns[2].success is False
+
+
+def test_order_invariant_group_still_catches_a_wrong_member(engine):
+    tag = ["OrderInvariant_filter"]
+    wrong = call("crm", "Filter", field="region", value="US")
+    d = dialog(tool_turn(1, A, B, tags=tag), tool_turn(2, B, wrong, tags=tag))
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[1].success is True
+    assert turns[2].failure_reason == "inconsistent_parameter_values" and turns[2].field == "value"
+
+
+def unaligned(predicted, gold_steps, **extra) -> Dialog:
+    return Dialog.model_validate(
+        {
+            "dialog_id": "u",
+            "gold_turns": [{"turn": "Tool", "gold_turn": g} | ({"tags": t} if t else {}) for g, t in gold_steps],
+            "predict_turns": [{"turn": "Tool", "turn_no": i, "predict_turn": p} for i, p in enumerate(predicted, 1)],
+            **extra,
+        }
+    )
+
+
+def test_unaligned_dialog_with_an_extra_and_a_missing_step(engine):
+    search = call("flights", "Search", to="Paris")
+    lookup = call("weather", "Get", city="Paris")  # the extra step
+    book = call("flights", "Book", flight="AF-1")
+    pay = call("payments", "Charge", amount="$300")  # never taken
+    confirm = call("mail", "Send", subject="Booked")
+    d = unaligned([search, lookup, book, confirm], [(search, None), (book, None), (pay, None), (confirm, None)])
+    result = engine.score_dialog(d)
+    turns = by_turn(result)
+    assert turns[1].success is True
+    assert (turns[2].failure_reason, turns[2].sub_metric) == ("unexpected_turn", "structural")
+    assert turns[3].success is True and turns[3].gold_index == 2
+    assert (turns["gold#3"].failure_reason, turns["gold#3"].sub_metric) == ("missing_turn", "completeness")
+    assert turns[4].success is True
+    assert result.total_failures == 2 and result.success_rate == 3 / 5
+
+
+def test_side_effect_free_extra_call_is_not_a_failure(make_engine):
+    engine = make_engine(side_effect_free=["weather.Get"])
+    search = call("flights", "Search", to="Paris")
+    d = unaligned([search, call("weather", "Get", city="Paris")], [(search, None)])
+    result = engine.score_dialog(d)
+    assert [t.success for t in result.turns] == [True, True]
+
+
+def test_gold_steps_left_at_the_end_are_missing(engine):
+    search = call("flights", "Search", to="Paris")
+    d = unaligned([search], [(search, None), (call("flights", "Book", flight="AF-1"), None)])
+    result = engine.score_dialog(d)
+    assert [t.failure_reason for t in result.turns] == [None, "missing_turn"]
+
+
+def test_unaligned_order_invariant_steps_in_any_order(engine):
+    tag = ["OrderInvariant_f"]
+    d = unaligned([B, A, C], [(A, tag), (B, tag), (C, None)])
+    assert [t.success for t in engine.score_dialog(d).turns] == [True, True, True]
+
+
+def test_wrong_action_on_the_expected_tool_is_aligned_as_action_mismatch(engine):
+    d = unaligned([call("flights", "Cancel", flight="AF-1")], [(call("flights", "Book", flight="AF-1"), None)])
+    assert [t.failure_reason for t in engine.score_dialog(d).turns] == ["action_mismatch"]
+
+
+def test_online_verdicts_are_never_revised(engine):
+    search = call("flights", "Search", to="Paris")
+    book = call("flights", "Book", flight="AF-1")
+    d = unaligned([search, call("x", "y"), book], [(search, None), (book, None)])
+    session = engine.session("u", reference=reference_of(d))
+    emitted = []
+    for turn in observed_turns(d):
+        emitted += session.add(turn)
+    final, result = session.finish()
+    assert emitted + final == result.turns
