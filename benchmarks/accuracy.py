@@ -183,19 +183,11 @@ def run_replies(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> L
           f"{sum(1 for r, yv in zip(results, labels, strict=True) if yv and (r.method.endswith('+facts')))}")
 
     # features (cos, min(precision, recall) coverage) for fitting / CV
-    from monitor.equivalence.replies import _analyse, _covered
-    from monitor.equivalence.normalize import fold
+    from monitor.equivalence.replies import reply_coverage
 
     feats = []
     for (a, b, _), cos in zip(pairs, sims, strict=True):
-        ga, _, gt = _analyse(a)
-        pa, _, pt = _analyse(b)
-        gk = [t.key for t in gt if t.content and not t.fact]
-        pk = [t.key for t in pt if t.content and not t.fact]
-        gc = _covered(gk, set(pk), fold(pa))
-        pc = _covered(pk, set(gk), fold(ga))
-        rec = sum(gc) / len(gc) if gc else 1.0
-        prec = sum(pc) / len(pc) if pc else 1.0
+        rec, prec = reply_coverage(a, b)
         feats.append([cos, min(rec, prec), cos * min(rec, prec)])
     x, y = np.array(feats), np.array(labels)
     fitted = None

@@ -154,7 +154,7 @@ CURRENCY_ALIASES.update({"dollars": "usd", "euros": "eur", "pounds": "gbp", "buc
 
 # Short codes that are also ordinary words: only expanded when written in capitals or standing alone.
 AMBIGUOUS_LOWER = frozenset(
-    {"in", "me", "or", "ok", "oh", "hi", "id", "no", "it", "us", "la", "de", "la", "co", "pa", "ma", "am",
+    {"in", "me", "or", "ok", "oh", "hi", "id", "no", "it", "us", "la", "de", "co", "pa", "ma", "am",
      "pm", "m", "l", "s", "st", "dr", "mt", "app", "who", "un", "es", "ca", "med", "sm", "real", "won",
      "mar", "may", "sun", "sat", "wed", "en", "pt", "ja", "num", "ar", "se", "ne"}
 )

@@ -46,8 +46,8 @@ VALUE_MODEL = LogisticModel(
 REPLY_FEATURES = ("cos", "coverage", "cos_x_coverage")
 REPLY_MODEL = LogisticModel(
     names=REPLY_FEATURES,
-    weights=(12.0, 2.0, 0.0),
-    bias=-7.5,
+    weights=(5.95, 2.596, 3.763),
+    bias=-5.448,
 )
 
 

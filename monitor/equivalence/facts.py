@@ -63,7 +63,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("percent", re.compile(rf"{_NUM}\s*(?:%|percent\b|per cent\b|pct\b)", re.I)),
     ("quantity", re.compile(rf"{_NUM}(?:\s*(?:thousand|million|billion)\b)?\s*(?:{_UNIT_WORDS})(?![\w])", re.I)),
     ("id", re.compile(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}\b")),
-    ("number", re.compile(rf"{_NUM}(?:\s*(?:hundred|thousand|million|billion|trillion)\b)?")),
+    ("number", re.compile(rf"{_NUM}(?:\s*(?:hundred|thousand|million|billion|trillion)\b|(?:st|nd|rd|th)\b)?")),
 ]
 
 _ENTITY = re.compile(r"\b(?:[A-Z][\w'&.-]*|[A-Z]{2,})(?:\s+(?:of\s+|the\s+|de\s+)?(?:[A-Z][\w'&.-]*))*")
@@ -86,6 +86,19 @@ def normalise_numbers(text: str) -> str:
     return _SMALL_RE.sub(lambda m: _SMALL[m.group(1).lower()], out)
 
 
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.I)
+
+
+def _prose_identifier(surface: str) -> bool:
+    """An id inside prose: "UA-100", "SKU_12", "ds-eu-revenue" — not "16th", "do-not-call", "late-term"."""
+    if _ORDINAL.match(surface) or not looks_like_identifier(surface):
+        return False
+    if any(c.isdigit() for c in surface) or "_" in surface:
+        return True
+    parts = re.split(r"[-_]", surface.lower())
+    return any(len(p) <= 2 and p not in STOPWORDS for p in parts)
+
+
 def _value(kind: str, text: str) -> object:
     if kind == "money":
         return parse_money(text)
@@ -94,7 +107,7 @@ def _value(kind: str, text: str) -> object:
     if kind == "percent":
         return parse_number(re.sub(r"(?i)\s*(%|percent|per cent|pct)$", "", text))
     if kind == "number":
-        return parse_number(text)
+        return parse_number(re.sub(r"(?i)(\d)(st|nd|rd|th)$", r"\1", text))
     if kind == "date":
         return parse_date(text)
     if kind == "time":
@@ -115,7 +128,7 @@ def _extract(text: str) -> tuple[Fact, ...]:
             surface = m.group(0).strip()
             if not surface or any(taken[s:e]):
                 continue
-            if kind == "id" and not looks_like_identifier(surface):
+            if kind == "id" and not _prose_identifier(surface):
                 continue
             val = _value(kind, surface)
             if val is None:

@@ -21,6 +21,8 @@ from monitor.equivalence.values import ValueComparator
 log = structlog.get_logger(__name__)
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.'&/-][A-Za-z0-9]+)*")
+_COPULA = frozenset({"is", "was", "were", "are", "be", "been", "totaled", "totalled", "total", "totaling",
+                     "reached", "stood", "stands", "came", "amounted", "amounts", "equals", "equal", "of"})
 _GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
           "date": "date", "time": "time", "id": "id", "entity": "entity"}
 _MAX_LISTED = 6
@@ -37,7 +39,7 @@ class _Tok:
     start: int
     end: int
     content: bool
-    fact: bool
+    fact: str  # kind of the fact the token belongs to, "" if none
     idx: int
 
 
@@ -45,27 +47,15 @@ class _Tok:
 def _analyse(text: str) -> tuple[str, tuple[Fact, ...], tuple[_Tok, ...]]:
     norm = normalise_numbers(text)
     facts = tuple(extract_facts(text))
-    spans = [f.span for f in facts]
     toks: list[_Tok] = []
     for m in _WORD.finditer(norm):
         w = m.group(0)
         low = fold(w)
         exp = expand_aliases(w) if (w.isupper() and len(w) >= 2) else low
         key = " ".join(lemma(x) for x in exp.split())
-        in_fact = any(s <= m.start() < e for s, e in spans)
+        in_fact = next((f.kind for f in facts if f.span[0] <= m.start() < f.span[1]), "")
         toks.append(_Tok(w, _stem(key), m.start(), m.end(), low not in STOPWORDS, in_fact, len(toks)))
     return norm, facts, tuple(toks)
-
-
-def _covered(keys_a: Sequence[str], keys_b: set[str], text_b: str) -> list[bool]:
-    out = []
-    for k in keys_a:
-        if k in keys_b:
-            out.append(True)
-            continue
-        hit = any(len(k) >= 4 and len(b) >= 4 and (b.startswith(k[:5]) or k.startswith(b[:5])) for b in keys_b)
-        out.append(hit or (" " in k and k in text_b))
-    return out
 
 
 class ReplyComparator:
@@ -99,13 +89,14 @@ class ReplyComparator:
             return ReplyMatch(True, True, 1.0, (), (), "exact")
         g_norm, g_facts, g_toks = _analyse(gold)
         p_norm, p_facts, p_toks = _analyse(pred)
-        mismatched, missing = self._fact_diff(g_facts, p_facts, g_norm, p_norm)
-        mismatched += self._substitutions(g_toks, p_toks, mismatched)
+        diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
+        mismatched = diff.mismatched + self._substitutions(g_toks, p_toks, diff.mismatched)
+        missing = diff.missing
 
-        g_keys = [t.key for t in g_toks if t.content and not t.fact]
-        p_keys = [t.key for t in p_toks if t.content and not t.fact]
-        g_cov = _covered(g_keys, set(p_keys), fold(p_norm))
-        p_cov = _covered(p_keys, set(g_keys), fold(g_norm))
+        g_items = [t for t in g_toks if t.content or t.fact]
+        p_items = [t for t in p_toks if t.content or t.fact]
+        g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
+        p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
         recall = sum(g_cov) / len(g_cov) if g_cov else 1.0
         precision = sum(p_cov) / len(p_cov) if p_cov else 1.0
 
@@ -121,15 +112,14 @@ class ReplyComparator:
         complete = not missing and comp_score >= self.threshold
         score = min(truth_score, comp_score)
         if mismatched or missing:
-            score = min(score, 0.49 * score / max(score, 1e-9) if score >= 0.5 else score)
             score = min(score, 0.45)
             method += "+facts"
         if not truthful and not mismatched:
-            mismatched = tuple(dict.fromkeys(t.text for t, c in zip(
-                [t for t in p_toks if t.content and not t.fact], p_cov, strict=True) if not c))[:_MAX_LISTED]
+            mismatched = tuple(dict.fromkeys(
+                t.text for t, c in zip(p_items, p_cov, strict=True) if not c and t.content))[:_MAX_LISTED]
         if not complete and not missing:
-            missing = tuple(dict.fromkeys(t.text for t, c in zip(
-                [t for t in g_toks if t.content and not t.fact], g_cov, strict=True) if not c))[:_MAX_LISTED]
+            missing = tuple(dict.fromkeys(
+                t.text for t, c in zip(g_items, g_cov, strict=True) if not c and t.content))[:_MAX_LISTED]
         return ReplyMatch(truthful, complete, round(float(score), 4), tuple(mismatched), tuple(missing), method)
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
@@ -144,31 +134,6 @@ class ReplyComparator:
         return tuple(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ internals
-    @staticmethod
-    def _fact_diff(
-        g_facts: Sequence[Fact], p_facts: Sequence[Fact], g_norm: str, p_norm: str
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        g_free = [g for g in g_facts if not any(facts_agree(g, p) for p in p_facts)]
-        p_free = [p for p in p_facts if not any(facts_agree(g, p) for g in g_facts)]
-        g_low, p_low = fold(g_norm), fold(p_norm)
-        g_free = [g for g in g_free if not _mentioned(g, p_low)]
-        p_free = [p for p in p_free if not _mentioned(p, g_low)]
-        mismatched: list[str] = []
-        missing: list[str] = []
-        for p in p_free:
-            group = _GROUP[p.kind]
-            rivals = [g for g in g_free if _GROUP[g.kind] == group]
-            if rivals and (p.kind in NUMERIC_KINDS or _entity_clash(p, rivals)):
-                mismatched.append(p.text)
-        claimed = {_GROUP[fold_kind] for fold_kind in (p.kind for p in p_free)}
-        for g in g_free:
-            if g.kind == "entity":
-                if _GROUP[g.kind] not in claimed:
-                    missing.append(g.text)
-            elif _GROUP[g.kind] not in claimed or not mismatched:
-                missing.append(g.text)
-        return tuple(mismatched), tuple(missing)
-
     def _substitutions(
         self, g_toks: Sequence[_Tok], p_toks: Sequence[_Tok], already: Sequence[str]
     ) -> tuple[str, ...]:
@@ -186,7 +151,7 @@ class ReplyComparator:
             pw = [t for t in p[j1:j2] if not t.fact]
             if not gw or not pw or len(gw) > 2 or len(pw) > 2:
                 continue
-            if not (_labels_fact(p_toks, pw) or _labels_fact(g_toks, gw)):
+            if not (_labels_fact(p_toks, pw) and _labels_fact(g_toks, gw)):
                 continue
             g_phrase = " ".join(t.text for t in gw)
             p_phrase = " ".join(t.text for t in pw)
@@ -203,20 +168,74 @@ _GENERIC_ENTITIES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class _FactDiff:
+    mismatched: tuple[str, ...]
+    missing: tuple[str, ...]
+    g_unmatched_spans: tuple[tuple[int, int], ...]
+    p_unmatched_spans: tuple[tuple[int, int], ...]
+
+
+# A gold fact of these kinds that the prediction leaves out makes it incomplete outright; other facts
+# (plain numbers, named entities) only weigh in the coverage score.
+_HARD_MISSING = frozenset({"money", "percent", "quantity", "date", "time", "id"})
+
+
+def _fact_diff(g_facts: Sequence[Fact], p_facts: Sequence[Fact], g_norm: str, p_norm: str) -> _FactDiff:
+    g_low, p_low = fold(g_norm), fold(p_norm)
+    g_free = [g for g in g_facts if not any(facts_agree(g, p) for p in p_facts) and not _mentioned(g, p_low)]
+    p_free = [p for p in p_facts if not any(facts_agree(g, p) for g in g_facts) and not _mentioned(p, g_low)]
+    mismatched: list[str] = []
+    rivalled: set[int] = set()
+    for p in p_free:
+        group = _GROUP[p.kind]
+        for gi, g in enumerate(g_free):
+            if _GROUP[g.kind] != group:
+                continue
+            if p.kind in NUMERIC_KINDS or _entity_clash(p, g):
+                mismatched.append(p.text)
+                rivalled.add(gi)
+                break
+    missing = [g.text for gi, g in enumerate(g_free) if gi not in rivalled and g.kind in _HARD_MISSING]
+    return _FactDiff(
+        tuple(dict.fromkeys(mismatched)),
+        tuple(dict.fromkeys(missing)),
+        tuple(g.span for g in g_free),
+        tuple(p.span for p in p_free),
+    )
+
+
+def _coverage(items: Sequence[_Tok], other: Sequence[_Tok], unmatched: Sequence[tuple[int, int]],
+              other_low: str) -> list[bool]:
+    """Per token of ``items``: does the other text cover it? Fact tokens follow their fact's verdict."""
+    other_keys = {t.key for t in other}
+    out = []
+    for t in items:
+        k = t.key
+        if t.fact and (k in other_keys or not any(s <= t.start < e for s, e in unmatched)):
+            out.append(True)
+            continue
+        hit = k in other_keys or any(
+            len(k) >= 4 and len(b) >= 4 and (b.startswith(k[:5]) or k.startswith(b[:5])) for b in other_keys)
+        out.append(hit or (" " in k and k in other_low))
+    return out
+
+
 def _labels_fact(toks: Sequence[_Tok], words: Sequence[_Tok]) -> bool:
     """Are ``words`` the label of an adjacent fact, with only link words between ("revenue was 1.2M")?"""
-    before = words[0].idx - 1
-    backward = before >= 0 and fold(toks[before].text) in ("of", "in", "for") and _reaches_fact(toks, before, -1)
-    return _reaches_fact(toks, words[-1].idx + 1, 1) or backward
+    return _reaches_fact(toks, words[-1].idx + 1, 1)
 
 
 def _reaches_fact(toks: Sequence[_Tok], i: int, step: int) -> bool:
     hops = 0
+    copula = False
     while 0 <= i < len(toks) and hops <= 3:
         if toks[i].fact:
-            return True
-        if fold(toks[i].text) not in _LINK:
+            return copula and toks[i].fact in NUMERIC_KINDS
+        word = fold(toks[i].text)
+        if word not in _LINK:
             return False
+        copula = copula or word in _COPULA
         i += step
         hops += 1
     return False
@@ -237,6 +256,24 @@ def _mentioned(f: Fact, other_low: str) -> bool:
     return bool(re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", other_low))
 
 
-def _entity_clash(p: Fact, rivals: Sequence[Fact]) -> bool:
-    """An entity replaced by another one of the same shape (EU -> US, Paris -> London)."""
-    return any(r.kind == "entity" and len(r.text.split()) == len(p.text.split()) for r in rivals)
+def _entity_clash(p: Fact, g: Fact) -> bool:
+    """A one-word name replaced by another, unrelated one (EU -> US, Paris -> London), not a variant of it
+    (Greece -> Greek, Syria -> Syrian)."""
+    if p.kind != "entity" or g.kind != "entity" or " " in p.text or " " in g.text:
+        return False
+    a, b = fold(p.text).strip("."), fold(g.text).strip(".")
+    if a[:4] == b[:4] or alias_set(a) & alias_set(b):
+        return False
+    return p.text.isupper() == g.text.isupper()
+
+
+def reply_coverage(gold: str, pred: str) -> tuple[float, float]:
+    """(recall, precision): how much of gold the prediction covers, and of the prediction gold covers."""
+    g_norm, g_facts, g_toks = _analyse(gold)
+    p_norm, p_facts, p_toks = _analyse(pred)
+    diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
+    g_items = [t for t in g_toks if t.content or t.fact]
+    p_items = [t for t in p_toks if t.content or t.fact]
+    g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
+    p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
+    return (sum(g_cov) / len(g_cov) if g_cov else 1.0, sum(p_cov) / len(p_cov) if p_cov else 1.0)
