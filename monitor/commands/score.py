@@ -8,9 +8,8 @@ import sys
 from typing import Any
 
 import structlog
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from monitor.models.dialog import ToolSpec
 from monitor.report import render_table, summarize
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.config import load_config_file
@@ -34,20 +33,16 @@ def build_config(args: argparse.Namespace) -> ScoringConfig:
         raise validation_error(str(args.config or "command line"), None, exc) from None
 
 
-def load_tools(path: Any) -> list[ToolSpec]:
+def load_tools(path: Any) -> Any:
+    """The `--tools` catalog, validated (bad JSON Schemas are an input error), or an empty one."""
+    from monitor.judge import CatalogError, load_catalog
+
     if path is None:
-        return []
+        return ()
     try:
-        with open(path, encoding="utf-8") as fh:
-            raw = json.load(fh)
-        entries = raw.get("tools", raw) if isinstance(raw, dict) else raw
-        return TypeAdapter(list[ToolSpec]).validate_python(entries)
-    except OSError as exc:
-        raise InputError(str(path), exc.strerror or str(exc)) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    except ValidationError as exc:
-        raise validation_error(str(path), None, exc, prefix="tools") from None
+        return load_catalog(path)
+    except CatalogError as exc:
+        raise InputError(str(path), str(exc).removeprefix(f"{path}: ")) from None
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -58,7 +53,7 @@ def run_score(args: argparse.Namespace) -> int:
     except InputError as exc:
         sys.stderr.write(f"aem score: error: {exc}\n")
         return 2
-    engine = ScoringEngine.create(config, tools=tools)
+    engine = ScoringEngine.create(config, catalog=tools)
     results = engine.score_dialogs(dialogs)
     summary = summarize(results)
     out = sys.stdout

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,20 +74,26 @@ class ScoringEngine:
         config: ScoringConfig | None = None,
         semantic: Any | None = "default",
         judge: ReferenceFreeChecker | None = None,
-        tools: Sequence[ToolSpec] = (),
+        catalog: Any = (),
+        registry: Any = None,
+        judge_env: Mapping[str, str] | None = None,
     ) -> ScoringEngine:
-        """An engine with the default comparators (embedding scorer loaded lazily, offline)."""
+        """An engine with the default comparators (embedding scorer loaded lazily, offline).
+
+        Turns without a reference go to the reference-free checker: the tool `catalog`, grounding,
+        and the LLM judge when `AEM_JUDGE_URL` (or `judge_env`) names one; its metrics go to `registry`.
+        """
         from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+        from monitor.judge import GroundingChecker
 
         config = config or ScoringConfig()
         if semantic == "default":
             semantic = EmbeddingScorer(model=config.embedding_model)
         values = ValueComparator(semantic=semantic, threshold=config.threshold)
         replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
-        engine = cls(config=config, checker=ReferenceChecker(values, replies), judge=judge, tools=tools)
-        if engine.judge is None:
-            engine.judge = default_judge(values, replies)
-        return engine
+        if judge is None:
+            judge = GroundingChecker.from_env(values, replies, registry=registry, catalog=catalog, env=judge_env)
+        return cls(config=config, checker=ReferenceChecker(values, replies), judge=judge)
 
     def session(
         self,
@@ -135,12 +141,3 @@ class ScoringEngine:
             if t.gold is not None and t.predict is not None
         )
         return [self.score_dialog(d) for d in dialogs]
-
-
-def default_judge(values: Any, replies: Any) -> ReferenceFreeChecker | None:
-    """The reference-free checker, when the judge package is available."""
-    try:
-        from monitor.judge import GroundingChecker
-    except ImportError:
-        return None
-    return GroundingChecker(values=values, replies=replies)  # type: ignore[no-any-return]

@@ -25,7 +25,13 @@ class Topics:
     dlq: str = "aem.traces.dlq"
 
 
-def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int = 3, timeout: float = 30.0) -> None:
+def ensure_topics(
+    bootstrap: str,
+    names: Iterable[str],
+    partitions: int = 3,
+    timeout: float = 30.0,
+    configs: dict[str, str] | None = None,
+) -> None:
     """Create the topics that do not exist yet (idempotent)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -38,13 +44,32 @@ def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int = 3, tim
             time.sleep(0.5)
     try:
         existing = set(admin.list_topics())
-        new = [NewTopic(n, num_partitions=partitions, replication_factor=1) for n in names if n not in existing]
+        new = [
+            NewTopic(n, num_partitions=partitions, replication_factor=1, topic_configs=configs or {})
+            for n in names
+            if n not in existing
+        ]
         if new:
             with contextlib.suppress(TopicAlreadyExistsError):
                 admin.create_topics(new)
             log.info("topics created", topics=[t.name for t in new], partitions=partitions)
     finally:
         admin.close()
+
+
+def partition_count(bootstrap: str, topic: str, timeout: float = 30.0) -> int:
+    """How many partitions a topic has (waits for its metadata)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, client_id="aem-metadata")
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            partitions = consumer.partitions_for_topic(topic)
+            if partitions:
+                return len(partitions)
+            time.sleep(0.2)
+        raise TimeoutError(f"no metadata for topic {topic}")
+    finally:
+        consumer.close()
 
 
 def make_consumer(
@@ -73,7 +98,9 @@ def make_producer(bootstrap: str, client_id: str = "aem-monitor", **overrides: o
         "client_id": client_id,
         "acks": "all",
         "linger_ms": 5,
-        "retries": 5,
+        "retries": 2**31 - 1,
+        "delivery_timeout_ms": 24 * 3600 * 1000,  # never drop a verdict while the broker is away
+        "max_in_flight_requests_per_connection": 1,  # keep verdict order across retries
     }
     options.update(overrides)
     return KafkaProducer(**options)

@@ -23,6 +23,20 @@ from monitor.stream.events import TraceEvent
 log = structlog.get_logger(__name__)
 
 SourceRef = Hashable
+STATE_VERSION = 1
+
+
+def snapshot(conv: Conversation) -> dict[str, Any]:
+    """What a fresh process needs to carry on with a conversation: its events and what was emitted."""
+    return {
+        "v": STATE_VERSION,
+        "status": "open",
+        "agent": conv.agent,
+        "release": conv.release,
+        "log": list(conv.log),
+        "held": [event.model_dump_json(exclude_none=True) for event, _ in conv.held.values()],
+        "emitted": conv.emitted,
+    }
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,8 @@ class Conversation:
     waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
     last_activity: float = 0.0
     final_seen: bool = False
+    log: list[str] = field(default_factory=list)  # applied events as JSON, for checkpoints
+    emitted: int = 0  # turn verdicts released so far
 
 
 def to_observed(event: TraceEvent) -> ObservedTurn:
@@ -122,6 +138,7 @@ class TurnProcessor:
         self.clock = clock
         self.open: OrderedDict[str, Conversation] = OrderedDict()  # least recently active first
         self.finished: OrderedDict[str, set[int]] = OrderedDict()
+        self.dirty: set[str] = set()  # conversations changed since the last checkpoint
 
     # -- events --------------------------------------------------------------------------------
 
@@ -141,6 +158,7 @@ class TurnProcessor:
         else:
             self.open.move_to_end(cid)
         conv.last_activity = now
+        self.dirty.add(cid)
         if event.turn_no in conv.seen or event.turn_no in conv.held:
             out.event_outcome = "duplicate"
             out.done.append(ref)
@@ -184,9 +202,53 @@ class TurnProcessor:
         return out
 
     def drop(self, conversation_ids: Sequence[str]) -> None:
-        """Forget conversations whose partition moved to another consumer (it re-reads them)."""
+        """Forget conversations whose partition moved to another consumer (it restores them)."""
         for cid in conversation_ids:
             self.open.pop(cid, None)
+            self.finished.pop(cid, None)
+            self.dirty.discard(cid)
+
+    # -- checkpoints ---------------------------------------------------------------------------
+
+    def checkpoint(self) -> list[tuple[str, dict[str, Any]]]:
+        """State records of the conversations changed since the last call (then forgets them)."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        for cid in sorted(self.dirty):
+            conv = self.open.get(cid)
+            if conv is not None:
+                out.append((cid, snapshot(conv)))
+            elif cid in self.finished:
+                out.append((cid, {"v": STATE_VERSION, "status": "finished", "seen": sorted(self.finished[cid])}))
+        self.dirty.clear()
+        return out
+
+    def restore(self, cid: str, record: dict[str, Any]) -> Outcome:
+        """Rebuild a conversation from its checkpoint by replaying its events.
+
+        Scoring is deterministic, so replay reproduces the verdicts already emitted (suppressed
+        here) and the attribution state later turns need: a cascade stays a cascade.
+        """
+        out = Outcome()
+        if record.get("status") == "finished":
+            self.finished[cid] = set(record.get("seen", []))
+            return out
+        applied = [TraceEvent.model_validate_json(e) for e in record.get("log", [])]
+        held = [TraceEvent.model_validate_json(e) for e in record.get("held", [])]
+        if not applied and not held:
+            return out
+        conv = self._open((applied or held)[0], self.clock())
+        replayed = Outcome()
+        for event in applied:
+            replayed.extend(self._apply(conv, event, None))
+        already = int(record.get("emitted", 0))
+        turns = [e for e in replayed.emissions if e.kind == "turn"]
+        out.emissions += turns[already:]  # produced by replay but never emitted before the stop
+        for event in held:
+            conv.held[event.turn_no] = (event, None)
+        conv.gap_since = self.clock() if conv.held else None
+        conv.emitted = max(conv.emitted, already)
+        out.extend(self._drain(conv))
+        return out
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -212,10 +274,11 @@ class TurnProcessor:
         return out
 
     def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef) -> Outcome:
+        conv.log.append(event.model_dump_json(exclude_none=True))
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
         if event.turn == "User":
-            out = Outcome(done=[ref])
+            out = Outcome(done=[ref] if ref is not None else [])
         else:
             conv.waiting[event.turn_no] = (ref, event.epoch_seconds)
             out = Outcome()
@@ -251,8 +314,8 @@ class TurnProcessor:
     def _finish(self, conv: Conversation, reason: str) -> Outcome:
         verdicts, result = conv.session.finish()
         out = Outcome(emissions=[self._turn_emission(conv, v) for v in verdicts])
-        out.done += [ref for ref, _ in conv.waiting.values()]
-        out.done += [ref for _, ref in conv.held.values()]
+        out.done += [ref for ref, _ in conv.waiting.values() if ref is not None]
+        out.done += [ref for _, ref in conv.held.values() if ref is not None]
         conv.waiting.clear()
         conv.held.clear()
         out.emissions.append(
@@ -260,12 +323,14 @@ class TurnProcessor:
         )
         self.open.pop(conv.conversation_id, None)
         self.finished[conv.conversation_id] = conv.seen
+        self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             self.finished.popitem(last=False)
         log.debug("conversation finished", conversation=conv.conversation_id, reason=reason)
         return out
 
     def _turn_emission(self, conv: Conversation, verdict: TurnVerdict) -> Emission:
+        conv.emitted += 1
         ref_time = conv.waiting.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
         return Emission(
             "turn",
@@ -275,5 +340,5 @@ class TurnProcessor:
             verdict.mode or "reference",
             verdict=verdict,
             event_time=ref_time[1] if ref_time else None,
-            refs=[ref_time[0]] if ref_time else [],
+            refs=[ref_time[0]] if ref_time and ref_time[0] is not None else [],
         )

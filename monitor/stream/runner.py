@@ -20,11 +20,12 @@ from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.sources.files import read_dialogs
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
-from monitor.stream.kafka_io import ensure_topics, make_consumer, make_producer
+from monitor.stream.kafka_io import ensure_topics, make_consumer, make_producer, partition_count
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.offsets import OffsetTracker
 from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
 from monitor.stream.settings import MonitorSettings
+from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore
 
 log = structlog.get_logger(__name__)
 
@@ -87,8 +88,13 @@ class Monitor:
         registry: CollectorRegistry | None = None,
     ) -> None:
         self.settings = settings
-        self.engine = engine or ScoringEngine.create(settings.scoring, tools=_load_tools(settings.tools))
         self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
+        self.engine = engine or ScoringEngine.create(
+            settings.scoring,
+            catalog=_load_tools(settings.tools),
+            registry=self.metrics.registry,
+            judge_env=settings.judge.as_env(),
+        )
         self.processor = TurnProcessor(
             self.engine,
             load_references(settings.reference),
@@ -105,6 +111,9 @@ class Monitor:
         self.ready = threading.Event()
         self.stats = RunStats()
         self.owner: dict[str, TopicPartition] = {}  # conversation -> the partition its events come from
+        self.state: KafkaStateStore | None = None
+        self.restored: set[TopicPartition] = set()  # partitions whose checkpoints are loaded
+        self._unflushed: list[tuple[TopicPartition, int]] = []  # positions recorded, awaiting flush
         self._listener = _Revocations()
         self._consumer: Any = None
         self._producer: Any = None
@@ -131,31 +140,39 @@ class Monitor:
         if s.create_topics:
             ensure_topics(s.bootstrap_servers, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
         self._producer = make_producer(s.bootstrap_servers)
+        if s.state_topic:
+            partitions = partition_count(s.bootstrap_servers, s.topic)
+            ensure_topics(s.bootstrap_servers, [s.state_topic], partitions, configs=STATE_TOPIC_CONFIG)
+            self.state = KafkaStateStore(s.bootstrap_servers, s.state_topic, self._producer)
         self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self._listener)
         log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=s.bootstrap_servers)
         last_lag = 0.0
         try:
             while not self.stop_event.is_set():
-                batch = self._consumer.poll(timeout_ms=s.poll_timeout_ms)
-                self._handle_rebalance()
-                if self._consumer.assignment():
-                    self.ready.set()
-                self.step([rec for records in batch.values() for rec in records])
-                if time.monotonic() - last_lag >= s.lag_interval_s:
-                    self._update_lag()
-                    self.metrics.expire_releases()
-                    last_lag = time.monotonic()
+                try:
+                    batch = self._consumer.poll(timeout_ms=s.poll_timeout_ms)
+                    self._handle_rebalance()
+                    if self._consumer.assignment():
+                        self.ready.set()
+                    self.step([rec for records in batch.values() for rec in records])
+                    if time.monotonic() - last_lag >= s.lag_interval_s:
+                        self._update_lag()
+                        self.metrics.expire_releases()
+                        last_lag = time.monotonic()
+                except KafkaError as exc:  # the broker went away or the group moved: retry, lose nothing
+                    log.warning("kafka error; retrying", error=repr(exc))
+                    self.stop_event.wait(1.0)
         finally:
             self._shutdown()
 
     def _shutdown(self) -> None:
+        """Finish the current batch: record what is ready, flush, commit, leave the group."""
         try:
-            self._publish(self.processor.tick())
-            self._producer.flush(timeout=10)
-            self._commit()
+            self._record(self.processor.tick())
+            self._flush_and_commit(timeout=10)
         except KafkaError as exc:
-            log.warning("shutdown commit failed", error=str(exc))
+            log.warning("shutdown commit failed", error=repr(exc))
         finally:
             self._consumer.close(autocommit=False)
             self._producer.close(timeout=5)
@@ -176,7 +193,7 @@ class Monitor:
                 decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
             except InvalidEvent as exc:
                 self._dead_letter(rec, exc)
-                self.offsets.done(tp, rec.offset)
+                self._unflushed.append((tp, rec.offset))
         self.engine.prefetch(
             (e.gold_turn, e.predict_turn) for e, _ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
         )
@@ -191,11 +208,59 @@ class Monitor:
                 self.metrics.record_event("scored")
             out.extend(result)
         out.extend(self.processor.tick())
-        self._publish(out)
-        if out.emissions or records:
-            self._producer.flush(timeout=30)
-        self._commit()
+        self._record(out)
+        if records or self._unflushed:
+            self._flush_and_commit(timeout=30)
         self.metrics.open_dialogs.set(len(self.processor.open))
+
+    def _record(self, out: Outcome) -> None:
+        """Send verdicts, count them, checkpoint the touched conversations (nothing committed yet)."""
+        self._publish(out)
+        self._checkpoint()
+
+    def _flush_and_commit(self, timeout: float) -> None:
+        """Once everything sent is acknowledged, the positions it covers are done and can be committed."""
+        self._producer.flush(timeout=timeout)
+        for tp, offset in self._unflushed:
+            self.offsets.done(tp, offset)
+        self._unflushed = []
+        self._commit()
+
+    def _checkpoint(self) -> None:
+        for cid, record in self.processor.checkpoint():
+            tp = self.owner.get(cid)
+            if self.state is not None and tp is not None:
+                record["at"] = time.time()
+                self.state.save(tp.partition, cid, record, source=f"{tp.topic}/{tp.partition}")
+            if record.get("status") == "finished":
+                self.owner.pop(cid, None)
+
+    def _restore(self, partitions: set[TopicPartition]) -> None:
+        """Rebuild the open conversations of newly assigned partitions before their events are read."""
+        if self.state is None or not partitions:
+            self.restored.update(partitions)
+            return
+        by_number = {tp.partition: tp for tp in partitions}
+        loaded = self.state.load_many(sorted(by_number))
+        cutoff = time.time() - self.settings.finished_retention_s
+        restored = Outcome()
+        for number, records in loaded.items():
+            tp = by_number[number]
+            for cid, record in records.items():
+                if record.get("status") == "finished" and record.get("at", 0) < cutoff:
+                    self.state.forget(number, cid)
+                    continue
+                self.owner[cid] = tp
+                restored.extend(self.processor.restore(cid, record))
+        self.restored.update(partitions)
+        self._record(restored)
+        self._producer.flush(timeout=30)
+        log.info(
+            "state restored",
+            partitions=sorted(by_number),
+            open=len(self.processor.open),
+            emitted_on_restore=len(restored.emissions),
+        )
 
     def _dead_letter(self, rec: Any, exc: InvalidEvent) -> None:
         headers = [("aem-error", str(exc).encode("utf-8")[:1000])]
@@ -229,11 +294,8 @@ class Monitor:
             elif emission.result is not None:
                 self.metrics.record_dialog(emission.result)
                 self.stats.dialogs += 1
-                self.owner.pop(emission.conversation_id, None)
-            for tp, offset in emission.refs:  # type: ignore[misc]
-                self.offsets.done(tp, offset)
-        for tp, offset in out.done:  # type: ignore[misc]
-            self.offsets.done(tp, offset)
+            self._unflushed.extend(emission.refs)  # type: ignore[arg-type]
+        self._unflushed.extend(out.done)  # type: ignore[arg-type]
 
     def _commit(self) -> None:
         offsets = self.offsets.to_commit()
@@ -258,11 +320,16 @@ class Monitor:
                 self.owner.pop(cid, None)
             for tp in revoked:
                 self.offsets.forget(tp)
+                self.restored.discard(tp)
                 with contextlib.suppress(KeyError):
                     self.metrics.consumer_lag.remove(tp.topic, str(tp.partition))
+            self._unflushed = [ref for ref in self._unflushed if ref[0] not in revoked]
             log.info("partitions revoked", partitions=sorted(p.partition for p in revoked), dropped=len(gone))
         if assigned:
             log.info("partitions assigned", partitions=sorted(p.partition for p in assigned))
+        fresh = set(self._consumer.assignment()) - self.restored
+        if fresh:
+            self._restore(fresh)
 
     def _update_lag(self) -> None:
         assigned = list(self._consumer.assignment())
@@ -282,9 +349,7 @@ class Monitor:
                 self.metrics.consumer_lag.labels(tp.topic, str(tp.partition)).set(max(0, ends[tp] - position))
 
 
-def _load_tools(path: str | None) -> list[Any]:
-    if not path:
-        return []
+def _load_tools(path: str | None) -> Any:
     from monitor.commands.score import load_tools
 
-    return load_tools(path)
+    return load_tools(path or None)

@@ -20,9 +20,13 @@ class JudgeSettings(BaseModel):
     url: str | None = None
     model: str | None = None
     api_key: str | None = None
-    timeout_s: float = 20.0
-    max_retries: int = 2
-    concurrency: int = 4
+    timeout: float | None = None
+    max_attempts: int | None = None
+    concurrency: int | None = None
+
+    def as_env(self) -> dict[str, str]:
+        """The AEM_JUDGE_* view the judge client reads."""
+        return {f"AEM_JUDGE_{k.upper()}": str(v) for k, v in self.model_dump().items() if v is not None}
 
 
 class MonitorSettings(BaseModel):
@@ -32,12 +36,14 @@ class MonitorSettings(BaseModel):
     topic: str = "aem.traces"
     verdict_topic: str = "aem.verdicts"
     dlq_topic: str = "aem.traces.dlq"
+    state_topic: str = "aem.state"  # compacted per-conversation checkpoints; "" disables recovery
     group_id: str = "aem-monitor"
     metrics_host: str = "0.0.0.0"
     metrics_port: int = Field(9464, ge=0, le=65535)
     reference: list[str] = Field(default_factory=list)  # golden dialog files for reference_id lookups
     tools: str | None = None  # tool catalog for judge-only turns
     idle_timeout_s: float = Field(300.0, gt=0)
+    finished_retention_s: float = Field(24 * 3600, gt=0)  # how long finished conversations are remembered
     gap_timeout_s: float = Field(10.0, gt=0)
     max_open_dialogs: int = Field(100_000, ge=1)
     max_held_turns: int = Field(256, ge=1)

@@ -147,3 +147,41 @@ def test_property_stream_equals_batch_in_any_arrival_order(engine, ops, order):
     assert turn_verdicts(out) == expected.turns
     assert [e.result for e in out.emissions if e.kind == "dialog"] == [expected]
     assert len(observed_turns(dialog)) == len(events)
+
+
+def test_checkpoint_restore_keeps_cascades_and_suppresses_emitted(engine):
+    """A fresh processor restored from a checkpoint carries on as if nothing happened."""
+    dialog = sales_dialog()
+    expected = engine.score_dialog(dialog)
+    events = events_of(dialog)
+    first = TurnProcessor(engine)
+    before = run(first, events[:3])  # reply 1, actions 2 and 3 (actions not yet released)
+    records = dict(first.checkpoint())
+    assert records["c1"]["status"] == "open" and records["c1"]["emitted"] == 1
+
+    second = TurnProcessor(engine)
+    restored = second.restore("c1", json.loads(json.dumps(records["c1"])))
+    assert restored.emissions == []  # nothing new: verdict 1 was emitted, 2-3 wait for their chain
+    redelivered = second.process(events[2], ("p0", 2))
+    assert redelivered.event_outcome == "duplicate"
+    after = run(second, events[3:])
+    combined = turn_verdicts(before) + turn_verdicts(after)
+    assert combined == expected.turns  # turn 4 and 5 still cascade from turn 2
+    assert [e.result for e in after.emissions if e.kind == "dialog"] == [expected]
+    finished = dict(second.checkpoint())["c1"]
+    assert finished["status"] == "finished" and finished["seen"] == [1, 2, 3, 4, 5]
+
+    third = TurnProcessor(engine)
+    third.restore("c1", finished)
+    assert third.process(events[4], ("p0", 9)).event_outcome == "duplicate"
+
+
+def test_restore_emits_verdicts_produced_but_never_emitted(engine):
+    events = events_of(sales_dialog())
+    first = TurnProcessor(engine)
+    run(first, events[:4])  # the chain reached 3: verdicts 1-4 released
+    record = dict(first.checkpoint())["c1"]
+    record["emitted"] = 2  # as if the process died after emitting only two of them
+    second = TurnProcessor(engine)
+    again = second.restore("c1", record)
+    assert [e.verdict.turn_no for e in again.emissions] == [3, 4]

@@ -1,0 +1,95 @@
+"""Recoverable conversation state: checkpoints on a compacted Kafka topic, restored per partition.
+
+A checkpoint holds what a fresh process needs to carry on with a conversation — its applied events,
+the events it holds out of order, and how many verdicts it already emitted (see
+`processor.snapshot`). Records go to the state topic's partition with the same number as the trace
+partition the conversation lives on, keyed by conversation id, with the source position in a header;
+with `cleanup.policy=compact` Kafka keeps the latest record per conversation.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+import structlog
+from kafka import KafkaConsumer, TopicPartition
+
+log = structlog.get_logger(__name__)
+
+STATE_TOPIC_CONFIG = {"cleanup.policy": "compact", "min.compaction.lag.ms": "60000"}
+
+
+class StateStore(ABC):
+    """Where conversation checkpoints live."""
+
+    @abstractmethod
+    def save(self, partition: int, conversation_id: str, record: dict[str, Any], source: str) -> None: ...
+
+    @abstractmethod
+    def forget(self, partition: int, conversation_id: str) -> None: ...
+
+    @abstractmethod
+    def load(self, partition: int) -> dict[str, dict[str, Any]]:
+        """The latest checkpoint of every conversation of one partition."""
+
+
+class KafkaStateStore(StateStore):
+    def __init__(self, bootstrap: str, topic: str, producer: Any, read_timeout_s: float = 60.0) -> None:
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.producer = producer
+        self.read_timeout_s = read_timeout_s
+
+    def save(self, partition: int, conversation_id: str, record: dict[str, Any], source: str) -> None:
+        self.producer.send(
+            self.topic,
+            key=conversation_id.encode("utf-8"),
+            value=json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+            partition=partition,
+            headers=[("aem-source", source.encode("utf-8"))],
+        )
+
+    def forget(self, partition: int, conversation_id: str) -> None:
+        """A tombstone: compaction removes the conversation's checkpoints."""
+        self.producer.send(self.topic, key=conversation_id.encode("utf-8"), value=None, partition=partition)
+
+    def load(self, partition: int) -> dict[str, dict[str, Any]]:
+        return self.load_many([partition]).get(partition, {})
+
+    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, dict[str, Any]]]:
+        out: dict[int, dict[str, dict[str, Any]]] = {p: {} for p in partitions}
+        if not partitions:
+            return out
+        consumer = KafkaConsumer(
+            bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False, client_id="aem-state-restore"
+        )
+        try:
+            tps = [TopicPartition(self.topic, p) for p in partitions]
+            consumer.assign(tps)
+            consumer.seek_to_beginning(*tps)
+            ends = consumer.end_offsets(tps)
+            deadline = time.monotonic() + self.read_timeout_s
+            remaining = {tp for tp in tps if ends.get(tp, 0) > 0}
+            while remaining:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"state topic {self.topic}: restore did not reach the end in time")
+                for tp, records in consumer.poll(timeout_ms=500).items():
+                    for rec in records:
+                        cid = rec.key.decode("utf-8") if rec.key else None
+                        if cid is None:
+                            continue
+                        if rec.value is None:
+                            out[tp.partition].pop(cid, None)
+                        else:
+                            out[tp.partition][cid] = json.loads(rec.value)
+                for tp in list(remaining):
+                    if consumer.position(tp) >= ends[tp]:
+                        remaining.discard(tp)
+        finally:
+            consumer.close()
+        log.info("state restored", topic=self.topic, conversations={p: len(v) for p, v in out.items()})
+        return out
