@@ -14,6 +14,7 @@ import yaml
 from tests.support.prometheus import dashboard_files, iter_panels, panel_queries, substitute
 
 from .conftest import REPO_ROOT
+from .fake_monitor import FakeMonitor
 
 GRAFANA = REPO_ROOT / "grafana"
 DESIGN_CANDIDATES = [REPO_ROOT.parent / "shared" / "DESIGN.md", Path("/work/shared/DESIGN.md")]
@@ -182,3 +183,21 @@ def test_provisioning_points_at_the_dashboards_and_datasource():
     # docker-compose mounts grafana/dashboards at this path
     compose = (REPO_ROOT / "docker-compose.yml").read_text()
     assert f"./grafana/dashboards:{providers[0]['options']['path']}" in compose
+
+
+def _families(obj: object) -> dict[str, tuple[str, tuple[str, ...]]]:
+    from prometheus_client.metrics import MetricWrapperBase
+
+    return {m._name: (m._type, tuple(m._labelnames)) for m in vars(obj).values() if isinstance(m, MetricWrapperBase)}
+
+
+def test_stand_in_exports_what_the_real_monitor_exports():
+    """The stand-in must not drift from monitor/stream/metrics.py (names, types, label names)."""
+    real_metrics = pytest.importorskip("monitor.stream.metrics")
+    real = _families(real_metrics.MonitorMetrics())
+    fake = _families(FakeMonitor())
+    assert real, "the real monitor defines no metrics"
+    for name, spec in real.items():
+        assert fake.get(name) == spec, name
+    # only the optional LLM-judge metrics are ahead of the real monitor
+    assert set(fake) - set(real) <= {"aem_judge_requests", "aem_judge_latency_seconds"}
