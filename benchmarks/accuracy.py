@@ -37,6 +37,7 @@ from monitor.equivalence.calibration import (  # noqa: E402
     LogisticModel,
     remainders,
     value_features,
+    value_score,
     value_text,
 )
 
@@ -152,7 +153,7 @@ def run_values(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> Lo
     for tr, te in GroupKFold(n_splits=folds).split(x, y, groups):
         m = fit_logistic(x[tr], y[tr], VALUE_MODEL.names)
         for j in te:
-            cv_preds[sem_idx[j]] = m.score(list(x[j])) >= 0.5
+            cv_preds[sem_idx[j]] = value_score(list(x[j]), m) >= 0.5
     print("%d-fold CV grouped by param name: balanced %.4f TPR %.4f TNR %.4f"
           % (folds, *balanced(labels, cv_preds)))
     if os.environ.get("AEM_SHOW_ERRORS"):

@@ -38,9 +38,21 @@ class LogisticModel:
 VALUE_FEATURES = ("cos", "rest_cos", "containment", "head", "char", "overlap")
 VALUE_MODEL = LogisticModel(
     names=VALUE_FEATURES,
-    weights=(2.8, 2.315, -0.415, 2.336, 3.556, -1.164),
-    bias=-3.528,
+    weights=(2.895, 3.366, 0.012, 1.229, 0.486, 0.099),
+    bias=-3.515,
 )
+# Two values with no word in common are equivalent only as near-synonyms ("soccer" / "football"):
+# raw MiniLM cosine puts related-but-different terms ("profit" / "revenue" 0.73) well above 0.5.
+NO_OVERLAP_MIN_COS = 0.78
+
+
+def value_score(features: Sequence[float], model: LogisticModel = VALUE_MODEL) -> float:
+    """Calibrated equivalence score of a value pair from ``value_features`` (0.5 is the cut)."""
+    score = model.score(features)
+    cos, overlap = features[0], features[5]
+    if not overlap and cos < NO_OVERLAP_MIN_COS:
+        score = min(score, 0.49 * max(cos, 0.0) / NO_OVERLAP_MIN_COS)
+    return score
 
 # --- reply pairs -----------------------------------------------------------------------------------
 REPLY_FEATURES = ("cos", "coverage", "cos_x_coverage")

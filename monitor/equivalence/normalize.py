@@ -106,11 +106,16 @@ def expand_aliases(text: str) -> str:
     parts = re.split(r"(\s+|,|;|/|\(|\))", stripped)
     out: list[str] = []
     for p in parts:
+        if not p.strip():
+            out.append(" ")
+            continue
         key = fold(p).strip(".")
         if not key or key not in ALIASES:
             out.append(fold(p))
             continue
-        if key in AMBIGUOUS_LOWER and not (p.isupper() and len(p) >= 2):
+        # inside a phrase only abbreviations written as such are expanded ("SF", "D.C."), never
+        # ordinary lower-case words ("san", "or", "me")
+        if not ((p.isupper() and len(p.strip(".")) >= 2) or ("." in p.strip(".") and key not in AMBIGUOUS_LOWER)):
             out.append(fold(p))
             continue
         out.append(_pick(ALIASES[key], key))

@@ -10,7 +10,7 @@ from typing import Any
 import structlog
 
 from monitor.equivalence import typed
-from monitor.equivalence.calibration import VALUE_MODEL, remainders, value_features, value_text, value_tokens
+from monitor.equivalence.calibration import remainders, value_features, value_score, value_text, value_tokens
 from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import (
     STOPWORDS,
@@ -295,6 +295,9 @@ class ValueComparator:
         gt_, pt_ = value_text(gs), value_text(ps)
         if gt_ == pt_ or value_tokens(gt_) == value_tokens(pt_):
             return Match(True, 0.95, "abbreviation")
+        compact_g, compact_p = re.sub(r"[^a-z0-9]", "", gt_), re.sub(r"[^a-z0-9]", "", pt_)
+        if compact_g and compact_g == compact_p:  # "mc donalds" / "McDonald's", "e-mail" / "email"
+            return Match(True, 0.95, "exact")
         # numbers inside phrases must agree ("Room 101" vs "Room 102")
         fg = [f for f in extract_facts(gs) if f.kind != "entity"]
         fp = [f for f in extract_facts(ps) if f.kind != "entity"]
@@ -318,7 +321,7 @@ class ValueComparator:
             return Match(ok, 0.75 if ok else 0.25, "lexical")
         rest = remainders(a, b)
         sims = self.semantic.similarity([(a, b), rest] if rest else [(a, b)])
-        score = VALUE_MODEL.score(value_features(a, b, sims[0], sims[1] if rest else None))
+        score = value_score(value_features(a, b, sims[0], sims[1] if rest else None))
         return Match(score >= self.threshold, score, "semantic")
 
     def _collect(self, gold: Any, pred: Any, out: list[str]) -> None:
