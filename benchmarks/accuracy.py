@@ -30,8 +30,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator  # noqa: E402
-from monitor.equivalence.calibration import (  # noqa: E402
+from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+from monitor.equivalence.calibration import (
     REPLY_MODEL,
     VALUE_MODEL,
     LogisticModel,
@@ -125,7 +125,7 @@ def run_values(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> Lo
     cos_preds = []
     sims = scorer.similarity([(str(a), str(b)) for _, a, b, _ in pairs])
     cos_preds = [s >= 0.5 for s in sims]
-    print("baseline cosine>=0.5: balanced %.4f TPR %.4f TNR %.4f" % balanced(labels, cos_preds))
+    print("baseline cosine>=0.5: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(*balanced(labels, cos_preds)))
 
     # semantic-stage pairs, for fitting / cross-validation
     sem_idx, feats = [], []
@@ -154,8 +154,8 @@ def run_values(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> Lo
         m = fit_logistic(x[tr], y[tr], VALUE_MODEL.names)
         for j in te:
             cv_preds[sem_idx[j]] = value_score(list(x[j]), m) >= 0.5
-    print("%d-fold CV grouped by param name: balanced %.4f TPR %.4f TNR %.4f"
-          % (folds, *balanced(labels, cv_preds)))
+    print("{}-fold CV grouped by param name: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(
+        folds, *balanced(labels, cv_preds)))
     if os.environ.get("AEM_SHOW_ERRORS"):
         for (p, a, b, yv), pr in zip(pairs, preds, strict=True):
             if bool(yv) != pr:
@@ -179,7 +179,8 @@ def run_replies(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> L
     print(f"balanced accuracy {bal:.4f}  TPR(equivalent) {tpr:.4f}  TNR(different) {tnr:.4f}  "
           f"[{elapsed:.1f}s]")
     sims = scorer.similarity([(a.strip(), b.strip()) for a, b, _ in pairs])
-    print("baseline cosine>=0.5: balanced %.4f TPR %.4f TNR %.4f" % balanced(labels, [s >= 0.5 for s in sims]))
+    print("baseline cosine>=0.5: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(
+        *balanced(labels, [s >= 0.5 for s in sims])))
     print(f"facts/substitution flags on equivalent pairs: "
           f"{sum(1 for r, yv in zip(results, labels, strict=True) if yv and (r.method.endswith('+facts')))}")
 
@@ -203,7 +204,7 @@ def run_replies(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> L
         m = fit_logistic(x[tr], y[tr], REPLY_MODEL.names)
         for j in te:
             cv_preds[j] = (m.score(list(x[j])) >= 0.5) and not fact_flag[j]
-    print("%d-fold CV by pair: balanced %.4f TPR %.4f TNR %.4f" % (folds, *balanced(labels, cv_preds)))
+    print("{}-fold CV by pair: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(folds, *balanced(labels, cv_preds)))
     if os.environ.get("AEM_SHOW_ERRORS"):
         for (a, b, yv), r in zip(pairs, results, strict=True):
             if bool(yv) != (r.truthful and r.complete):

@@ -13,7 +13,17 @@ _WS = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'&/][a-z0-9]+)*")
 
 STOPWORDS = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "it", "its", "this", "that", "these", "those", "there", "here", "as", "into", "onto", "than", "then", "so", "such", "very", "just", "also", "i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them", "my", "your", "his", "our", "their", "mine", "yours", "what", "which", "who", "whom", "whose", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "please", "sure", "ok", "okay", "yes", "no", "not", "let", "lets", "like", "some", "any", "all", "each", "about", "over", "under", "up", "down", "out", "off", "again", "further", "once", "only", "own", "same", "too", "s", "t", "ll", "re", "ve", "d", "m", "o", "y"]
+    [
+        "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is",
+        "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "it",
+        "its", "this", "that", "these", "those", "there", "here", "as", "into", "onto", "than", "then", "so",
+        "such", "very", "just", "also", "i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them",
+        "my", "your", "his", "our", "their", "mine", "yours", "what", "which", "who", "whom", "whose", "will",
+        "would", "shall", "should", "can", "could", "may", "might", "must", "please", "sure", "ok", "okay",
+        "yes", "no", "not", "let", "lets", "like", "some", "any", "all", "each", "about", "over", "under", "up",
+        "down", "out", "off", "again", "further", "once", "only", "own", "same", "too", "s", "t", "ll", "re",
+        "ve", "d", "m", "o", "y"
+    ]
 )
 
 

@@ -26,6 +26,8 @@ _COPULA = frozenset({"is", "was", "were", "are", "be", "been", "totaled", "total
 _GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
           "date": "date", "time": "time", "id": "id", "entity": "entity"}
 _MAX_LISTED = 6
+_TRUNCATED_PRECISION = 0.8
+_TRUNCATED_RECALL = 0.5
 # Words that link a label to its value: "revenue was 1.2M", "profit of $5", "EU revenue: 3%".
 _LINK = frozenset({"is", "was", "were", "are", "be", "been", "of", "for", "at", "to", "totaled", "totalled",
                    "total", "totaling", "reached", "stood", "stands", "came", "amounted", "amounts", "equals",
@@ -108,6 +110,10 @@ class ReplyComparator:
         else:
             truth_score, comp_score = precision, recall
             method = "lexical"
+        # A prediction that only repeats part of gold (nothing of its own, most of gold left out) is
+        # a truncated reply, however close its embedding.
+        if precision >= _TRUNCATED_PRECISION and recall < _TRUNCATED_RECALL:
+            comp_score = min(comp_score, recall)
         truthful = not mismatched and truth_score >= self.threshold
         complete = not missing and comp_score >= self.threshold
         score = min(truth_score, comp_score)

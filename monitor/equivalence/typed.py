@@ -33,7 +33,9 @@ MONEY_RE = re.compile(
     rf"(?P<scale>{_SCALE_RE})?\s*(?P<post>{_CUR_WORDS}|[{_CUR_SYMBOLS}])?$"
 )
 _UNIT_WORDS = "|".join(sorted((re.escape(k) for k in UNIT_ALIASES), key=len, reverse=True))
-QUANTITY_RE = re.compile(rf"^(?P<num>{_NUM})\s*(?P<scale>{_SCALE_RE})?\s*(?P<unit>{_UNIT_WORDS})$")
+QUANTITY_RE = re.compile(
+    rf"^(?P<num>{_NUM})\s*(?:(?P<scale>thousand|million|billion|trillion)\s+)?(?P<unit>{_UNIT_WORDS})$"
+)
 
 _MONTH_NAMES = "|".join([*MONTHS.values(), *MONTHS.keys()])
 DATE_HINT = re.compile(
@@ -247,9 +249,7 @@ def dates_equal(a: DateValue, b: DateValue) -> bool:
         break
     else:
         return False
-    if a.minutes is not None and b.minutes is not None and a.minutes != b.minutes:
-        return False
-    return True
+    return a.minutes is None or b.minutes is None or a.minutes == b.minutes
 
 
 def looks_like_identifier(value: str) -> bool:
