@@ -1,0 +1,46 @@
+"""Calibrated scores: the logistic models and the no-overlap floor."""
+
+from __future__ import annotations
+
+from monitor.equivalence.calibration import (
+    NO_OVERLAP_MIN_COS,
+    REPLY_MODEL,
+    VALUE_MODEL,
+    remainders,
+    reply_features,
+    sigmoid,
+    value_features,
+    value_score,
+    value_text,
+)
+
+
+def test_sigmoid_is_stable():
+    assert sigmoid(0) == 0.5
+    assert sigmoid(1000) == 1.0
+    assert sigmoid(-1000) == 0.0
+
+
+def test_models_are_tiny():
+    assert len(VALUE_MODEL.weights) == len(VALUE_MODEL.names) <= 8
+    assert len(REPLY_MODEL.weights) == len(REPLY_MODEL.names) <= 8
+
+
+def test_no_shared_word_needs_a_near_synonym_cosine():
+    a, b = value_text("profit"), value_text("revenue")
+    assert value_score(value_features(a, b, 0.73)) < 0.5
+    assert value_score(value_features(a, b, NO_OVERLAP_MIN_COS + 0.1)) >= 0.5
+
+
+def test_remainders():
+    assert remainders("sheraton hotel", "hilton hotel") == ("sheraton", "hilton")
+    assert remainders("louvre museum", "louvre") is None
+    assert remainders("paris", "london") is None
+
+
+def test_reply_score_increases_with_similarity_and_coverage():
+    low = REPLY_MODEL.score(reply_features(0.4, 0.3))
+    mid = REPLY_MODEL.score(reply_features(0.8, 0.3))
+    high = REPLY_MODEL.score(reply_features(0.8, 0.9))
+    assert low < 0.5 < high
+    assert low < mid < high
