@@ -58,8 +58,8 @@ def value_score(features: Sequence[float], model: LogisticModel = VALUE_MODEL) -
 REPLY_FEATURES = ("cos", "coverage", "cos_x_coverage")
 REPLY_MODEL = LogisticModel(
     names=REPLY_FEATURES,
-    weights=(5.95, 2.596, 3.763),
-    bias=-5.448,
+    weights=(6.149, 2.44, 3.704),
+    bias=-5.455,
 )
 
 

@@ -43,6 +43,7 @@ class _Tok:
     content: bool
     fact: str  # kind of the fact the token belongs to, "" if none
     idx: int
+    first: bool = True  # first token of its fact (a fact counts once in coverage)
 
 
 @lru_cache(maxsize=32768)
@@ -55,8 +56,10 @@ def _analyse(text: str) -> tuple[str, tuple[Fact, ...], tuple[_Tok, ...]]:
         low = fold(w)
         exp = expand_aliases(w) if (w.isupper() and len(w) >= 2) else low
         key = " ".join(lemma(x) for x in exp.split())
-        in_fact = next((f.kind for f in facts if f.span[0] <= m.start() < f.span[1]), "")
-        toks.append(_Tok(w, _stem(key), m.start(), m.end(), low not in STOPWORDS, in_fact, len(toks)))
+        owner = next((f for f in facts if f.span[0] <= m.start() < f.span[1]), None)
+        first = owner is None or not (toks and toks[-1].start >= owner.span[0] and toks[-1].fact)
+        toks.append(_Tok(w, _stem(key), m.start(), m.end(), low not in STOPWORDS,
+                         owner.kind if owner else "", len(toks), first))
     return norm, facts, tuple(toks)
 
 
@@ -95,8 +98,8 @@ class ReplyComparator:
         mismatched = diff.mismatched + self._substitutions(g_toks, p_toks, diff.mismatched)
         missing = diff.missing
 
-        g_items = [t for t in g_toks if t.content or t.fact]
-        p_items = [t for t in p_toks if t.content or t.fact]
+        g_items = _items(g_toks)
+        p_items = _items(p_toks)
         g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
         p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
         recall = sum(g_cov) / len(g_cov) if g_cov else 1.0
@@ -211,6 +214,11 @@ def _fact_diff(g_facts: Sequence[Fact], p_facts: Sequence[Fact], g_norm: str, p_
     )
 
 
+def _items(toks: Sequence[_Tok]) -> list[_Tok]:
+    """The units coverage counts: content words, and each fact once."""
+    return [t for t in toks if (t.fact and t.first) or (t.content and not t.fact)]
+
+
 def _coverage(items: Sequence[_Tok], other: Sequence[_Tok], unmatched: Sequence[tuple[int, int]],
               other_low: str) -> list[bool]:
     """Per token of ``items``: does the other text cover it? Fact tokens follow their fact's verdict."""
@@ -278,8 +286,8 @@ def reply_coverage(gold: str, pred: str) -> tuple[float, float]:
     g_norm, g_facts, g_toks = _analyse(gold)
     p_norm, p_facts, p_toks = _analyse(pred)
     diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
-    g_items = [t for t in g_toks if t.content or t.fact]
-    p_items = [t for t in p_toks if t.content or t.fact]
+    g_items = _items(g_toks)
+    p_items = _items(p_toks)
     g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
     p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
     return (sum(g_cov) / len(g_cov) if g_cov else 1.0, sum(p_cov) / len(p_cov) if p_cov else 1.0)
