@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from monitor.models.dialog import Reply, ToolCall, ToolSpec, TurnType, UserMessage, parse_payload
+from monitor.models.dialog import Reply, ToolCall, ToolSpec, TurnType, UserMessage
 
 
 class TraceEvent(BaseModel):
-    """One turn of a live conversation."""
+    """One turn of a live conversation (validate with `parse_event`: the payload type follows `turn`)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -26,26 +26,48 @@ class TraceEvent(BaseModel):
     timestamp: datetime
     predict_turn: ToolCall | Reply | UserMessage
     gold_turn: ToolCall | Reply | UserMessage | None = None
-    reference_id: str | None = None
+    reference_id: str | None = Field(None, max_length=512)
     depends_on: list[int] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     tools: list[ToolSpec] | None = None
     final: bool = False
 
-    @model_validator(mode="before")
-    @classmethod
-    def _payloads_match_turn(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("turn") in ("Agent", "Tool", "User"):
-            data = dict(data)
-            for key in ("gold_turn", "predict_turn"):
-                if data.get(key) is not None:
-                    data[key] = parse_payload(data["turn"], data[key], key)
-        return data
-
     @property
     def epoch_seconds(self) -> float:
         ts = self.timestamp if self.timestamp.tzinfo else self.timestamp.replace(tzinfo=UTC)
         return ts.timestamp()
+
+
+class ToolEvent(TraceEvent):
+    turn: Literal["Tool"]
+    predict_turn: ToolCall
+    gold_turn: ToolCall | None = None
+
+
+class AgentEvent(TraceEvent):
+    turn: Literal["Agent"]
+    predict_turn: Reply
+    gold_turn: Reply | None = None
+
+
+class UserEvent(TraceEvent):
+    turn: Literal["User"]
+    predict_turn: UserMessage
+    gold_turn: UserMessage | None = None
+
+
+# A tagged union on `turn`: validation runs entirely in pydantic-core (JSON parsing included).
+_EVENT = TypeAdapter(Annotated[ToolEvent | AgentEvent | UserEvent, Field(discriminator="turn")])
+
+
+def parse_event(data: Any) -> TraceEvent:
+    """Validate a decoded event (a dict)."""
+    return _EVENT.validate_python(data)  # type: ignore[no-any-return]
+
+
+def parse_event_json(data: str | bytes) -> TraceEvent:
+    """Validate an event straight from JSON text."""
+    return _EVENT.validate_json(data)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -80,9 +102,30 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
+_TAGS = ("Tool", "Agent", "User", "ToolCall", "Reply", "UserMessage")
+
+
 def _loc(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("ToolCall", "Reply", "UserMessage") and "function-" not in str(p)]
-    return ".".join(parts)
+    return ".".join(str(p) for p in loc if p not in _TAGS)
+
+
+def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidEvent:
+    """The one-line reason an event failed (the slow path: only invalid events get here)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}")
+    except RecursionError:
+        return InvalidEvent(f"nesting deeper than {limits.max_depth}")
+    if not isinstance(data, dict):
+        return InvalidEvent(f"expected a JSON object, got {type(data).__name__}")
+    version = data.get("schema_version")
+    if version != 1:
+        return InvalidEvent(f"unsupported schema_version {version!r} (this monitor reads 1)", "schema_version")
+    first = error.errors(include_url=False)[0]
+    if first["type"].startswith("union_tag"):
+        return InvalidEvent("turn must be one of Agent, Tool, User", "turn")
+    return InvalidEvent(first["msg"], _loc(tuple(first["loc"])) or None)
 
 
 def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> TraceEvent:
@@ -95,28 +138,17 @@ def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> Trac
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidEvent(f"not valid UTF-8 (byte {exc.start})") from None
+    if raw.count(b"{") + raw.count(b"[") > limits.max_depth:  # only then can it be nested too deeply
+        try:
+            nested = _depth(json.loads(text), limits.max_depth)
+        except (json.JSONDecodeError, RecursionError):
+            nested = 0  # reported below
+        if nested > limits.max_depth:
+            raise InvalidEvent(f"nesting deeper than {limits.max_depth}")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
-    except RecursionError:
-        raise InvalidEvent(f"nesting deeper than {limits.max_depth}") from None
-    if not isinstance(data, dict):
-        raise InvalidEvent(f"expected a JSON object, got {type(data).__name__}")
-    if _depth(data, limits.max_depth) > limits.max_depth:
-        raise InvalidEvent(f"nesting deeper than {limits.max_depth}")
-    version = data.get("schema_version")
-    if version != 1:
-        raise InvalidEvent(f"unsupported schema_version {version!r} (this monitor reads 1)", "schema_version")
-    try:
-        return TraceEvent.model_validate(data)
+        return parse_event_json(text)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        loc, msg = _loc(tuple(first["loc"])), first["msg"]
-        if first["type"] == "payload":
-            ctx = first.get("ctx", {})
-            loc, msg = ".".join(p for p in (loc, ctx.get("path")) if p), ctx.get("message", msg)
-        raise InvalidEvent(msg, loc or None) from None
+        raise _explain(text, exc, limits) from None
     except RecursionError:
         raise InvalidEvent(f"nesting deeper than {limits.max_depth}") from None
 

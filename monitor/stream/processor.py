@@ -18,7 +18,7 @@ import structlog
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import DialogSession
-from monitor.stream.events import TraceEvent
+from monitor.stream.events import TraceEvent, parse_event_json
 
 log = structlog.get_logger(__name__)
 
@@ -232,8 +232,8 @@ class TurnProcessor:
         if record.get("status") == "finished":
             self.finished[cid] = set(record.get("seen", []))
             return out
-        applied = [TraceEvent.model_validate_json(e) for e in record.get("log", [])]
-        held = [TraceEvent.model_validate_json(e) for e in record.get("held", [])]
+        applied = [parse_event_json(e) for e in record.get("log", [])]
+        held = [parse_event_json(e) for e in record.get("held", [])]
         if not applied and not held:
             return out
         conv = self._open((applied or held)[0], self.clock())

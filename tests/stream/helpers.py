@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.models.dialog import Dialog
-from monitor.stream.events import TraceEvent
+from monitor.stream.events import TraceEvent, parse_event
 from monitor.stream.replay import dialog_events
 
 
 def events_of(dialog: Dialog | dict[str, Any], conversation_id: str | None = None) -> list[TraceEvent]:
     d = dialog if isinstance(dialog, Dialog) else Dialog.model_validate(dialog)
-    return [TraceEvent.model_validate(e) for e in dialog_events(d, conversation_id=conversation_id)]
+    return [parse_event(e) for e in dialog_events(d, conversation_id=conversation_id)]
 
 
 class FakeClock:

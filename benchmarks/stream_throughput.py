@@ -1,0 +1,201 @@
+"""Benchmark: `aem run` end to end on the real broker, beside a bare kafka-python consumer.
+
+Prints figures; asserts nothing. Run: `.venv/bin/python benchmarks/stream_throughput.py`.
+
+1. Backlog throughput: N action turns (and separately M response turns) are published first;
+   then a bare consumer (its own group) reads the topic, and `aem run`'s Monitor (same process,
+   real broker) scores it; both rates in turns/s.
+2. Latency at a fixed offered load: events are published at `--rate` per second for
+   `--seconds`; event-to-verdict latency = verdict record timestamp − event timestamp, p50/p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import threading
+import time
+import uuid
+from datetime import datetime
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from kafka import KafkaConsumer, TopicPartition
+from prometheus_client import CollectorRegistry
+
+from monitor.logs import configure_logging
+from monitor.models.dialog import Dialog
+from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.stream.broker import TansuBroker
+from monitor.stream.kafka_io import ensure_topics, make_producer
+from monitor.stream.replay import dialog_events, publish
+from monitor.stream.runner import Monitor
+from monitor.stream.settings import MonitorSettings
+
+sys_path_benchmarks = os.path.dirname(os.path.abspath(__file__))
+import sys  # noqa: E402
+
+sys.path.insert(0, sys_path_benchmarks)
+from score_throughput import action_dialogs, reply_pairs, response_dialogs  # noqa: E402
+
+
+def bare_consume(bootstrap: str, topic: str, expect: int) -> float:
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        group_id=f"bare-{uuid.uuid4().hex[:6]}",
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        session_timeout_ms=6000,
+        heartbeat_interval_ms=1000,
+    )
+    got = 0
+    start = None
+    while got < expect:
+        batch = consumer.poll(timeout_ms=500)
+        n = sum(len(v) for v in batch.values())
+        if n and start is None:
+            start = time.perf_counter()
+        got += n
+        if batch:
+            consumer.commit()
+    elapsed = time.perf_counter() - (start or time.perf_counter())
+    consumer.close()
+    return elapsed
+
+
+def topics(bootstrap: str) -> tuple[str, str, str, str]:
+    tag = uuid.uuid4().hex[:6]
+    names = (f"b{tag}.traces", f"b{tag}.verdicts", f"b{tag}.dlq", f"b{tag}.state")
+    ensure_topics(bootstrap, names[:3], partitions=3)
+    return names
+
+
+def monitor_for(bootstrap: str, names: tuple[str, str, str, str], engine: ScoringEngine) -> Monitor:
+    settings = MonitorSettings(
+        bootstrap_servers=bootstrap,
+        topic=names[0],
+        verdict_topic=names[1],
+        dlq_topic=names[2],
+        state_topic=names[3],
+        group_id=f"aem-{uuid.uuid4().hex[:6]}",
+        create_topics=False,
+        metrics_port=0,
+        metrics_host="127.0.0.1",
+    )
+    return Monitor(settings, engine=engine, registry=CollectorRegistry())
+
+
+def run_monitor_until(monitor: Monitor, verdicts: int) -> float:
+    thread = threading.Thread(target=monitor.run, daemon=True)
+    thread.start()
+    start = None
+    while monitor.stats.verdicts < verdicts:
+        if start is None and monitor.stats.events:
+            start = time.perf_counter()
+        time.sleep(0.01)
+    elapsed = time.perf_counter() - (start or time.perf_counter())
+    monitor.stop()
+    thread.join(timeout=60)
+    return elapsed
+
+
+def backlog(bootstrap: str, dialogs: list[Dialog], label: str, make_engine) -> None:  # type: ignore[no-untyped-def]
+    names = topics(bootstrap)
+    producer = make_producer(bootstrap)
+    events = [e for d in dialogs for e in dialog_events(d)]
+    publish(producer, names[0], events)
+    producer.close()
+    turns = len(events)
+    bare = bare_consume(bootstrap, names[0], turns)
+    seconds = run_monitor_until(monitor_for(bootstrap, names, make_engine()), turns)
+    print(
+        f"{label:<15} {turns:>6} turns: aem run {turns / seconds:8.0f} turns/s   "
+        f"bare consumer {turns / bare:8.0f} msgs/s   ratio {bare / seconds:5.2f}"
+    )
+
+
+def latency(bootstrap: str, make_engine, rate: float, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    import random
+
+    names = topics(bootstrap)
+    monitor = monitor_for(bootstrap, names, make_engine())
+    thread = threading.Thread(target=monitor.run, daemon=True)
+    thread.start()
+    monitor.ready.wait(60)
+    rng = random.Random(5)
+    dialogs = action_dialogs(int(rate * seconds), rng)
+    events = [e for i, d in enumerate(dialogs) for e in dialog_events(d, conversation_id=f"lat-{i}")][
+        : int(rate * seconds)
+    ]
+    producer = make_producer(bootstrap)
+    sent_at: dict[tuple[str, int], float] = {}
+
+    def stamped():  # type: ignore[no-untyped-def]
+        for event in events:
+            event["timestamp"] = datetime.now().astimezone().isoformat()
+            sent_at[(event["conversation_id"], event["turn_no"])] = time.time()
+            yield event
+
+    publish(producer, names[0], stamped(), rate=rate)
+    producer.close()
+    deadline = time.monotonic() + 120
+    while monitor.stats.verdicts < len(events) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    monitor.stop()
+    thread.join(timeout=60)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    tps = [TopicPartition(names[1], p) for p in consumer.partitions_for_topic(names[1])]
+    consumer.assign(tps)
+    consumer.seek_to_beginning(*tps)
+    lat: list[float] = []
+    end = time.monotonic() + 30
+    while time.monotonic() < end and len(lat) < len(events):
+        for records in consumer.poll(timeout_ms=500).values():
+            for rec in records:
+                v = json.loads(rec.value)
+                key = (v["conversation_id"], v.get("turn_no"))
+                if v["kind"] == "turn" and key in sent_at:
+                    lat.append(rec.timestamp / 1000 - sent_at[key])
+    consumer.close()
+    lat.sort()
+    q = statistics.quantiles(lat, n=100)
+    print(
+        f"latency at {rate:.0f} events/s for {seconds:.0f} s: {len(lat)} verdicts, "
+        f"p50 {q[49] * 1000:.0f} ms, p99 {q[98] * 1000:.0f} ms "
+        "(action verdicts wait for their chain bucket: up to 3 turns of one conversation)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--actions", type=int, default=10_000)
+    parser.add_argument("--responses", type=int, default=2_000)
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    configure_logging("error")
+    import random
+
+    from monitor.equivalence import EmbeddingScorer
+
+    shared = EmbeddingScorer()
+    shared.encode(["warm up"])
+
+    def make_engine() -> ScoringEngine:
+        scorer = EmbeddingScorer()
+        scorer._model = shared.model  # same weights, cold caches
+        return ScoringEngine.create(ScoringConfig(), semantic=scorer)
+
+    rng = random.Random(3)
+    with TansuBroker() as broker:
+        backlog(broker.bootstrap, action_dialogs(args.actions, rng), "action turns", make_engine)
+        backlog(broker.bootstrap, response_dialogs(reply_pairs(args.responses, rng)), "response turns", make_engine)
+        latency(broker.bootstrap, make_engine, args.rate, args.seconds)
+
+
+if __name__ == "__main__":
+    main()
