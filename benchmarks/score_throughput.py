@@ -118,9 +118,8 @@ def main() -> None:
         lambda: model.encode(texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True)
     )
     bare_rate = len(pairs) / bare_seconds
-    print(
-        f"bare encoder:   {len(pairs):>6} turns ({len(texts)} texts) in {bare_seconds:6.2f} s = {bare_rate:8.0f} turns/s"
-    )
+    print(f"bare encoder:   {len(pairs):>6} turns ({len(texts)} texts)", end="")
+    print(f" in {bare_seconds:6.2f} s = {bare_rate:8.0f} turns/s")
 
     dialogs = response_dialogs(pairs)
     engine = ScoringEngine.create(ScoringConfig(), semantic=EmbeddingScorer())
