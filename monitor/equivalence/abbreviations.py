@@ -49,7 +49,7 @@ CITIES: dict[str, tuple[str, ...]] = {
 CURRENCIES: dict[str, tuple[str, ...]] = {
     "usd": ("$", "us$", "dollar", "us dollar", "united states dollar", "buck"),
     "eur": ("€", "euro"),
-    "gbp": ("£", "pound", "pound sterling", "british pound", "sterling"),
+    "gbp": ("£", "pound", "pound sterling", "pounds sterling", "british pound", "sterling"),
     "jpy": ("¥", "yen", "japanese yen"),
     "cny": ("rmb", "yuan", "renminbi", "chinese yuan"),
     "inr": ("₹", "rupee", "indian rupee"),
@@ -235,7 +235,14 @@ LANGUAGES: dict[str, tuple[str, ...]] = {
 def _categories() -> dict[str, dict[str, str]]:
     """Closed classes of values: within one class, two different members are never equivalent."""
     cats: dict[str, dict[str, str]] = {"state": {}, "country": {}, "currency": {}, "unit": {}, "timezone": {},
-                                       "city": {}, "language": {}}
+                                       "city": {}, "language": {}, "month": {}}
+    full_months = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                   "october", "november", "december"]
+    for i, name in enumerate(full_months, start=1):
+        for a in (name, str(i), f"{i:02d}"):
+            cats["month"][a] = name
+    for short, name in MONTHS.items():
+        cats["month"][short] = name
     for city in MAJOR_CITIES:
         cats["city"][city] = city
     for city, aliases in CITIES.items():
@@ -281,7 +288,7 @@ def _extend() -> None:
         ALIASES.setdefault(code, set()).add(city)
     for ticker, name in TICKERS.items():
         ALIASES.setdefault(ticker, set()).add(name)
-    for alias, canon in (("d.c.", "washington"), ("l.a.", "los angeles"), ("n.y.c.", "new york city"),
+    for alias, canon in (("d.c.", "washington"), ("d.c", "washington"), ("washington d.c", "washington"), ("l.a.", "los angeles"), ("n.y.c.", "new york city"),
                          ("s.f.", "san francisco"), ("u.k.", "united kingdom"), ("e.u.", "european union")):
         ALIASES.setdefault(alias, set()).add(canon)
     for name in COUNTRIES:

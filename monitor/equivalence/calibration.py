@@ -38,8 +38,8 @@ class LogisticModel:
 VALUE_FEATURES = ("cos", "rest_cos", "containment", "head", "char", "overlap")
 VALUE_MODEL = LogisticModel(
     names=VALUE_FEATURES,
-    weights=(2.895, 3.366, 0.012, 1.229, 0.486, 0.099),
-    bias=-3.515,
+    weights=(2.675, 3.424, 0.078, 1.221, 0.731, 0.081),
+    bias=-3.552,
 )
 # Two values with no word in common are equivalent only as near-synonyms ("soccer" / "football"):
 # raw MiniLM cosine puts related-but-different terms ("profit" / "revenue" 0.73) well above 0.5.

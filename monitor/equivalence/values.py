@@ -36,7 +36,7 @@ def _is_scalar(v: Any) -> bool:
 def _acronym_of(short: str, long_: str) -> bool:
     """"PG&E" / "Pacific Gas and Electric", "EPL" / "English Premier League", "NBA" / "National Basketball ..."."""
     letters = re.sub(r"[^a-z0-9]", "", short)
-    words = tokens(long_)
+    words = tokens(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", long_))  # camelCase: "PlayStation" -> "Play Station"
     if len(letters) < 2 or len(words) < 2 or " " in short.strip():
         return False
 
@@ -278,8 +278,12 @@ class ValueComparator:
         if ga_set & pa_set:
             return Match(True, 0.95, "abbreviation")
         short, long_ = (gs, ps) if len(gs) <= len(ps) else (ps, gs)
-        if _acronym_of(fold(short), fold(long_)):
+        if _acronym_of(fold(short), long_.strip()):
             return Match(True, 0.9, "abbreviation")
+        s_key, l_key = canon_string(short).rstrip("."), canon_string(long_)
+        written_short = short.strip().isupper() or short.strip().endswith(".")
+        if written_short and len(s_key) >= 3 and s_key.isalpha() and l_key.isalpha() and l_key.startswith(s_key):
+            return Match(True, 0.8, "abbreviation")  # a clipped word: "ENG" / "England", "Dept." / "Department"
         # identifiers: exact up to case and separators
         g_id, p_id = typed.looks_like_identifier(gs), typed.looks_like_identifier(ps)
         if g_id or p_id:
