@@ -288,7 +288,8 @@ def _extend() -> None:
         ALIASES.setdefault(code, set()).add(city)
     for ticker, name in TICKERS.items():
         ALIASES.setdefault(ticker, set()).add(name)
-    for alias, canon in (("d.c.", "washington"), ("d.c", "washington"), ("washington d.c", "washington"), ("l.a.", "los angeles"), ("n.y.c.", "new york city"),
+    for alias, canon in (("d.c.", "washington"), ("d.c", "washington"),
+                         ("washington d.c", "washington"), ("l.a.", "los angeles"), ("n.y.c.", "new york city"),
                          ("s.f.", "san francisco"), ("u.k.", "united kingdom"), ("e.u.", "european union")):
         ALIASES.setdefault(alias, set()).add(canon)
     for name in COUNTRIES:
