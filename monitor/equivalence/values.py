@@ -420,9 +420,17 @@ class ValueComparator:
             if not ok:
                 # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.
                 for f in facts:
-                    if self._typed(vs, f.text) is not None and self._typed(vs, f.text).equivalent:  # type: ignore[union-attr]
+                    typed_match = self._typed(vs, f.text)
+                    if typed_match is not None and typed_match.equivalent:
                         return Match(True, 1.0, f.kind)
-            return Match(ok, 1.0 if ok else 0.0, vfacts[0].kind)
+                return Match(False, 0.0, vfacts[0].kind)
+            # the facts are there; a phrase around them must be mostly there too
+            fact_tokens = {t for f in vfacts for t in value_tokens(value_text(f.text))}
+            rest = set(value_tokens(value_text(vs))) - fact_tokens
+            text_tokens = set(value_tokens(value_text(text)))
+            if rest and len(rest & text_tokens) / len(rest) < 0.5:
+                return Match(False, 0.3, vfacts[0].kind)
+            return Match(True, 1.0, vfacts[0].kind)
         # dates / times written differently from the text's spelling
         for f in facts:
             m = self._typed(vs, f.text)

@@ -172,12 +172,14 @@ GROUNDED = [
     ("$108", [{"price": 108}]),
     ("15:00", ["Can we meet at 3 pm?"]),
     ({"city": "Paris", "nights": 3}, ["3 nights in Paris"]),
+    ("hotels in NYC for 3 nights", ["Find me hotels in New York City for three nights"]),
 ]
 UNGROUNDED = [
     ("UA-999", ["My flight is UA-100."]),
     ("2024-08-02", ["I fly on August 1st, 2024"]),
     ("Chicago", ["Book me a hotel in NYC please"]),
     (109, [{"price": 108}]),
+    ("flights to Tokyo for 3 people", ["Find me hotels in New York City for three nights"]),
 ]
 
 
