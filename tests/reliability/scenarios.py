@@ -1,0 +1,470 @@
+"""Fault scenarios for `aem run` on a real broker, shared by the tests and benchmarks/reliability_report.py.
+
+Each scenario starts real `aem run` processes in one consumer group on fresh topics (and a fresh
+state topic), streams paced sample traffic from a background thread, injects a fault once the
+monitor is visibly mid-stream, waits until the stream is fully scored, then reads the whole verdict
+topic and compares it with the batch verdicts (`ScoringEngine.score_dialog`) of every conversation:
+
+* lost       — scored turns (or dialog summaries) of sent conversations with no verdict;
+* wrong      — verdict records that differ from the batch verdict of their turn (or dialog);
+* duplicated — records beyond the first for one (conversation_id, turn_no) or one dialog summary;
+* recovery   — fault → the first verdict produced after it on every verdict partition that still
+               had work to do (for a freeze: resume → first verdict produced after the resume).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafka import KafkaConsumer, TopicPartition
+
+from monitor.demo.traffic import sample_dialogs
+from monitor.models.dialog import Dialog
+from monitor.stream.broker import TansuBroker
+from monitor.stream.kafka_io import make_producer
+from monitor.stream.replay import dialog_events, publish
+from tests.support.kafka import AEM, REPO, MonitorProcess, TopicSet
+
+HEAD_KEYS = ("kind", "conversation_id", "agent", "release", "mode")
+DIALOG_KEYS = (
+    "success_rate",
+    "test_pass",
+    "first_failure_turn",
+    "root_cause",
+    "root_cause_count",
+    "cascading_count",
+    "total_failures",
+    "unscored_count",
+)
+# Embedding scores depend slightly on how texts are batched (padding): stream and batch differ by ~1e-4.
+SCORE_TOLERANCE = 1e-3
+MAX_POLL_RECORDS = 500  # the monitor's default max_poll_records: one commit interval's worth of events
+
+
+# -- monitors with an environment ----------------------------------------------------------------
+
+
+@dataclass
+class EnvMonitorProcess(MonitorProcess):
+    """`aem run` with extra AEM_* environment (e.g. a fresh AEM_STATE_TOPIC per test)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+
+    def start(self) -> EnvMonitorProcess:
+        self.process = subprocess.Popen(
+            [AEM, "--log-level", "info", "run", *self.args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **self.env},
+        )
+        threading.Thread(target=self._drain, daemon=True).start()
+        return self
+
+    def kill9(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
+# -- traffic and expectations ----------------------------------------------------------------------
+
+
+@dataclass
+class Traffic:
+    """Sample conversations with unique ids, their events interleaved, and their batch verdicts."""
+
+    dialogs: dict[str, Dialog]
+    events: list[dict[str, Any]]
+    expected_turns: dict[tuple[str, int], dict[str, Any]]
+    expected_dialogs: dict[str, dict[str, Any]]
+
+    @property
+    def expected_records(self) -> int:
+        return len(self.expected_turns) + len(self.expected_dialogs)
+
+
+def make_traffic(engine: Any, per_release: int = 50, window: int = 12, seed: int = 11) -> Traffic:
+    """`2 * per_release` sample conversations; `window` of them are in flight at any time."""
+    tag = uuid.uuid4().hex[:6]
+    dialogs: dict[str, Dialog] = {}
+    for raw in sample_dialogs(per_release=per_release, seed=seed):
+        cid = f"{tag}-{raw['dialog_id']}"
+        dialogs[cid] = Dialog.model_validate({**raw, "dialog_id": cid})
+    queues = [list(dialog_events(d, conversation_id=cid)) for cid, d in dialogs.items()]
+    events: list[dict[str, Any]] = []
+    active: list[list[dict[str, Any]]] = []
+    pending = list(queues)
+    while pending or active:
+        while pending and len(active) < window:
+            active.append(pending.pop(0))
+        for queue in list(active):
+            events.append(queue.pop(0))
+            if not queue:
+                active.remove(queue)
+    expected_turns: dict[tuple[str, int], dict[str, Any]] = {}
+    expected_dialogs: dict[str, dict[str, Any]] = {}
+    for cid, dialog in dialogs.items():
+        result = engine.score_dialog(dialog)
+        for verdict in result.turns:
+            expected_turns[(cid, verdict.turn_no)] = verdict.model_dump(mode="json", exclude={"mode"})
+        expected_dialogs[cid] = {k: getattr(result, k) for k in DIALOG_KEYS}
+    return Traffic(dialogs, events, expected_turns, expected_dialogs)
+
+
+def same_verdict(got: dict[str, Any], want: dict[str, Any]) -> bool:
+    body = {k: v for k, v in got.items() if k not in HEAD_KEYS}
+    if set(body) != set(want):
+        return False
+    for key, value in want.items():
+        if key == "score" and value is not None and body[key] is not None:
+            if abs(body[key] - value) > SCORE_TOLERANCE:
+                return False
+        elif body[key] != value:
+            return False
+    return True
+
+
+# -- reading the verdict topic ---------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    value: dict[str, Any]
+    partition: int
+    offset: int
+    timestamp: float  # seconds: when the monitor produced it (producer CreateTime)
+
+
+def read_verdicts(bootstrap: str, topic: str) -> list[Verdict]:
+    """Every record of the topic, up to its current end."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        out: list[Verdict] = []
+        deadline = time.monotonic() + 60
+        while any(consumer.position(tp) < ends[tp] for tp in tps) and time.monotonic() < deadline:
+            for tp, records in consumer.poll(timeout_ms=500).items():
+                out += [Verdict(json.loads(r.value), tp.partition, r.offset, r.timestamp / 1000) for r in records]
+        return out
+    finally:
+        consumer.close()
+
+
+def covered(traffic: Traffic, records: list[Verdict]) -> float:
+    """Share of the expected records (turn verdicts and dialog summaries) present."""
+    keys = {_key(r.value) for r in records}
+    want = set(traffic.expected_turns) | {(cid, "dialog") for cid in traffic.expected_dialogs}
+    return len(want & keys) / len(want)
+
+
+def _key(value: dict[str, Any]) -> tuple[str, Any]:
+    return (value.get("conversation_id"), "dialog" if value.get("kind") == "dialog" else value.get("turn_no"))
+
+
+def wait_for_coverage(bootstrap: str, topic: str, traffic: Traffic, share: float, timeout: float) -> float:
+    """Poll the verdict topic until `share` of the expected records arrived; returns the share reached."""
+    deadline = time.monotonic() + timeout
+    reached = 0.0
+    while time.monotonic() < deadline:
+        reached = covered(traffic, read_verdicts(bootstrap, topic))
+        if reached >= share:
+            break
+        time.sleep(0.5)
+    return reached
+
+
+# -- the report ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    sent: int = 0
+    expected: int = 0  # turn verdicts + dialog summaries
+    verdicts: int = 0  # records on the verdict topic
+    lost: int = 0
+    lost_dialogs: int = 0
+    duplicated: int = 0
+    wrong: int = 0
+    wrong_dialogs: int = 0
+    recovery_s: float | None = None
+    exit_codes: list[int | None] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    max_score_drift: float = 0.0  # largest |stream score - batch score| among matching verdicts
+
+    def row(self) -> str:
+        rec = "-" if self.recovery_s is None else f"{self.recovery_s:.1f}"
+        return (
+            f"{self.name:<22} {self.sent:>6} {self.verdicts:>8} {self.lost + self.lost_dialogs:>5} "
+            f"{self.duplicated:>5} {self.wrong + self.wrong_dialogs:>5} {rec:>9} {self.elapsed_s:>7.0f}"
+        )
+
+    @staticmethod
+    def header() -> str:
+        return (
+            f"{'scenario':<22} {'events':>6} {'verdicts':>8} {'lost':>5} {'dup':>5} {'wrong':>5} "
+            f"{'recover_s':>9} {'total_s':>7}"
+        )
+
+
+def evaluate(name: str, traffic: Traffic, records: list[Verdict], fault_at: float | None) -> ScenarioResult:
+    res = ScenarioResult(name, sent=len(traffic.events), expected=traffic.expected_records, verdicts=len(records))
+    counts = Counter(_key(r.value) for r in records)
+    res.duplicated = sum(n - 1 for n in counts.values() if n > 1)
+    for key in traffic.expected_turns:
+        if key not in counts:
+            res.lost += 1
+            if len(res.examples) < 5:
+                res.examples.append(f"lost turn verdict {key}")
+    for cid in traffic.expected_dialogs:
+        if (cid, "dialog") not in counts:
+            res.lost_dialogs += 1
+            if len(res.examples) < 5:
+                res.examples.append(f"lost dialog summary {cid}")
+    for rec in records:
+        value = rec.value
+        key = _key(value)
+        if value.get("kind") == "dialog":
+            want_dialog = traffic.expected_dialogs.get(key[0])
+            if want_dialog is None or any(value.get(k) != v for k, v in want_dialog.items()):
+                res.wrong_dialogs += 1
+                if len(res.examples) < 8:
+                    res.examples.append(f"wrong dialog {key[0]}: got {value} want {want_dialog}")
+        else:
+            want = traffic.expected_turns.get(key)  # type: ignore[arg-type]
+            if want is not None and want.get("score") is not None and value.get("score") is not None:
+                res.max_score_drift = max(res.max_score_drift, abs(value["score"] - want["score"]))
+            if want is None or not same_verdict(value, want):
+                res.wrong += 1
+                if len(res.examples) < 8:
+                    res.examples.append(f"wrong verdict {key}: got {value} want {want}")
+    if fault_at is not None:
+        res.recovery_s = recovery_time(records, fault_at)
+    return res
+
+
+def recovery_time(records: list[Verdict], fault_at: float) -> float | None:
+    """Fault → the first verdict produced after it, worst partition among those with work after it."""
+    first: dict[int, float] = {}
+    for rec in records:
+        if rec.timestamp > fault_at:
+            first[rec.partition] = min(first.get(rec.partition, rec.timestamp), rec.timestamp)
+    if not first:
+        return None
+    return max(first.values()) - fault_at
+
+
+# -- running a scenario ----------------------------------------------------------------------------
+
+
+@dataclass
+class Harness:
+    """Fresh topics, a paced publisher thread and the monitors of one scenario."""
+
+    bootstrap: str
+    traffic: Traffic
+    rate: float = 100.0
+    idle_timeout_s: float = 20.0
+    partitions: int = 3
+    topics: TopicSet = field(init=False)
+    group: str = field(init=False)
+    state_topic: str = field(init=False)
+    monitors: list[EnvMonitorProcess] = field(default_factory=list)
+    publisher: threading.Thread | None = None
+    published: list[int] = field(default_factory=list)
+    exit_codes: list[int | None] = field(default_factory=list)  # of monitors stopped or killed mid-scenario
+    all_monitors: list[EnvMonitorProcess] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.topics = TopicSet.fresh(self.bootstrap, partitions=self.partitions)
+        self.group = f"{self.topics.traces}-group"
+        self.state_topic = f"{self.topics.traces}.state"
+
+    def monitor(self) -> EnvMonitorProcess:
+        args = [
+            "--bootstrap-servers", self.bootstrap,
+            "--topic", self.topics.traces,
+            "--verdict-topic", self.topics.verdicts,
+            "--dlq-topic", self.topics.dlq,
+            "--group-id", self.group,
+            "--metrics-port", "0",
+            "--idle-timeout", str(self.idle_timeout_s),
+        ]  # fmt: skip
+        proc = EnvMonitorProcess(args, env={"AEM_STATE_TOPIC": self.state_topic, "AEM_METRICS_HOST": "127.0.0.1"})
+        self.monitors.append(proc.start())
+        self.all_monitors.append(proc)
+        return proc
+
+    def start_publishing(self) -> None:
+        def run() -> None:
+            producer = make_producer(self.bootstrap, client_id="reliability-publisher")
+            try:
+                self.published.append(publish(producer, self.topics.traces, self.traffic.events, rate=self.rate))
+            finally:
+                producer.close(timeout=30)
+
+        self.publisher = threading.Thread(target=run, daemon=True)
+        self.publisher.start()
+
+    def wait_share(self, share: float, timeout: float = 120.0) -> None:
+        reached = wait_for_coverage(self.bootstrap, self.topics.verdicts, self.traffic, share, timeout)
+        if reached < share:
+            raise TimeoutError(f"only {reached:.0%} of the verdicts after {timeout}s (wanted {share:.0%})")
+
+    def finish(self, timeout: float = 120.0) -> None:
+        """Wait for the publisher and for every expected verdict (or the timeout)."""
+        if self.publisher is not None:
+            self.publisher.join(timeout=timeout)
+        wait_for_coverage(self.bootstrap, self.topics.verdicts, self.traffic, 1.0, timeout)
+
+    def save_logs(self) -> None:
+        """Monitor logs to $AEM_RELIABILITY_LOGS/<traces topic>-<n>.log, when that variable is set."""
+        where = os.environ.get("AEM_RELIABILITY_LOGS")
+        if not where:
+            return
+        Path(where).mkdir(parents=True, exist_ok=True)
+        for n, m in enumerate(self.all_monitors):
+            (Path(where) / f"{self.topics.traces}-{n}.log").write_text("".join(m.lines))
+
+    def trace_count(self) -> int:
+        consumer = KafkaConsumer(bootstrap_servers=self.bootstrap, group_id=None)
+        try:
+            tps = [TopicPartition(self.topics.traces, p) for p in range(self.partitions)]
+            return sum(consumer.end_offsets(tps).values())
+        finally:
+            consumer.close()
+
+    def stop_all(self) -> list[int | None]:
+        return [m.stop() for m in self.monitors]
+
+    def cleanup(self) -> None:
+        self.save_logs()
+        for m in self.monitors:
+            if m.process is not None and m.process.poll() is None:
+                m.process.kill()
+                m.process.wait(timeout=10)
+
+
+def _run(
+    name: str, bootstrap: str, traffic: Traffic, body: Callable[[Harness], list[tuple[str, float]]], **harness: Any
+) -> ScenarioResult:
+    """Run `body` (it starts monitors and injects faults, returning (label, time) per fault), then check."""
+    started = time.monotonic()
+    h = Harness(bootstrap, traffic, **harness)
+    try:
+        faults = body(h)
+        h.finish()
+        time.sleep(2.0)  # let a late duplicate land before counting
+        codes = h.stop_all()
+        records = read_verdicts(bootstrap, h.topics.verdicts)
+        in_topic = h.trace_count()
+    finally:
+        h.cleanup()
+    res = evaluate(name, traffic, records, None)
+    if in_topic != len(traffic.events):
+        res.notes.append(f"trace topic holds {in_topic} events of {len(traffic.events)} sent")
+    times = {label: recovery_time(records, at) for label, at in faults}
+    known = [t for t in times.values() if t is not None]
+    res.recovery_s = max(known) if known else None
+    if len(times) > 1:
+        res.notes += [f"recovery after {label}: {t if t is None else round(t, 1)} s" for label, t in times.items()]
+    res.exit_codes = h.exit_codes + codes
+    res.elapsed_s = time.monotonic() - started
+    return res
+
+
+def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.3) -> ScenarioResult:
+    """(a) kill -9 of the only monitor mid-stream; a fresh one starts in the same group."""
+
+    def body(h: Harness) -> list[tuple[str, float]]:
+        first = h.monitor()
+        first.wait_for("partitions assigned")
+        h.start_publishing()
+        h.wait_share(share)
+        fault = time.time()
+        first.kill9()
+        h.monitors.remove(first)
+        h.exit_codes.append(first.process.returncode if first.process else None)
+        h.monitor().wait_for("partitions assigned")
+        return [("kill -9", fault)]
+
+    return _run("kill -9 + restart", bootstrap, traffic, body)
+
+
+def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.25, leave_at: float = 0.6) -> ScenarioResult:
+    """(b) a second instance joins mid-stream; later the first one leaves (SIGTERM) mid-stream."""
+
+    def body(h: Harness) -> list[tuple[str, float]]:
+        first = h.monitor()
+        first.wait_for("partitions assigned")
+        h.start_publishing()
+        h.wait_share(join_at)
+        join = time.time()
+        second = h.monitor()
+        second.wait_for("partitions assigned")
+        h.wait_share(leave_at)
+        leave = time.time()
+        h.exit_codes.append(first.stop())
+        h.monitors.remove(first)
+        return [("join", join), ("leave", leave)]
+
+    return _run("join + leave (SIGTERM)", bootstrap, traffic, body, rate=60.0)
+
+
+def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.3) -> ScenarioResult:
+    """(c) the broker process is frozen (SIGSTOP) for `freeze_s`, then resumed (SIGCONT). Own broker."""
+    broker = TansuBroker().start()
+    try:
+
+        def body(h: Harness) -> list[tuple[str, float]]:
+            first = h.monitor()
+            first.wait_for("partitions assigned")
+            h.start_publishing()
+            h.wait_share(share)
+            assert broker.process is not None
+            os.kill(broker.process.pid, signal.SIGSTOP)
+            try:
+                time.sleep(freeze_s)
+            finally:
+                os.kill(broker.process.pid, signal.SIGCONT)
+            return [("resume", time.time())]
+
+        return _run(f"broker frozen {freeze_s:.0f}s", broker.bootstrap, traffic, body)
+    finally:
+        broker.stop()
+
+
+def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.3) -> ScenarioResult:
+    """(d) SIGTERM during load: a clean drain (exit 0); a restart finishes the rest."""
+
+    def body(h: Harness) -> list[tuple[str, float]]:
+        first = h.monitor()
+        first.wait_for("partitions assigned")
+        h.start_publishing()
+        h.wait_share(share)
+        fault = time.time()
+        h.exit_codes.append(first.stop())
+        h.monitors.remove(first)
+        h.monitor().wait_for("partitions assigned")
+        return [("SIGTERM", fault)]
+
+    return _run("SIGTERM + restart", bootstrap, traffic, body)
