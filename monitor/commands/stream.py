@@ -85,7 +85,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     port = monitor.serve_metrics()
     sys.stderr.write(f"aem run: metrics on http://{settings.metrics_host}:{port}/metrics\n")
     _install_stop(monitor.stop)
-    monitor.run()
+    try:
+        monitor.run()
+    except (RuntimeError, TimeoutError) as exc:  # start-up problems: topics, partitions, broker
+        sys.stderr.write(f"aem run: error: {exc}\n")
+        return 2
     return 0
 
 

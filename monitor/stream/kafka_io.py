@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import structlog
 from kafka import KafkaConsumer, KafkaProducer
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import KafkaError, TopicAlreadyExistsError
 
 log = structlog.get_logger(__name__)
@@ -70,6 +70,24 @@ def partition_count(bootstrap: str, topic: str, timeout: float = 30.0) -> int:
         raise TimeoutError(f"no metadata for topic {topic}")
     finally:
         consumer.close()
+
+
+def ensure_partitions(bootstrap: str, topic: str, partitions: int) -> None:
+    """Grow a topic to at least `partitions` (the state topic must mirror the trace topic's partitions)."""
+    have = partition_count(bootstrap, topic)
+    if have >= partitions:
+        return
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aem-admin", request_timeout_ms=10000)
+    try:
+        admin.create_partitions({topic: NewPartitions(total_count=partitions)})
+    except KafkaError as exc:
+        raise RuntimeError(
+            f"topic {topic} has {have} partitions but needs {partitions} (as many as the trace topic), "
+            f"and adding them failed: {exc!r}"
+        ) from exc
+    finally:
+        admin.close()
+    log.info("partitions added", topic=topic, partitions=partitions)
 
 
 def make_consumer(

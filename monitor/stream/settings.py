@@ -36,7 +36,13 @@ class MonitorSettings(BaseModel):
     topic: str = "aem.traces"
     verdict_topic: str = "aem.verdicts"
     dlq_topic: str = "aem.traces.dlq"
-    state_topic: str = "aem.state"  # compacted per-conversation checkpoints; "" disables recovery
+    # Compacted per-conversation checkpoints, one set per consumer group; None derives
+    # "aem.state.<group_id>", "" disables recovery.
+    state_topic: str | None = None
+
+    @property
+    def resolved_state_topic(self) -> str:
+        return f"aem.state.{self.group_id}" if self.state_topic is None else self.state_topic
     group_id: str = "aem-monitor"
     metrics_host: str = "0.0.0.0"
     metrics_port: int = Field(9464, ge=0, le=65535)
