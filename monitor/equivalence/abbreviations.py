@@ -115,7 +115,9 @@ GENERAL: dict[str, tuple[str, ...]] = {
     "chinese": ("zh",), "japanese": ("ja",), "italian": ("it",), "portuguese": ("pt",),
     "doctor": ("dr",), "mister": ("mr",), "street": ("st",), "avenue": ("ave",), "road": ("rd",),
     "boulevard": ("blvd",), "mount": ("mt",), "saint": ("st",), "department": ("dept",),
-    "apartment": ("apt",), "building": ("bldg",), "number": ("no", "num", "#"),
+    "apartment": ("apt",), "square": ("sq",), "united": ("utd",), "international": ("intl",),
+    "university": ("univ",), "corporation": ("corp",), "incorporated": ("inc",),
+    "building": ("bldg",), "number": ("no", "num", "#"),
     "information": ("info",), "application": ("app",), "versus": ("vs",), "et cetera": ("etc",),
     "morning": ("am", "a.m."), "afternoon": ("pm", "p.m."),
 }

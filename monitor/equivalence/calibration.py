@@ -38,20 +38,21 @@ class LogisticModel:
 VALUE_FEATURES = ("cos", "rest_cos", "containment", "head", "char", "overlap")
 VALUE_MODEL = LogisticModel(
     names=VALUE_FEATURES,
-    weights=(2.675, 3.424, 0.078, 1.221, 0.731, 0.081),
-    bias=-3.552,
+    weights=(2.508, 3.517, 0.135, 1.347, 0.68, -0.099),
+    bias=-3.485,
 )
-# Two values with no word in common are equivalent only as near-synonyms ("soccer" / "football"):
-# raw MiniLM cosine puts related-but-different terms ("profit" / "revenue" 0.73) well above 0.5.
+# What two values do not share must be near-synonyms: with no word in common the whole values, otherwise
+# the words each says that the other does not ("Sheraton" / "Hilton" in "Sheraton Hotel" / "Hilton Hotel").
+# Raw MiniLM cosine puts related-but-different terms ("profit" / "revenue" 0.73) well above 0.5.
 NO_OVERLAP_MIN_COS = 0.78
 
 
 def value_score(features: Sequence[float], model: LogisticModel = VALUE_MODEL) -> float:
     """Calibrated equivalence score of a value pair from ``value_features`` (0.5 is the cut)."""
     score = model.score(features)
-    cos, overlap = features[0], features[5]
-    if not overlap and cos < NO_OVERLAP_MIN_COS:
-        score = min(score, 0.49 * max(cos, 0.0) / NO_OVERLAP_MIN_COS)
+    rest_cos = features[1]  # the whole values' cosine when they share no word
+    if rest_cos < NO_OVERLAP_MIN_COS:
+        score = min(score, 0.49 * max(rest_cos, 0.0) / NO_OVERLAP_MIN_COS)
     return score
 
 # --- reply pairs -----------------------------------------------------------------------------------

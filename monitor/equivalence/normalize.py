@@ -6,7 +6,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from monitor.equivalence.abbreviations import ALIASES, AMBIGUOUS_LOWER, CATEGORIES, TZ_CITIES, UNIT_ALIASES
+from monitor.equivalence.abbreviations import ALIASES, CATEGORIES, TZ_CITIES, UNIT_ALIASES
 
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")
@@ -115,18 +115,27 @@ def expand_aliases(text: str) -> str:
         return UNIT_ALIASES[whole]
     parts = re.split(r"(\s+|,|;|/|\(|\))", stripped)
     out: list[str] = []
-    for p in parts:
+    for i, p in enumerate(parts):
         if not p.strip():
             out.append(" ")
             continue
         key = fold(p).strip(".")
+        if key + "." in ALIASES and "." in key:
+            key = key + "."
         if not key or key not in ALIASES:
             out.append(fold(p))
             continue
         # inside a phrase only abbreviations written as such are expanded ("SF", "D.C."), never
         # ordinary lower-case words ("san", "or", "me")
-        if not ((p.isupper() and len(p.strip(".")) >= 2) or ("." in p.strip(".") and key not in AMBIGUOUS_LOWER)):
+        abbreviated = (p.isupper() and len(p.strip(".")) >= 2) or "." in p.strip(".") or (
+            p.endswith(".") and len(key) >= 2
+        )
+        if not abbreviated:
             out.append(fold(p))
+            continue
+        if key == "st":  # "St. Louis" (saint) / "Main St." (street)
+            following = "".join(parts[i + 1 :]).strip()
+            out.append("saint" if following[:1].isupper() else "street")
             continue
         out.append(_pick(ALIASES[key], key))
     return _WS.sub(" ", "".join(out)).strip()
@@ -148,7 +157,7 @@ def alias_set(text: str) -> set[str]:
     return readings
 
 
-_PREFERENCE = ("los angeles", "new york", "new york city", "san francisco", "united states")
+_PREFERENCE = ("los angeles", "new york", "new york city", "san francisco", "united states", "street")
 
 
 def _pick(options: set[str], key: str) -> str:

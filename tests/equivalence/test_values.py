@@ -50,6 +50,9 @@ DIFFERENT = [
     (True, "no"),
     ("Naples, FL", "Miami, Florida"),
     ("2x**2 + 3x - 1", "3x**2 + 2x - 1"),
+    ("Sheraton Hotel", "Hilton Hotel"),
+    ("John Smith", "Jane Smith"),
+    ("sales report", "revenue report"),
 ]
 
 
