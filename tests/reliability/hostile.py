@@ -37,7 +37,7 @@ def _encode(event: dict[str, Any]) -> bytes:
 
 
 @st.composite
-def invalid_events(draw: st.DrawFn, conversation_id: str = "hostile") -> bytes:
+def invalid_events(draw: st.DrawFn, conversation_id: str = "hostile", huge: int = 1_000_100) -> bytes:
     """One trace event that is invalid by construction (each kind breaks one rule of DESIGN.md §4)."""
     base = copy.deepcopy(draw(st.sampled_from(VALID_EVENTS)))
     base["conversation_id"] = conversation_id
@@ -80,7 +80,7 @@ def invalid_events(draw: st.DrawFn, conversation_id: str = "hostile") -> bytes:
         )
     elif kind == "huge":
         field = draw(st.sampled_from(["pad", "conversation_id_tail", "args"]))
-        blob = "x" * 1_000_100
+        blob = "x" * huge
         if field == "args" and base["turn"] == "Tool":
             base["predict_turn"]["args"]["huge"] = blob
         else:

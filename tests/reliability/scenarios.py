@@ -282,9 +282,10 @@ class Harness:
 
     bootstrap: str
     traffic: Traffic
-    rate: float = 100.0
+    rate: float = 50.0
     idle_timeout_s: float = 20.0
     partitions: int = 3
+    env: dict[str, str] = field(default_factory=dict)  # extra AEM_* settings for every monitor
     topics: TopicSet = field(init=False)
     group: str = field(init=False)
     state_topic: str = field(init=False)
@@ -293,6 +294,7 @@ class Harness:
     published: list[int] = field(default_factory=list)
     exit_codes: list[int | None] = field(default_factory=list)  # of monitors stopped or killed mid-scenario
     all_monitors: list[EnvMonitorProcess] = field(default_factory=list)
+    publish_error: str | None = None
 
     def __post_init__(self) -> None:
         self.topics = TopicSet.fresh(self.bootstrap, partitions=self.partitions)
@@ -309,7 +311,8 @@ class Harness:
             "--metrics-port", "0",
             "--idle-timeout", str(self.idle_timeout_s),
         ]  # fmt: skip
-        proc = EnvMonitorProcess(args, env={"AEM_STATE_TOPIC": self.state_topic, "AEM_METRICS_HOST": "127.0.0.1"})
+        env = {"AEM_STATE_TOPIC": self.state_topic, "AEM_METRICS_HOST": "127.0.0.1", **self.env}
+        proc = EnvMonitorProcess(args, env=env)
         self.monitors.append(proc.start())
         self.all_monitors.append(proc)
         return proc
@@ -319,6 +322,8 @@ class Harness:
             producer = make_producer(self.bootstrap, client_id="reliability-publisher")
             try:
                 self.published.append(publish(producer, self.topics.traces, self.traffic.events, rate=self.rate))
+            except Exception as exc:
+                self.publish_error = repr(exc)
             finally:
                 producer.close(timeout=30)
 
@@ -380,6 +385,8 @@ def _run(
     finally:
         h.cleanup()
     res = evaluate(name, traffic, records, None)
+    if h.publish_error:
+        res.notes.append(f"publisher failed: {h.publish_error}")
     if in_topic != len(traffic.events):
         res.notes.append(f"trace topic holds {in_topic} events of {len(traffic.events)} sent")
     times = {label: recovery_time(records, at) for label, at in faults}
@@ -427,7 +434,7 @@ def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.25, leav
         h.monitors.remove(first)
         return [("join", join), ("leave", leave)]
 
-    return _run("join + leave (SIGTERM)", bootstrap, traffic, body, rate=60.0)
+    return _run("join + leave (SIGTERM)", bootstrap, traffic, body, rate=30.0)
 
 
 def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.3) -> ScenarioResult:
@@ -461,10 +468,10 @@ def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.3) -> Sce
         first.wait_for("partitions assigned")
         h.start_publishing()
         h.wait_share(share)
-        fault = time.time()
-        h.exit_codes.append(first.stop())
+        h.exit_codes.append(first.stop())  # drains: finishes its batch, flushes, commits, exits
         h.monitors.remove(first)
+        stopped = time.time()
         h.monitor().wait_for("partitions assigned")
-        return [("SIGTERM", fault)]
+        return [("exit after SIGTERM", stopped)]
 
     return _run("SIGTERM + restart", bootstrap, traffic, body)
