@@ -118,10 +118,11 @@ def run_values(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> Lo
     labels = [y for *_, y in pairs]
     bal, tpr, tnr = balanced(labels, preds)
     print("== Values: BFCL accepted alternatives ==")
-    print(f"pairs: {counts['equivalent']} equivalent, {counts['different']} different "
-          f"(different pairs capped at {CAP_PER_PARAM} per param; {counts['params_capped']} params capped)")
-    print(f"balanced accuracy {bal:.4f}  TPR(equivalent) {tpr:.4f}  TNR(different) {tnr:.4f}  "
-          f"[{elapsed:.1f}s]")
+    print(
+        f"pairs: {counts['equivalent']} equivalent, {counts['different']} different "
+        f"(different pairs capped at {CAP_PER_PARAM} per param; {counts['params_capped']} params capped)"
+    )
+    print(f"balanced accuracy {bal:.4f}  TPR(equivalent) {tpr:.4f}  TNR(different) {tnr:.4f}  [{elapsed:.1f}s]")
     cos_preds = []
     sims = scorer.similarity([(str(a), str(b)) for _, a, b, _ in pairs])
     cos_preds = [s >= 0.5 for s in sims]
@@ -154,8 +155,11 @@ def run_values(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> Lo
         m = fit_logistic(x[tr], y[tr], VALUE_MODEL.names)
         for j in te:
             cv_preds[sem_idx[j]] = value_score(list(x[j]), m) >= 0.5
-    print("{}-fold CV grouped by param name: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(
-        folds, *balanced(labels, cv_preds)))
+    print(
+        "{}-fold CV grouped by param name: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(
+            folds, *balanced(labels, cv_preds)
+        )
+    )
     if os.environ.get("AEM_SHOW_ERRORS"):
         for (p, a, b, yv), pr in zip(pairs, preds, strict=True):
             if bool(yv) != pr:
@@ -176,13 +180,17 @@ def run_replies(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> L
     bal, tpr, tnr = balanced(labels, preds)
     print("== Replies: STS-B dev (>=4 equivalent, <=1 different) ==")
     print(f"pairs: {sum(labels)} equivalent, {len(labels) - sum(labels)} different")
-    print(f"balanced accuracy {bal:.4f}  TPR(equivalent) {tpr:.4f}  TNR(different) {tnr:.4f}  "
-          f"[{elapsed:.1f}s]")
+    print(f"balanced accuracy {bal:.4f}  TPR(equivalent) {tpr:.4f}  TNR(different) {tnr:.4f}  [{elapsed:.1f}s]")
     sims = scorer.similarity([(a.strip(), b.strip()) for a, b, _ in pairs])
-    print("baseline cosine>=0.5: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(
-        *balanced(labels, [s >= 0.5 for s in sims])))
-    print(f"facts/substitution flags on equivalent pairs: "
-          f"{sum(1 for r, yv in zip(results, labels, strict=True) if yv and (r.method.endswith('+facts')))}")
+    print(
+        "baseline cosine>=0.5: balanced {:.4f} TPR {:.4f} TNR {:.4f}".format(
+            *balanced(labels, [s >= 0.5 for s in sims])
+        )
+    )
+    print(
+        f"facts/substitution flags on equivalent pairs: "
+        f"{sum(1 for r, yv in zip(results, labels, strict=True) if yv and (r.method.endswith('+facts')))}"
+    )
 
     # features (cos, min(precision, recall) coverage) for fitting / CV
     from monitor.equivalence.replies import reply_coverage

@@ -44,8 +44,7 @@ def main() -> None:
     bare, comp = [], []
     for _ in range(args.repeat):
         t0 = time.perf_counter()
-        model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                     show_progress_bar=False)
+        model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
         bare.append(time.perf_counter() - t0)
 
         scorer = EmbeddingScorer()
