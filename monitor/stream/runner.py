@@ -145,6 +145,11 @@ class Monitor:
             ensure_topics(s.bootstrap_servers, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
             ensure_partitions(s.bootstrap_servers, s.resolved_state_topic, partitions)
             self.state = KafkaStateStore(s.bootstrap_servers, s.resolved_state_topic, self._producer)
+        # Learn every output topic's partitions up front: a producer that first meets a topic mid-stream
+        # can be left waiting on metadata for it (seen with kafka-python 3.0 against Tansu).
+        for topic in (s.verdict_topic, s.dlq_topic, s.resolved_state_topic):
+            if topic:
+                self._producer.partitions_for(topic)
         self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self._listener)
         log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=s.bootstrap_servers)

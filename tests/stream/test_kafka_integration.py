@@ -199,3 +199,38 @@ def test_two_processes_in_one_group_split_partitions_without_double_scoring(brok
     finally:
         assert first.stop() == 0
         assert second.stop() == 0
+
+
+@pytest.mark.parametrize(
+    ("example", "with_reference", "mode"),
+    [("unaligned_trip.json", True, "reference"), ("judge_only_booking.json", False, "judge")],
+)
+def test_reference_set_and_judge_only_paths_stream_like_aem_score(
+    broker, engine, capsys, example, with_reference, mode
+):
+    """Unaligned dialogs resolve `reference_id` in the reference set; reference-free ones are judged."""
+    path = EXAMPLES / example
+    topics = TopicSet.fresh(broker.bootstrap)
+    extra = {"reference": [str(path)]} if with_reference else {}
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics, **extra), engine).start()
+    assert main(["score", str(path)]) == 0
+    batch = json.loads(capsys.readouterr().out)
+    try:
+        dialog = Dialog.model_validate(json.loads(path.read_text()))
+        send(broker.bootstrap, topics.traces, dialog_events(dialog))
+        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=len(batch["turns"]) + 1))
+    finally:
+        monitor.stop()
+    wire_only = ("kind", "conversation_id", "agent", "release", "mode")
+    turns = [{k: v for k, v in t.items() if k not in wire_only} for t in out if t["kind"] == "turn"]
+    assert turns == [{k: v for k, v in t.items() if k != "mode"} for t in batch["turns"]]
+    assert {t["mode"] for t in out} == {mode}
+    summary = next(v for v in out if v["kind"] == "dialog")
+    assert summary["success_rate"] == batch["success_rate"] and summary["mode"] == batch["mode"] == mode
+    labels = {"agent": batch["agent"], "release": batch["release"], "mode": mode}
+    scored = sum(
+        monitor.value("aem_turns_total", **labels, turn_type=tt, outcome=o)
+        for tt in ("action", "response")
+        for o in ("pass", "fail")
+    )
+    assert scored == len([t for t in batch["turns"] if t["success"] is not None])

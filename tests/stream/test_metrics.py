@@ -1,0 +1,127 @@
+"""The Prometheus sink on a registry of its own: names, labels, release expiry."""
+
+from __future__ import annotations
+
+from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.stream.metrics import MonitorMetrics
+from tests.stream.helpers import FakeClock
+
+
+def verdict(**kw) -> TurnVerdict:
+    base = {
+        "turn_no": 2,
+        "turn": "Tool",
+        "success": False,
+        "failure_reason": "prior_action_failed",
+        "sub_metric": "truthfulness",
+        "score": 0.2,
+        "attribution": "cascading",
+        "chain_length": "3+",
+    }
+    return TurnVerdict(**{**base, **kw})
+
+
+def test_turn_labels_follow_design():
+    metrics = MonitorMetrics()
+    metrics.record_turn(verdict(), "a", "r1", "reference")
+    metrics.record_turn(
+        verdict(
+            turn="Agent",
+            success=True,
+            failure_reason=None,
+            sub_metric=None,
+            attribution=None,
+            chain_length=None,
+            score=0.9,
+        ),
+        "a",
+        "r1",
+        "judge",
+    )
+    get = metrics.registry.get_sample_value
+    assert (
+        get(
+            "aem_turns_total",
+            {"agent": "a", "release": "r1", "mode": "reference", "turn_type": "action", "outcome": "fail"},
+        )
+        == 1
+    )
+    assert (
+        get(
+            "aem_turns_total",
+            {"agent": "a", "release": "r1", "mode": "judge", "turn_type": "response", "outcome": "pass"},
+        )
+        == 1
+    )
+    assert (
+        get(
+            "aem_turn_failures_total",
+            {
+                "agent": "a",
+                "release": "r1",
+                "mode": "reference",
+                "turn_type": "action",
+                "sub_metric": "truthfulness",
+                "reason": "prior_action_failed",
+                "attribution": "cascading",
+            },
+        )
+        == 1
+    )
+    assert get("aem_chain_turns_total", {"agent": "a", "release": "r1", "chain_length": "3+", "outcome": "fail"}) == 1
+    assert get("aem_turn_score_count", {"agent": "a", "release": "r1", "turn_type": "action"}) == 1
+    assert get("aem_events_total", {"outcome": "scored"}) == 2
+
+
+def test_unscored_turns_are_counted_not_passed():
+    metrics = MonitorMetrics()
+    metrics.record_turn(
+        verdict(success=None, failure_reason="unscored", sub_metric=None, score=None), "a", "r", "judge"
+    )
+    assert metrics.registry.get_sample_value("aem_events_total", {"outcome": "unscored"}) == 1
+    assert (
+        metrics.registry.get_sample_value(
+            "aem_turns_total", {"agent": "a", "release": "r", "mode": "judge", "turn_type": "action", "outcome": "pass"}
+        )
+        is None
+    )
+
+
+def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
+    clock = FakeClock()
+    metrics = MonitorMetrics(release_ttl_seconds=3600, clock=clock)
+    metrics.see_release("a", "old", event_time=100.0)
+    metrics.see_release("a", "old", event_time=500.0)
+    metrics.record_turn(verdict(), "a", "old", "reference")
+    metrics.record_dialog(
+        DialogResult(
+            dialog_id="d",
+            release="old",
+            agent="a",
+            success_rate=0.2,
+            test_pass=False,
+            first_failure_turn=2,
+            root_cause=None,
+            root_cause_count=0,
+            cascading_count=1,
+            total_failures=1,
+            turns=[],
+        )
+    )
+    get = metrics.registry.get_sample_value
+    assert get("aem_release_first_seen_timestamp_seconds", {"agent": "a", "release": "old"}) == 100.0
+    clock.advance(1800)
+    metrics.see_release("a", "new", event_time=2000.0)
+    assert metrics.expire_releases() == []
+    clock.advance(2000)
+    assert metrics.expire_releases() == [("a", "old")]
+    assert get("aem_release_first_seen_timestamp_seconds", {"agent": "a", "release": "old"}) is None
+    assert (
+        get(
+            "aem_turns_total",
+            {"agent": "a", "release": "old", "mode": "reference", "turn_type": "action", "outcome": "fail"},
+        )
+        is None
+    )
+    assert get("aem_dialogs_total", {"agent": "a", "release": "old", "mode": "reference", "outcome": "fail"}) is None
+    assert get("aem_release_first_seen_timestamp_seconds", {"agent": "a", "release": "new"}) == 2000.0
