@@ -1,8 +1,8 @@
 """Dashboard panel queries against a real Prometheus scraping the REAL monitor pipeline.
 
-`aem demo` runs the monitor end to end (embedded broker, sample traffic, the same metrics sink
-as `aem run`) and serves /metrics; Prometheus scrapes it and evaluates the rules, and every
-panel must return data. The LLM-judge panels are exempt only while the monitor does not export
+A real `aem run` consumes `aem replay --sample` traffic from the real broker (Tansu) and serves
+/metrics; Prometheus scrapes it and evaluates the rules, and every panel must return data.
+The LLM-judge panels are exempt only while the monitor does not export
 the judge metrics at all (the judge is optional and off in the demo).
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.kafka import MonitorProcess, TopicSet, send
 from tests.support.prometheus import (
     RULES_DIR,
     PrometheusProcess,
@@ -47,36 +48,66 @@ def aem_command() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def monitor_port():
+def monitor_port(broker):
+    """`aem run` on the real broker, fed by `aem replay --sample` (two releases, cascades)."""
+    topics = TopicSet.fresh(broker.bootstrap)
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen(
-        [*aem_command(), "demo", "--duration", "240", "--metrics-port", str(port), "--rate", "40"],
+    monitor = MonitorProcess(
+        [
+            "--bootstrap-servers",
+            broker.bootstrap,
+            "--topic",
+            topics.traces,
+            "--verdict-topic",
+            topics.verdicts,
+            "--dlq-topic",
+            topics.dlq,
+            "--group-id",
+            f"{topics.traces}-g",
+            "--metrics-port",
+            str(port),
+            "--idle-timeout",
+            "20",
+        ]
+    ).start()
+    traffic = subprocess.Popen(
+        [
+            *aem_command(),
+            "replay",
+            "--sample",
+            "--repeat",
+            "100",
+            "--rate",
+            "40",
+            "--bootstrap-servers",
+            broker.bootstrap,
+            "--topic",
+            topics.traces,
+        ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
         cwd=REPO_ROOT,
         env=env,
     )
     try:
+        send(broker.bootstrap, topics.traces, [b"{not json", b'{"schema_version": 7}'])  # the DLQ has data too
         deadline = time.monotonic() + 180
         while True:
-            assert proc.poll() is None, f"aem demo exited: {proc.stderr.read().decode(errors='replace')[-2000:]}"
+            assert monitor.process.poll() is None, "aem run exited:\n" + "".join(monitor.lines[-30:])
             try:
-                if "aem_turns_total{" in httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text:
+                if "aem_dialogs_total{" in httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text:
                     break
             except httpx.HTTPError:
                 pass
-            assert time.monotonic() < deadline, "aem demo served no turn metrics within 180s"
+            assert time.monotonic() < deadline, "aem run served no dialog metrics within 180s"
             time.sleep(1)
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        traffic.terminate()
+        traffic.wait(timeout=20)
+        monitor.stop()
 
 
 def test_every_panel_returns_data_from_the_real_monitor(monitor_port):
