@@ -36,28 +36,29 @@ def _encode(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False).encode("utf-8")
 
 
+KINDS = (
+    "missing",
+    "wrong_type",
+    "schema_version",
+    "utf8",
+    "huge",
+    "deep",
+    "negative_turn_no",
+    "bad_turn",
+    "not_object",
+    "bad_json",
+    "bad_payload",
+)
+
+
 @st.composite
-def invalid_events(draw: st.DrawFn, conversation_id: str = "hostile", huge: int = 1_000_100) -> bytes:
+def invalid_events(
+    draw: st.DrawFn, conversation_id: str = "hostile", huge: int = 1_000_100, kind: str | None = None
+) -> bytes:
     """One trace event that is invalid by construction (each kind breaks one rule of DESIGN.md §4)."""
     base = copy.deepcopy(draw(st.sampled_from(VALID_EVENTS)))
     base["conversation_id"] = conversation_id
-    kind = draw(
-        st.sampled_from(
-            [
-                "missing",
-                "wrong_type",
-                "schema_version",
-                "utf8",
-                "huge",
-                "deep",
-                "negative_turn_no",
-                "bad_turn",
-                "not_object",
-                "bad_json",
-                "bad_payload",
-            ]
-        )
-    )
+    kind = kind or draw(st.sampled_from(KINDS))
     if kind == "missing":
         del base[draw(st.sampled_from(REQUIRED))]
     elif kind == "wrong_type":
@@ -107,6 +108,12 @@ def invalid_events(draw: st.DrawFn, conversation_id: str = "hostile", huge: int 
         else:
             base["predict_turn"] = {"tool_id": 5}
     return _encode(base)
+
+
+def every_kind(huge: int = 1_000_100) -> st.SearchStrategy[list[bytes]]:
+    """At least one invalid event of every kind, plus more of random kinds."""
+    each = st.tuples(*(invalid_events(huge=huge, kind=k) for k in KINDS)).map(list)
+    return st.tuples(each, st.lists(invalid_events(huge=huge), max_size=20)).map(lambda t: t[0] + t[1])
 
 
 @st.composite

@@ -36,6 +36,7 @@ from monitor.stream.kafka_io import make_producer
 from monitor.stream.replay import dialog_events, publish
 from tests.support.kafka import AEM, REPO, MonitorProcess, TopicSet
 
+WARMUP = "warmup-"  # conversation ids of the throwaway warm-up conversation (not evaluated)
 HEAD_KEYS = ("kind", "conversation_id", "agent", "release", "mode")
 DIALOG_KEYS = (
     "success_rate",
@@ -295,6 +296,7 @@ class Harness:
     exit_codes: list[int | None] = field(default_factory=list)  # of monitors stopped or killed mid-scenario
     all_monitors: list[EnvMonitorProcess] = field(default_factory=list)
     publish_error: str | None = None
+    sent: int = 0
 
     def __post_init__(self) -> None:
         self.topics = TopicSet.fresh(self.bootstrap, partitions=self.partitions)
@@ -317,11 +319,16 @@ class Harness:
         self.all_monitors.append(proc)
         return proc
 
+    def _counted(self) -> Any:
+        for event in self.traffic.events:
+            yield event
+            self.sent += 1
+
     def start_publishing(self) -> None:
         def run() -> None:
             producer = make_producer(self.bootstrap, client_id="reliability-publisher")
             try:
-                self.published.append(publish(producer, self.topics.traces, self.traffic.events, rate=self.rate))
+                self.published.append(publish(producer, self.topics.traces, self._counted(), rate=self.rate))
             except Exception as exc:
                 self.publish_error = repr(exc)
             finally:
@@ -329,6 +336,30 @@ class Harness:
 
         self.publisher = threading.Thread(target=run, daemon=True)
         self.publisher.start()
+
+    def warm_up(self, timeout: float = 120.0) -> None:
+        """One throwaway conversation through the monitor(s), so the model is loaded before the traffic."""
+        dialog = next(iter(self.traffic.dialogs.values()))
+        cid = f"{WARMUP}{uuid.uuid4().hex[:6]}"
+        producer = make_producer(self.bootstrap, client_id="reliability-warmup")
+        try:
+            publish(producer, self.topics.traces, dialog_events(dialog, conversation_id=cid))
+        finally:
+            producer.close(timeout=30)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(r.value.get("kind") == "dialog" for r in read_verdicts(self.bootstrap, self.topics.verdicts)):
+                return
+            time.sleep(0.3)
+        raise TimeoutError("the warm-up conversation got no verdict")
+
+    def wait_sent(self, share: float, timeout: float = 120.0) -> None:
+        """Until the publisher has sent `share` of the traffic."""
+        deadline = time.monotonic() + timeout
+        while self.sent < share * len(self.traffic.events):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"publisher sent only {self.sent} events")
+            time.sleep(0.05)
 
     def wait_share(self, share: float, timeout: float = 120.0) -> None:
         reached = wait_for_coverage(self.bootstrap, self.topics.verdicts, self.traffic, share, timeout)
@@ -350,13 +381,23 @@ class Harness:
         for n, m in enumerate(self.all_monitors):
             (Path(where) / f"{self.topics.traces}-{n}.log").write_text("".join(m.lines))
 
-    def trace_count(self) -> int:
-        consumer = KafkaConsumer(bootstrap_servers=self.bootstrap, group_id=None)
-        try:
-            tps = [TopicPartition(self.topics.traces, p) for p in range(self.partitions)]
-            return sum(consumer.end_offsets(tps).values())
-        finally:
-            consumer.close()
+    def trace_check(self) -> list[str]:
+        """Compare the trace topic with what was sent: events the broker lost or holds twice."""
+        records = read_verdicts(self.bootstrap, self.topics.traces)  # any JSON topic reads the same way
+        got = Counter(
+            (r.value.get("conversation_id"), r.value.get("turn_no"))
+            for r in records
+            if not str(r.value.get("conversation_id")).startswith(WARMUP)
+        )
+        sent = Counter((e["conversation_id"], e["turn_no"]) for e in self.traffic.events)
+        missing = sorted(k for k in sent if k not in got)
+        doubled = sum(n - 1 for n in got.values() if n > 1)
+        notes = []
+        if missing:
+            notes.append(f"trace topic lacks {len(missing)} sent events, e.g. {missing[:3]}")
+        if doubled:
+            notes.append(f"trace topic holds {doubled} events twice (producer retries)")
+        return notes
 
     def stop_all(self) -> list[int | None]:
         return [m.stop() for m in self.monitors]
@@ -380,15 +421,18 @@ def _run(
         h.finish()
         time.sleep(2.0)  # let a late duplicate land before counting
         codes = h.stop_all()
-        records = read_verdicts(bootstrap, h.topics.verdicts)
-        in_topic = h.trace_count()
+        records = [
+            r
+            for r in read_verdicts(bootstrap, h.topics.verdicts)
+            if not str(r.value.get("conversation_id")).startswith(WARMUP)
+        ]
+        trace_notes = h.trace_check()
     finally:
         h.cleanup()
     res = evaluate(name, traffic, records, None)
     if h.publish_error:
         res.notes.append(f"publisher failed: {h.publish_error}")
-    if in_topic != len(traffic.events):
-        res.notes.append(f"trace topic holds {in_topic} events of {len(traffic.events)} sent")
+    res.notes += trace_notes
     times = {label: recovery_time(records, at) for label, at in faults}
     known = [t for t in times.values() if t is not None]
     res.recovery_s = max(known) if known else None
@@ -399,14 +443,15 @@ def _run(
     return res
 
 
-def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.3) -> ScenarioResult:
+def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> ScenarioResult:
     """(a) kill -9 of the only monitor mid-stream; a fresh one starts in the same group."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
         first = h.monitor()
         first.wait_for("partitions assigned")
+        h.warm_up()
         h.start_publishing()
-        h.wait_share(share)
+        h.wait_sent(share)
         fault = time.time()
         first.kill9()
         h.monitors.remove(first)
@@ -417,18 +462,19 @@ def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.3) -> Scena
     return _run("kill -9 + restart", bootstrap, traffic, body)
 
 
-def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.25, leave_at: float = 0.6) -> ScenarioResult:
+def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.2, leave_at: float = 0.6) -> ScenarioResult:
     """(b) a second instance joins mid-stream; later the first one leaves (SIGTERM) mid-stream."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
         first = h.monitor()
         first.wait_for("partitions assigned")
+        h.warm_up()
         h.start_publishing()
-        h.wait_share(join_at)
+        h.wait_sent(join_at)
         join = time.time()
         second = h.monitor()
         second.wait_for("partitions assigned")
-        h.wait_share(leave_at)
+        h.wait_sent(leave_at)
         leave = time.time()
         h.exit_codes.append(first.stop())
         h.monitors.remove(first)
@@ -437,7 +483,7 @@ def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.25, leav
     return _run("join + leave (SIGTERM)", bootstrap, traffic, body, rate=30.0)
 
 
-def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.3) -> ScenarioResult:
+def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.4) -> ScenarioResult:
     """(c) the broker process is frozen (SIGSTOP) for `freeze_s`, then resumed (SIGCONT). Own broker."""
     broker = TansuBroker().start()
     try:
@@ -445,8 +491,9 @@ def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.3) 
         def body(h: Harness) -> list[tuple[str, float]]:
             first = h.monitor()
             first.wait_for("partitions assigned")
+            h.warm_up()
             h.start_publishing()
-            h.wait_share(share)
+            h.wait_sent(share)
             assert broker.process is not None
             os.kill(broker.process.pid, signal.SIGSTOP)
             try:
@@ -460,14 +507,15 @@ def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.3) 
         broker.stop()
 
 
-def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.3) -> ScenarioResult:
+def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> ScenarioResult:
     """(d) SIGTERM during load: a clean drain (exit 0); a restart finishes the rest."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
         first = h.monitor()
         first.wait_for("partitions assigned")
+        h.warm_up()
         h.start_publishing()
-        h.wait_share(share)
+        h.wait_sent(share)
         h.exit_codes.append(first.stop())  # drains: finishes its batch, flushes, commits, exits
         h.monitors.remove(first)
         stopped = time.time()
