@@ -237,7 +237,10 @@ class Monitor:
             tp = self.owner.get(cid)
             if self.state is not None and tp is not None:
                 record["at"] = time.time()
-                self.state.save(tp.partition, cid, record, source=f"{tp.topic}/{tp.partition}")
+                try:
+                    self.state.save(tp.partition, cid, record, source=f"{tp.topic}/{tp.partition}")
+                except KafkaError as exc:  # e.g. a record above max_request_size: skip it, keep the others
+                    log.warning("checkpoint not saved", conversation=cid, error=repr(exc)[:300])
             if record.get("status") == "finished":
                 self.owner.pop(cid, None)
 
