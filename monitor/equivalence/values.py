@@ -21,6 +21,7 @@ from monitor.equivalence.normalize import (
     timezone_city,
     tokens,
 )
+from monitor.equivalence.places import place_relation
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.types import Match
 
@@ -261,6 +262,12 @@ class ValueComparator:
             isinstance(gold, int | float) or isinstance(pred, int | float)
         ):
             return Match(False, 0.0, "number")
+        # places at any granularity: "Seattle" / "Seattle, WA" / "WA" (but not "Seattle" / "CA")
+        rel = place_relation(gs, ps)
+        if rel is not None:
+            if rel == "different":
+                return Match(False, 0.05, "place")
+            return Match(True, 0.9 if rel == "same" else 0.8, "place" if rel == "same" else "place-granularity")
         # closed classes: states, countries, currencies, units, time zones
         gc, pc = categorize(gs), categorize(ps)
         shared = gc.keys() & pc.keys()
@@ -384,9 +391,16 @@ class ValueComparator:
             return Match(False, 0.0, "unsupported")
         src = str(source) if not isinstance(source, bool) else str(source).lower()
         direct = self._compare(value, source)
-        if direct.equivalent:
+        if direct.equivalent and self._grounds(value, source, direct):
             return direct
         return self._in_text(value, src)
+
+    @staticmethod
+    def _grounds(value: Any, source: Any, m: Match) -> bool:
+        """A place is grounded by itself or by a finer place in it ("WA" by "Seattle"), not by a coarser one."""
+        if m.method != "place-granularity":
+            return True
+        return place_relation(str(value), str(source)) != "a_finer"
 
     @staticmethod
     def _all(ms: list[Match], method: str) -> Match:
@@ -421,7 +435,7 @@ class ValueComparator:
                 # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.
                 for f in facts:
                     typed_match = self._typed(vs, f.text)
-                    if typed_match is not None and typed_match.equivalent:
+                    if typed_match is not None and typed_match.equivalent and self._grounds(vs, f.text, typed_match):
                         return Match(True, 1.0, f.kind)
                 return Match(False, 0.0, vfacts[0].kind)
             # the facts are there; a phrase around them must be mostly there too
@@ -434,7 +448,7 @@ class ValueComparator:
         # dates / times written differently from the text's spelling
         for f in facts:
             m = self._typed(vs, f.text)
-            if m is not None and m.equivalent:
+            if m is not None and m.equivalent and self._grounds(vs, f.text, m):
                 return m
         # a phrase: every content token (after alias expansion) appears in the text
         vt = set(value_tokens(value_text(vs)))
@@ -447,7 +461,7 @@ class ValueComparator:
         for f in facts:
             if f.kind == "entity":
                 m = self._compare(vs, f.text)
-                if m.equivalent:
+                if m.equivalent and self._grounds(vs, f.text, m):
                     return m
         overlap = len(vt & tt) / len(vt) if vt else 0.0
         return Match(False, round(0.49 * overlap, 4), "unsupported")

@@ -1,0 +1,189 @@
+"""Places named at any granularity: "Seattle" / "Seattle, WA" / "WA" / "USA" name one place, "Seattle" / "CA" not.
+
+A value reads as a place when each of its comma-separated parts is a known city, a first-level region (a US
+state, a province...) or a country (general-knowledge tables in ``abbreviations``); the first part of a
+value may be an unknown city when a later part places it ("Naples, FL"). Every reading is resolved to
+(city, region, country) through the gazetteer. Two places are compatible when they agree at every level
+both name, and the coarser side names nothing finer than what the finer side is known to sit in. A city
+and its state or province are one place at two granularities; a country is too coarse to stand for a
+city or a state ("Austin" / "USA" differ), as annotators mostly judge.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+
+from monitor.equivalence.abbreviations import CITIES, CITY_LOCATIONS, COUNTRIES, REGIONS, US_STATES
+from monitor.equivalence.normalize import fold, strip_wrapping, whole_key
+
+_US = "united states"
+
+# Ordinary words that are also city names: never read as a place on their own.
+_COMMON_WORD_CITIES = frozenset({"mobile", "nice", "jackson", "lincoln", "aurora", "victoria", "reading"})
+
+
+def _build_tables() -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, str]]:
+    cities: dict[str, str] = {c: c for c in CITY_LOCATIONS}
+    for canon, aliases in CITIES.items():
+        for a in aliases:
+            if "," not in a and canon in CITY_LOCATIONS:
+                cities.setdefault(a, canon)
+    for alias, canon in (("new york", "new york city"), ("ny", "new york city"), ("saint louis", "st. louis"),
+                         ("st louis", "st. louis"), ("washington dc", "washington"), ("washington d.c", "washington"),
+                         ("dc", "washington"),
+                         ("st paul", "st. paul"), ("st petersburg", "st. petersburg"), ("montreal", "montreal"),
+                         ("bengaluru", "bangalore"),
+                         ("bombay", "mumbai"), ("peking", "beijing"), ("saigon", "ho chi minh city")):
+        cities[alias] = canon
+    for w in _COMMON_WORD_CITIES:
+        cities.pop(w, None)
+    regions: dict[str, tuple[str, str]] = {}  # key -> (region id, country)
+    for code, name in US_STATES.items():
+        regions[code] = (code, _US)
+        regions[name] = (code, _US)
+    for name, (country, aliases) in REGIONS.items():
+        for a in (name, *aliases):
+            regions.setdefault(a, (name, country))
+    countries: dict[str, str] = {}
+    for name, aliases in COUNTRIES.items():
+        for a in (name, *aliases):
+            countries[a] = name
+    return cities, regions, countries
+
+
+_CITY_KEYS, _REGION_KEYS, _COUNTRY_KEYS = _build_tables()
+
+
+@dataclass(frozen=True)
+class Place:
+    city: str | None
+    region: str | None
+    country: str | None
+
+    def levels(self) -> tuple[str | None, str | None, str | None]:
+        return (self.city, self.region, self.country)
+
+
+def _part_readings(part: str) -> list[tuple[str, str]]:
+    """(level, name) readings of one comma part: ("city", "seattle"), ("region", "wa"), ("country", ...)."""
+    keys = {fold(strip_wrapping(part)), whole_key(part)}
+    out: list[tuple[str, str]] = []
+    for key in keys:
+        for k in (key, key.removeprefix("the ").strip()):
+            if k in _CITY_KEYS:
+                out.append(("city", _CITY_KEYS[k]))
+            for suffix in (" area", " metro area", " metropolitan area", " city"):
+                if k.endswith(suffix) and k[: -len(suffix)] in _CITY_KEYS:
+                    out.append(("city", _CITY_KEYS[k[: -len(suffix)]]))
+            for kk in (k, k.removesuffix(" state"), k.removesuffix(" province")):
+                if kk in _REGION_KEYS:
+                    out.append(("region", _REGION_KEYS[kk][0]))
+            if k in _COUNTRY_KEYS:
+                out.append(("country", _COUNTRY_KEYS[k]))
+    return list(dict.fromkeys(out))
+
+
+def _region_country(region: str) -> str:
+    if region in US_STATES:
+        return _US
+    return REGIONS[region][0]
+
+
+def _resolve(readings: tuple[tuple[str, str], ...]) -> list[Place]:
+    """Consistent (city, region, country) places for one combination of part readings."""
+    given: dict[str, str] = {}
+    for level, name in readings:
+        if given.get(level, name) != name:
+            return []
+        given[level] = name
+    region, country = given.get("region"), given.get("country")
+    if region is not None:
+        rc = _region_country(region)
+        if country is not None and country != rc:
+            return []
+        country = rc
+    city = given.get("city")
+    if city is None:
+        return [Place(None, region, country)]
+    if city.startswith("?"):
+        return [Place(city, region, country)] if (region or country) else []
+    out = []
+    for loc in CITY_LOCATIONS[city]:
+        if loc in US_STATES:
+            c_region, c_country = loc, _US
+        elif loc in REGIONS:
+            c_region, c_country = loc, REGIONS[loc][0]
+        else:
+            c_region, c_country = None, loc
+        if region is not None and c_region != region:
+            continue
+        if country is not None and c_country != country:
+            continue
+        out.append(Place(city, c_region, c_country))
+    return out
+
+
+@lru_cache(maxsize=65536)
+def parse_place(value: str) -> tuple[Place, ...] | None:
+    """Every consistent reading of ``value`` as a place, or None when it does not read as one."""
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts or len(parts) > 3:
+        return None
+    per_part = [_part_readings(p) for p in parts]
+    if len(parts) >= 2 and not per_part[0] and all(per_part[1:]):
+        # an unknown city placed by the rest ("Naples, FL"); never a street address
+        head = fold(strip_wrapping(parts[0]))
+        if any(ch.isdigit() for ch in head) or len(head.split()) > 3:
+            return None
+        per_part[0] = [("city", "?" + head)]
+    if not all(per_part):
+        return None
+    places: list[Place] = []
+    for combo in itertools.product(*per_part):
+        resolved = _resolve(combo)
+        if not resolved and len(parts) >= 2 and combo[0][0] == "city" and not combo[0][1].startswith("?"):
+            # a known city name placed elsewhere ("Miami, Ohio", "Paris, TX"): an unknown namesake
+            head = fold(strip_wrapping(parts[0]))
+            resolved = _resolve((("city", "?" + head), *combo[1:]))
+        places.extend(resolved)
+    places = list(dict.fromkeys(places))
+    return tuple(places) if places else None
+
+
+def _relation(a: Place, b: Place) -> str | None:
+    """'same', 'a_finer', 'b_finer' when compatible, 'unknown' when an unknown city meets another city,
+    else None."""
+    la, lb = a.levels(), b.levels()
+    for i, (x, y) in enumerate(zip(la, lb, strict=True)):
+        if x is not None and y is not None:
+            if x != y:
+                if i == 0 and (x.startswith("?") or y.startswith("?")) and la[1:] == lb[1:]:
+                    return "unknown"  # a neighbourhood or suburb of the other city, or another city
+                return None
+        elif x is not None or y is not None:
+            # only one side names this level: the other must name nothing finer
+            other = lb if x is not None else la
+            if any(v is not None for v in other[:i]):
+                return None
+    finest_a = next(i for i, v in enumerate(la) if v is not None)
+    finest_b = next(i for i, v in enumerate(lb) if v is not None)
+    if finest_a == finest_b:
+        return "same"
+    if max(finest_a, finest_b) == 2:
+        # a country is too coarse to stand for a city or a state in it ("Austin" / "USA", "CA" / "USA")
+        return None
+    return "a_finer" if finest_a < finest_b else "b_finer"
+
+
+def place_relation(a: str, b: str) -> str | None:
+    """How two place values relate: 'same', 'a_finer', 'b_finer', 'different'; None if either is no place."""
+    pa, pb = parse_place(a), parse_place(b)
+    if pa is None or pb is None:
+        return None
+    found = {_relation(x, y) for x in pa for y in pb} - {None}
+    for rel in ("same", "a_finer", "b_finer"):
+        if rel in found:
+            return rel
+    return None if "unknown" in found else "different"

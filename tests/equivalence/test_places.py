@@ -1,0 +1,77 @@
+"""Places at any granularity (DESIGN.md §2): a city and its own state are one place; another state is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.equivalence.places import parse_place, place_relation
+
+SAME_PLACE = [
+    ("Seattle", "WA"),
+    ("Seattle, WA", "WA"),
+    ("Boston", "MA"),
+    ("Boston, MA", "Massachusetts"),
+    ("Miami, USA", "FL"),
+    ("Chicago, IL", "IL, Chicago"),
+    ("Houston, TX", "TX, Houston"),
+    ("San Francisco,CA", "California"),
+    ("LA", "CA"),  # Los Angeles, in California
+    ("NYC", "New York City"),
+    ("NY, NY", "New York"),
+    ("Washington state", "WA"),
+    ("Toronto, ON", "Toronto, Canada"),
+    ("London, UK", "London, England"),
+    ("Naples, FL", "Florida"),  # a city the gazetteer does not know, placed by its state
+    ("Sydney", "New South Wales"),
+]
+DIFFERENT_PLACE = [
+    ("Seattle", "CA"),
+    ("San Diego", "NY"),
+    ("Chicago", "Philadelphia"),
+    ("EU", "US"),
+    ("CA", "FL"),
+    ("Miami, Ohio", "Miami, Florida"),
+    ("Sydney", "Western Australia"),
+    ("London", "Scotland"),
+    ("Austin, TX", "USA"),  # a country is too coarse to stand for a city
+    ("CA", "United States"),
+    ("US", "DE"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SAME_PLACE)
+def test_same_place_at_any_granularity(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert m.equivalent, (x, y, m)
+        assert m.score >= 0.5
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT_PLACE)
+def test_different_places(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert not m.equivalent, (x, y, m)
+        assert m.score < 0.5
+
+
+def test_relation_names_the_finer_side():
+    assert place_relation("Seattle", "WA") == "a_finer"
+    assert place_relation("WA", "Seattle, WA") == "b_finer"
+    assert place_relation("Chicago, IL", "IL, Chicago") == "same"
+    assert place_relation("Seattle", "CA") == "different"
+
+
+def test_non_places_are_left_to_other_stages():
+    assert parse_place("global") is None
+    assert parse_place("123 University Street, Berkeley, CA") is None
+    assert parse_place("New York public library") is None
+    # an unknown district of a known city is not decided here
+    assert place_relation("Manhattan, NY", "NYC") is None
+
+
+def test_grounding_is_directional(typed_values):
+    # a state is supported by a city in it, a city is not supported by its state alone
+    assert typed_values.supported("WA", ["I live in Seattle"]).equivalent
+    assert not typed_values.supported("Seattle", ["I live in WA"]).equivalent
+    assert not typed_values.supported("Seattle", [{"state": "WA"}]).equivalent
