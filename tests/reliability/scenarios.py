@@ -24,6 +24,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -211,19 +212,21 @@ class ScenarioResult:
     examples: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     max_score_drift: float = 0.0  # largest |stream score - batch score| among matching verdicts
+    stall_s: float | None = None  # longest pause in verdicts on any partition after a fault
 
     def row(self) -> str:
         rec = "-" if self.recovery_s is None else f"{self.recovery_s:.1f}"
+        stall = "-" if self.stall_s is None else f"{self.stall_s:.1f}"
         return (
             f"{self.name:<22} {self.sent:>6} {self.verdicts:>8} {self.lost + self.lost_dialogs:>5} "
-            f"{self.duplicated:>5} {self.wrong + self.wrong_dialogs:>5} {rec:>9} {self.elapsed_s:>7.0f}"
+            f"{self.duplicated:>5} {self.wrong + self.wrong_dialogs:>5} {rec:>9} {stall:>7} {self.elapsed_s:>7.0f}"
         )
 
     @staticmethod
     def header() -> str:
         return (
             f"{'scenario':<22} {'events':>6} {'verdicts':>8} {'lost':>5} {'dup':>5} {'wrong':>5} "
-            f"{'recover_s':>9} {'total_s':>7}"
+            f"{'recover_s':>9} {'stall_s':>7} {'total_s':>7}"
         )
 
 
@@ -261,6 +264,21 @@ def evaluate(name: str, traffic: Traffic, records: list[Verdict], fault_at: floa
     if fault_at is not None:
         res.recovery_s = recovery_time(records, fault_at)
     return res
+
+
+def max_stall(records: list[Verdict], fault_at: float, window: float = 90.0) -> float | None:
+    """The longest pause in verdict production on any partition, from the fault on (within `window`)."""
+    by_partition: dict[int, list[float]] = {}
+    for rec in records:
+        if fault_at < rec.timestamp <= fault_at + window:
+            by_partition.setdefault(rec.partition, []).append(rec.timestamp)
+    if not by_partition:
+        return None
+    worst = 0.0
+    for stamps in by_partition.values():
+        times = [fault_at, *sorted(stamps)]
+        worst = max(worst, *(b - a for a, b in pairwise(times)))
+    return worst
 
 
 def recovery_time(records: list[Verdict], fault_at: float) -> float | None:
@@ -436,6 +454,8 @@ def _run(
     times = {label: recovery_time(records, at) for label, at in faults}
     known = [t for t in times.values() if t is not None]
     res.recovery_s = max(known) if known else None
+    stalls = [t for t in (max_stall(records, at) for _, at in faults) if t is not None]
+    res.stall_s = max(stalls) if stalls else None
     if len(times) > 1:
         res.notes += [f"recovery after {label}: {t if t is None else round(t, 1)} s" for label, t in times.items()]
     res.exit_codes = h.exit_codes + codes
