@@ -87,7 +87,10 @@ UNITS: dict[str, tuple[str, ...]] = {
     "kilowatt": ("kw",), "watt": ("w",), "megabyte": ("mb",), "gigabyte": ("gb",), "terabyte": ("tb",),
     "kilobyte": ("kb",), "hertz": ("hz",), "megahertz": ("mhz",), "gigahertz": ("ghz",), "volt": ("v",),
     "joule": ("j",), "newton": ("n",), "pascal": ("pa",), "calorie": ("cal",), "kilocalorie": ("kcal",),
+    "month": (), "decade": (), "pint": (), "quart": ("qt",), "fluid ounce": ("fl oz", "fl. oz"),
 }
+# Second readings of unit symbols that mean something else in another trade ("c" is also a cooking cup).
+UNIT_SECONDARY: dict[str, tuple[str, ...]] = {"c": ("cup",), "c.": ("cup",)}
 
 MONTHS: dict[str, str] = {
     "may": "may", "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",

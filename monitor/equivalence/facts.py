@@ -185,7 +185,9 @@ def facts_agree(a: Fact, b: Fact) -> bool:
         same_cur = va.currency is None or vb.currency is None or va.currency == vb.currency
         return same_cur and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
     if isinstance(va, Quantity) and isinstance(vb, Quantity):
-        return va.unit == vb.unit and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
+        from monitor.equivalence.typed import quantities_equal
+
+        return quantities_equal(va, vb)
     if isinstance(va, DateValue) and isinstance(vb, DateValue):
         from monitor.equivalence.typed import dates_equal
 

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from monitor.equivalence.abbreviations import ALIASES, CATEGORIES, TZ_CITIES, UNIT_ALIASES
+from monitor.equivalence.abbreviations import ALIASES, CATEGORIES, TZ_CITIES, UNIT_ALIASES, UNIT_SECONDARY
 
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")
@@ -93,6 +93,8 @@ def categorize(text: str) -> dict[str, frozenset[str]]:
         for cat, table in CATEGORIES.items():
             if key in table:
                 out[cat] = out.get(cat, frozenset()) | {table[key]}
+        if key in UNIT_SECONDARY:
+            out["unit"] = out.get("unit", frozenset()) | set(UNIT_SECONDARY[key])
     return out
 
 

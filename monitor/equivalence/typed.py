@@ -151,7 +151,7 @@ def parse_money(text: str) -> Money | None:
 
 @lru_cache(maxsize=65536)
 def parse_quantity(text: str) -> Quantity | None:
-    t = _words_to_digits(canon(text))
+    t = _words_to_digits(canon(text.replace("_", " ")))  # "five_years" -> "5 years"
     m = QUANTITY_RE.match(t)
     if not m:
         return None
@@ -250,6 +250,72 @@ def dates_equal(a: DateValue, b: DateValue) -> bool:
     else:
         return False
     return a.minutes is None or b.minutes is None or a.minutes == b.minutes
+
+
+# Units of one dimension convert exactly: unit -> (dimension, size in the dimension's base unit).
+UNIT_SIZES: dict[str, tuple[str, float]] = {
+    "second": ("time", 1.0), "minute": ("time", 60.0), "hour": ("time", 3600.0), "day": ("time", 86400.0),
+    "week": ("time", 604800.0),
+    "month": ("calendar", 1.0), "year": ("calendar", 12.0), "decade": ("calendar", 120.0),
+    "millimeter": ("length", 0.001), "centimeter": ("length", 0.01), "meter": ("length", 1.0),
+    "kilometer": ("length", 1000.0), "inch": ("length", 0.0254), "foot": ("length", 0.3048),
+    "yard": ("length", 0.9144), "mile": ("length", 1609.344),
+    "milligram": ("mass", 0.001), "gram": ("mass", 1.0), "kilogram": ("mass", 1000.0),
+    "pound": ("mass", 453.59237), "ounce": ("mass", 28.349523125),
+    "milliliter": ("volume", 1.0), "liter": ("volume", 1000.0), "gallon": ("volume", 3785.411784),
+    "quart": ("volume", 946.352946), "pint": ("volume", 473.176473), "cup": ("volume", 236.5882365),
+    "fluid ounce": ("volume", 29.5735295625), "tablespoon": ("volume", 14.78676478125),
+    "teaspoon": ("volume", 4.92892159375),
+    "kilobyte": ("data", 1e3), "megabyte": ("data", 1e6), "gigabyte": ("data", 1e9), "terabyte": ("data", 1e12),
+}
+
+
+def quantities_equal(a: Quantity, b: Quantity) -> bool:
+    """Same amount of the same unit, or the same amount after an exact unit conversion ("1 year" = "12 months",
+    "1 km" = "1000 m"); conversions tolerate the rounding of a printed factor (0.1%)."""
+    if a.unit == b.unit:
+        return numbers_close(a.amount, b.amount)
+    sa, sb = UNIT_SIZES.get(a.unit), UNIT_SIZES.get(b.unit)
+    if sa is None or sb is None or sa[0] != sb[0]:
+        return False
+    return math.isclose(a.amount * sa[1], b.amount * sb[1], rel_tol=1e-3, abs_tol=1e-12)
+
+
+def bare_unit(text: str) -> str | None:
+    """The unit a value names by itself in the singular ("year", "a month"): one of that unit."""
+    t = canon(text.replace("_", " "))
+    t = re.sub(r"^(?:a|an|one|per)\s+", "", t)
+    return t if t in UNIT_SIZES else None
+
+
+_YEAR_RANGE = re.compile(r"^(?P<a>\d{4}|\d{2})\s*(?:-|/|–|to)\s*(?P<b>\d{4}|\d{2})$")
+
+
+@lru_cache(maxsize=65536)
+def parse_year_range(text: str) -> tuple[int, int, bool] | None:
+    """A season or span of consecutive years: "2019-2020", "2019/20", "19-20" -> (2019, 2020, full).
+
+    ``full`` is False when the century is not written ("19-20"); such values compare modulo 100.
+    """
+    m = _YEAR_RANGE.match(canon(text))
+    if not m:
+        return None
+    a, b = m.group("a"), m.group("b")
+    if len(a) == 2 and len(b) == 4:
+        return None
+    start = int(a)
+    end = int(b) if len(b) == 4 else (start // 100 * 100 + int(b) if len(a) == 4 else int(b))
+    if len(a) == 4 and not 1800 <= start <= 2200:
+        return None
+    if (end - start) % (100 if len(a) == 2 else 10**6) != 1:
+        return None  # a season spans two consecutive years; anything else is a numeric range
+    return start, end, len(a) == 4
+
+
+def year_ranges_equal(a: tuple[int, int, bool], b: tuple[int, int, bool]) -> bool:
+    if a[2] and b[2]:
+        return a[:2] == b[:2]
+    return (a[0] % 100, a[1] % 100) == (b[0] % 100, b[1] % 100)
 
 
 def looks_like_identifier(value: str) -> bool:

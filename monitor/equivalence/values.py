@@ -223,6 +223,11 @@ class ValueComparator:
             if gn is not None and pn is not None:
                 ok = typed.numbers_close(gn, pn)
                 return Match(ok, 1.0 if ok else 0.0, "number")
+        # seasons / spans of consecutive years: "2019-2020" / "2019/20" / "19-20"
+        gr, pr = typed.parse_year_range(gs), typed.parse_year_range(ps)
+        if gr is not None and pr is not None:
+            ok = typed.year_ranges_equal(gr, pr)
+            return Match(ok, 1.0 if ok else 0.0, "year-range")
         # dates and clock times
         gd, pd = typed.parse_date(gs), typed.parse_date(ps)
         if gd is not None and pd is not None:
@@ -248,12 +253,20 @@ class ValueComparator:
                 ok = same_cur and typed.numbers_close(ga, pa)
                 return Match(ok, 1.0 if ok else 0.0, "money")
         gq, pq = typed.parse_quantity(gs), typed.parse_quantity(ps)
+        if (gq is None) != (pq is None):
+            # a unit named alone is one of it: "year" / "12 months", but "year" / "5 years" differ
+            unit = typed.bare_unit(gs if gq is None else ps)
+            if unit is not None:
+                gq = gq or typed.Quantity(1.0, unit)
+                pq = pq or typed.Quantity(1.0, unit)
+        if gq is not None and pq is not None:
+            ok = typed.quantities_equal(gq, pq)
+            return Match(ok, 1.0 if ok else 0.0, "quantity" if gq.unit != pq.unit else "number")
         if gq is not None or pq is not None:
             ga = gq.amount if gq else gn
             pa = pq.amount if pq else pn
             if ga is not None and pa is not None:
-                same_unit = gq is None or pq is None or gq.unit == pq.unit
-                ok = same_unit and typed.numbers_close(ga, pa)
+                ok = typed.numbers_close(ga, pa)
                 return Match(ok, 1.0 if ok else 0.0, "number")
         if gn is not None and pn is not None:
             ok = typed.numbers_close(gn, pn)

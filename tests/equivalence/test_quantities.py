@@ -1,0 +1,53 @@
+"""Units, durations and seasons (DESIGN.md §2): exact conversions are equivalent, other amounts are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.equivalence.typed import parse_year_range
+
+EQUIVALENT = [
+    ("1 year", "12 months"),
+    ("year", "12 months"),  # a unit named alone is one of it
+    ("five_years", "5 years"),
+    ("2 hours", "120 minutes"),
+    ("1 km", "1000 m"),
+    ("1 lb", "453.6 g"),  # a printed conversion factor
+    ("cups", "c"),  # "c" is a cooking cup as well as Celsius
+    ("cup", "c"),
+    ("c", "Celsius"),
+    ("2019-2020", "19-20"),
+    ("19-20", "2019/2020"),
+    ("2019-20", "2019/2020"),
+]
+DIFFERENT = [
+    ("year", "5 years"),
+    ("five_years", "4 years"),
+    ("1 month", "30 days"),  # months have no fixed length in days
+    ("1 km", "100 m"),
+    ("10 kg", "10 lbs"),
+    ("meters", "cm"),  # units named alone stay distinct units
+    ("cup", "Celsius"),
+    ("2019-2020", "2020-2021"),
+    ("19-20", "2020/2021"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), EQUIVALENT)
+def test_equivalent_both_directions(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert m.equivalent, (x, y, m)
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT)
+def test_different_both_directions(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert not m.equivalent, (x, y, m)
+        assert m.score < 0.5
+
+
+@pytest.mark.parametrize("text", ["5-10", "1-3", "2019-2021", "19-25", "100/101"])
+def test_numeric_ranges_are_not_seasons(text):
+    assert parse_year_range(text) is None
