@@ -172,3 +172,24 @@ def _pick(options: set[str], key: str) -> str:
 def content_tokens(text: str) -> list[str]:
     """Lemmatised non-stopword tokens after alias expansion."""
     return [lemma(t) for t in tokens(expand_aliases(text)) if t not in STOPWORDS]
+
+
+_SPELLING = (
+    (re.compile(r"(?<=[a-z])ae(?=[a-z]{2})"), "e"),  # orthopaedic, paediatric, anaesthesia
+    (re.compile(r"(?<=[a-z]{2})oe(?=[a-z]{3})"), "e"),  # oesophagus, manoeuvre (not "shoes")
+    (re.compile(r"(?<=[a-z]{3})our(?=s?$)"), "or"),  # colour, behaviour, neighbours
+    (re.compile(r"(?<=[a-z]{2})tre(?=s?$)"), "ter"),  # centre, theatre, metres
+    (re.compile(r"(?<=[a-z]{3})(is|ys)(?=(?:e|es|ed|ing|ation|ations|er|ers)$)"), lambda m: m.group(1)[0] + "z"),
+    (re.compile(r"(?<=[a-z]{3})ogue(?=s?$)"), "og"),  # catalogue, dialogue
+    (re.compile(r"(?<=[a-z]{3})ence(?=s?$)"), "ense"),  # defence, licence
+)
+
+
+@lru_cache(maxsize=65536)
+def american(token: str) -> str:
+    """One spelling for British / American variants of a word ("orthopaedic" -> "orthopedic")."""
+    if len(token) < 5 or not token.isalpha():
+        return token
+    for pattern, repl in _SPELLING:
+        token = pattern.sub(repl, token)
+    return token

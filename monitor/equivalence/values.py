@@ -15,6 +15,7 @@ from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import (
     STOPWORDS,
     alias_set,
+    american,
     canon_string,
     categorize,
     fold,
@@ -319,6 +320,9 @@ class ValueComparator:
         gt_, pt_ = value_text(gs), value_text(ps)
         if gt_ == pt_ or value_tokens(gt_) == value_tokens(pt_):
             return Match(True, 0.95, "abbreviation")
+        g_sp, p_sp = (tuple(american(t) for t in value_tokens(x)) for x in (gt_, pt_))
+        if g_sp == p_sp:  # British / American spelling, singular / plural: "Orthopaedic" / "Orthopedics"
+            return Match(True, 0.9, "spelling")
         compact_g, compact_p = re.sub(r"[^a-z0-9]", "", gt_), re.sub(r"[^a-z0-9]", "", pt_)
         if compact_g and compact_g == compact_p:  # "mc donalds" / "McDonald's", "e-mail" / "email"
             return Match(True, 0.95, "exact")
