@@ -76,8 +76,8 @@ class _TypedTurn(_Model):
         if not isinstance(data, dict):
             return data
         turn = data.get("turn")
-        if turn not in _PAYLOAD_FOR_TURN:
-            return data  # the Literal check reports it
+        if not isinstance(turn, str) or turn not in _PAYLOAD_FOR_TURN:
+            return data  # the Literal check reports it (any type, hashable or not)
         data = dict(data)
         for key in ("gold_turn", "predict_turn"):
             if data.get(key) is not None:

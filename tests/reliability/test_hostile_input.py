@@ -120,12 +120,6 @@ def _has_unhashable_turn(doc: object) -> bool:
     return False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="BUG monitor/models/dialog.py _TypedTurn._payloads_match_turn: `turn not in _PAYLOAD_FOR_TURN` "
-    "hashes the raw value, so a list/dict `turn` raises TypeError (aem score: traceback, exit 1)",
-)
 @pytest.mark.parametrize("turn", [[], {"a": 1}])
 def test_unhashable_turn_type_is_an_input_error(turn, tmp_path):
     path = tmp_path / "turn.json"
@@ -165,8 +159,6 @@ BAD_FILES = {
 @pytest.mark.integration
 @pytest.mark.parametrize("name", sorted(BAD_FILES))
 def test_aem_score_on_bad_files_exits_2_with_one_line(name, tmp_path):
-    if name == "unhashable_turn.json":
-        pytest.xfail("BUG: TypeError traceback, exit 1 (see test_unhashable_turn_type_is_an_input_error)")
     path = tmp_path / name
     content = BAD_FILES[name]
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
