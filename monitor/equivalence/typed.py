@@ -318,6 +318,38 @@ def year_ranges_equal(a: tuple[int, int, bool], b: tuple[int, int, bool]) -> boo
     return (a[0] % 100, a[1] % 100) == (b[0] % 100, b[1] % 100)
 
 
+_EMAIL = re.compile(r"^(?:mailto:)?[a-z0-9._%+\-]+@[a-z0-9\-]+(?:\.[a-z0-9\-]+)+$")
+_URL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*://\S+|www\.\S+|[a-z0-9_.\-]+@[a-z0-9.\-]+:\S+)$")
+
+
+def email_key(value: str) -> str | None:
+    """An e-mail address, lower-cased ("mailto:" dropped), or None."""
+    t = canon(value)
+    if not _EMAIL.match(t):
+        return None
+    return t.removeprefix("mailto:")
+
+
+def url_key(value: str) -> str | None:
+    """A URL or git remote reduced to host + path: scheme, "www.", user, default ports, a trailing "/" or
+    ".git" do not matter; "git@github.com:org/repo.git" and "https://github.com/org/repo" are one repo."""
+    t = value.strip()
+    if not _URL.match(t.lower()):
+        return None
+    m = re.match(r"^[a-z0-9_.\-]+@([a-z0-9.\-]+):(?!\d+/)(.*)$", t, re.I)  # scp-like git remote
+    if m:
+        host, path = m.group(1), m.group(2)
+    else:
+        rest = re.sub(r"^[a-z][a-z0-9+.\-]*://", "", t, flags=re.I)
+        host, _, path = rest.partition("/")
+        host = host.rsplit("@", 1)[-1]
+        host = re.sub(r":(?:80|443|22)$", "", host)
+    host = host.lower().removeprefix("www.")
+    path = path.split("#", 1)[0].rstrip("/")
+    path = path.removesuffix(".git")
+    return f"{host}/{path}" if path else host
+
+
 def looks_like_identifier(value: str) -> bool:
     """Ids, codes, SKUs, flight numbers, slugs: one token mixing letters and digits or joined by -/_."""
     t = canon(value)

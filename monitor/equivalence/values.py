@@ -210,6 +210,13 @@ class ValueComparator:
         )
         if canon_string(gs) == canon_string(ps):
             return _EXACT
+        # e-mail addresses and URLs are identifiers: exact after normalisation
+        ge, pe = typed.email_key(gs), typed.email_key(ps)
+        if ge is not None and pe is not None:
+            return Match(ge == pe, 1.0 if ge == pe else 0.0, "email")
+        gu, pu = typed.url_key(gs), typed.url_key(ps)
+        if gu is not None and pu is not None:
+            return Match(gu == pu, 1.0 if gu == pu else 0.0, "url")
         # booleans
         gb, pb = typed.as_bool(gold), typed.as_bool(pred)
         if isinstance(gold, bool) or isinstance(pred, bool) or (gb is not None and pb is not None):
