@@ -223,6 +223,10 @@ _MONTH_NUM = {name: i for i, name in enumerate(
      "november", "december"], start=1)}
 
 
+def month_name(month: int) -> str:
+    return next(name for name, i in _MONTH_NUM.items() if i == month)
+
+
 def _month_precision(t: str) -> tuple[int | None, int, int | None] | None:
     """"June 2023", "2023-06", "06/2023", "04-2022" -> (year, month, None)."""
     m = re.fullmatch(rf"({_MONTH_NAMES})\.?\s*,?\s*(\d{{4}})", t)

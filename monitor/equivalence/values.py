@@ -236,8 +236,24 @@ class ValueComparator:
         if gr is not None and pr is not None:
             ok = typed.year_ranges_equal(gr, pr)
             return Match(ok, 1.0 if ok else 0.0, "year-range")
+        if (gr is None) != (pr is None):
+            # a season and a year: the season is named by either of its years ("2019-20" / "2020")
+            season, other = (gr, ps) if gr is not None else (pr, gs)
+            year = re.fullmatch(r"\d{4}", typed.canon(other))
+            if year is not None and season is not None:
+                y = int(year.group(0))
+                ok = y in season[:2] if season[2] else y % 100 in (season[0] % 100, season[1] % 100)
+                return Match(ok, 0.8 if ok else 0.0, "year-range")
         # dates and clock times
         gd, pd = typed.parse_date(gs), typed.parse_date(ps)
+        if (gd is None) != (pd is None):
+            # a month alone against a month of some year ("December" / "12/2022"): the year is unspecified
+            dated, other = (gd, ps) if gd is not None else (pd, gs)
+            months = categorize(other).get("month")
+            if dated is not None and months and all(day is None for _, _, day in dated.candidates):
+                names = {typed.month_name(m) for _, m, _ in dated.candidates}
+                ok = bool(names & months)
+                return Match(ok, 0.8 if ok else 0.0, "date")
         if gd is not None and pd is not None:
             ok = typed.dates_equal(gd, pd)
             return Match(ok, 1.0 if ok else 0.0, "date")

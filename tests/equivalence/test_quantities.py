@@ -51,3 +51,32 @@ def test_different_both_directions(typed_values, a, b):
 @pytest.mark.parametrize("text", ["5-10", "1-3", "2019-2021", "19-25", "100/101"])
 def test_numeric_ranges_are_not_seasons(text):
     assert parse_year_range(text) is None
+
+
+PARTIAL_DATES_EQUIVALENT = [
+    ("December", "12/2022"),  # a month alone: the year is unspecified
+    ("Dec.", "12/2022"),
+    ("June", "June 2023"),
+    ("2019-2020", "2019"),  # a season is named by either of its years
+    ("19-20", "2020"),
+]
+PARTIAL_DATES_DIFFERENT = [
+    ("November", "12/2022"),
+    ("May", "2023-06"),
+    ("2019-2020", "2021"),
+    ("2019", "2020"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), PARTIAL_DATES_EQUIVALENT)
+def test_partial_dates_equivalent(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert m.equivalent, (x, y, m)
+
+
+@pytest.mark.parametrize(("a", "b"), PARTIAL_DATES_DIFFERENT)
+def test_partial_dates_different(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert not m.equivalent, (x, y, m)
