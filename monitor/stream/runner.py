@@ -158,7 +158,11 @@ class Monitor:
             while not self.stop_event.is_set():
                 try:
                     batch = self._consumer.poll(timeout_ms=s.poll_timeout_ms)
-                    self._handle_rebalance()
+                    try:
+                        self._handle_rebalance()
+                    except KafkaError:
+                        self._rewind(batch)  # the batch was not looked at: fetch it again next time
+                        raise
                     if self._consumer.assignment():
                         self.ready.set()
                     self.step([rec for records in batch.values() for rec in records])
@@ -339,6 +343,13 @@ class Monitor:
         fresh = set(self._consumer.assignment()) - self.restored
         if fresh:
             self._restore(fresh)
+
+    def _rewind(self, batch: dict[Any, list[Any]]) -> None:
+        """Seek back to the first record of a polled batch, so the next poll returns it again."""
+        assigned = self._consumer.assignment()
+        for tp, records in batch.items():
+            if records and tp in assigned:
+                self._consumer.seek(tp, records[0].offset)
 
     def _update_lag(self) -> None:
         assigned = list(self._consumer.assignment())
