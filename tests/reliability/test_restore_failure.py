@@ -1,0 +1,51 @@
+"""A Kafka error while restoring newly assigned partitions must not lose the batch polled with them.
+
+`Monitor.run` polls a batch, then `_handle_rebalance` restores the checkpoints of new partitions. If
+the restore raises a KafkaError (the state topic is briefly unreachable — brokers restarting is what
+triggers rebalances), the loop logs it and polls again: the batch already polled is dropped, the
+consumer's position has moved past it, and the next batches' offsets are committed — the dropped
+events are never scored.
+"""
+
+from __future__ import annotations
+
+import pytest
+from kafka.errors import KafkaTimeoutError
+
+from monitor.demo.traffic import sample_dialogs
+from monitor.models.dialog import Dialog
+from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.stream.replay import dialog_events
+from monitor.stream.state import KafkaStateStore
+from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for, verdicts
+
+pytestmark = pytest.mark.integration
+
+
+def test_events_polled_with_a_failed_restore_are_not_lost(broker, monkeypatch):
+    engine = ScoringEngine.create(ScoringConfig(), semantic=None)
+    topics = TopicSet.fresh(broker.bootstrap, partitions=1)
+    dialogs = [Dialog.model_validate(d) for d in sample_dialogs(per_release=5, seed=2)]
+    events = [e for d in dialogs for e in dialog_events(d)]
+    send(broker.bootstrap, topics.traces, events)  # all there before the monitor joins
+
+    real = KafkaStateStore.load_many
+    calls = {"n": 0}
+
+    def flaky(self, partitions):  # the first restores fail, as if the state topic were unreachable
+        calls["n"] += 1
+        if calls["n"] <= 3:
+            raise KafkaTimeoutError("state topic unreachable (injected)")
+        return real(self, partitions)
+
+    monkeypatch.setattr(KafkaStateStore, "load_many", flaky)
+    settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", max_poll_records=20)
+    monitor = MonitorThread(settings, engine).start()
+    try:
+        expected = len(dialogs) * 6  # 5 turn verdicts + 1 summary each
+        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=expected, timeout=30))
+    finally:
+        monitor.stop()
+    assert calls["n"] > 3
+    got = {(v["conversation_id"], v.get("turn_no"), v["kind"]) for v in out}
+    assert len(got) == expected, f"{expected - len(got)} verdicts lost after a failed restore"
