@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 from kafka import KafkaConsumer, TopicPartition
+from kafka.errors import KafkaTimeoutError
 
 log = structlog.get_logger(__name__)
 
@@ -76,7 +77,8 @@ class KafkaStateStore(StateStore):
             remaining = {tp for tp in tps if ends.get(tp, 0) > 0}
             while remaining:
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"state topic {self.topic}: restore did not reach the end in time")
+                    # a KafkaError: the monitor's loop retries it (rewinding the polled batch)
+                    raise KafkaTimeoutError(f"state topic {self.topic}: restore did not reach the end in time")
                 for tp, records in consumer.poll(timeout_ms=500).items():
                     for rec in records:
                         cid = rec.key.decode("utf-8") if rec.key else None
