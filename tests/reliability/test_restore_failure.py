@@ -49,3 +49,22 @@ def test_events_polled_with_a_failed_restore_are_not_lost(broker, monkeypatch):
     assert calls["n"] > 3
     got = {(v["conversation_id"], v.get("turn_no"), v["kind"]) for v in out}
     assert len(got) == expected, f"{expected - len(got)} verdicts lost after a failed restore"
+
+
+def test_a_slow_state_topic_is_a_retriable_kafka_error(broker):
+    """A restore that does not reach the end of the state topic in time must raise a KafkaError,
+    which the run loop retries (with the batch rewound), not a builtin TimeoutError that ends it."""
+    from kafka.errors import KafkaError
+
+    from monitor.stream.kafka_io import ensure_topics, make_producer
+
+    topic = TopicSet.fresh(broker.bootstrap, partitions=1).traces + ".state"
+    ensure_topics(broker.bootstrap, [topic], partitions=1)
+    producer = make_producer(broker.bootstrap)
+    store = KafkaStateStore(broker.bootstrap, topic, producer, read_timeout_s=0.0)
+    for i in range(3):
+        store.save(0, f"c{i}", {"v": 1, "status": "finished", "seen": [1]}, source="t/0")
+    producer.flush()
+    producer.close()
+    with pytest.raises(KafkaError):
+        store.load_many([0])
