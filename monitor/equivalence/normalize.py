@@ -89,7 +89,12 @@ def categorize(text: str) -> dict[str, frozenset[str]]:
     """Closed classes (state, country, currency, unit, timezone) a whole value belongs to, with its readings."""
     out: dict[str, frozenset[str]] = {}
     raw = fold(strip_wrapping(text))
-    for key in {raw, whole_key(text)}:
+    keys = {raw, whole_key(text)}
+    # unit spellings: "sq. meters" -> "square meters", "grams/mole" -> "grams per mole"
+    keys.add(re.sub(r"^sq\.?\s*(?=[a-z]{2})", "square ", raw))
+    if re.fullmatch(r"[a-z]{2,}/[a-z]{2,}", raw):
+        keys.add(raw.replace("/", " per "))
+    for key in keys:
         for cat, table in CATEGORIES.items():
             if key in table:
                 out[cat] = out.get(cat, frozenset()) | {table[key]}

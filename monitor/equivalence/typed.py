@@ -354,6 +354,24 @@ def url_key(value: str) -> str | None:
     return f"{host}/{path}" if path else host
 
 
+_FORMULA_PREFIX = re.compile(r"^(?:lambda\s*[a-z_,\s]*:|[a-z]\s*(?:\(\s*[a-z_,\s]*\))?\s*=(?!=))\s*")
+
+
+@lru_cache(maxsize=65536)
+def formula_key(value: str) -> str | None:
+    """A mathematical expression in a canonical spelling, or None: "lambda x: 3x^2" and "y = 3*x**2" both
+    read "3*x**2". Only values with a power or an explicit product count as formulas."""
+    t = fold(value).strip()
+    if not re.search(r"\*\*|\^|\d\s*\*\s*[a-z(]|[a-z)]\s*\*\s*[a-z0-9(]", t):
+        return None
+    if re.search(r"[a-z]{2,}\s+[a-z]{2,}", _FORMULA_PREFIX.sub("", t)):
+        return None  # prose around the maths
+    t = _FORMULA_PREFIX.sub("", t)
+    t = re.sub(r"\s+", "", t).replace("^", "**")
+    t = re.sub(r"(?<![a-z_])(\d+(?:\.\d+)?)(?=[a-z(])", r"\1*", t)  # implicit product: 3x -> 3*x
+    return t
+
+
 def looks_like_identifier(value: str) -> bool:
     """Ids, codes, SKUs, flight numbers, slugs: one token mixing letters and digits or joined by -/_."""
     t = canon(value)

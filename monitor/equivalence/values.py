@@ -328,6 +328,10 @@ class ValueComparator:
         written_short = short.strip().isupper() or short.strip().endswith(".")
         if written_short and len(s_key) >= 3 and s_key.isalpha() and l_key.isalpha() and l_key.startswith(s_key):
             return Match(True, 0.8, "abbreviation")  # a clipped word: "ENG" / "England", "Dept." / "Department"
+        # formulas: one expression in a canonical spelling ("lambda x: 3x**2" / "3*x**2", not "exp(-x**2)")
+        gf, pf = typed.formula_key(gs), typed.formula_key(ps)
+        if gf is not None and pf is not None:
+            return Match(gf == pf, 1.0 if gf == pf else 0.0, "formula")
         # identifiers: exact up to case and separators
         g_id, p_id = typed.looks_like_identifier(gs), typed.looks_like_identifier(ps)
         if g_id or p_id:
