@@ -182,6 +182,10 @@ def place_relation(a: str, b: str) -> str | None:
     pa, pb = parse_place(a), parse_place(b)
     if pa is None or pb is None:
         return None
+    # a name that is both a city and a state ("New York", "Washington") is read as a city against a city
+    cities_a, cities_b = [x for x in pa if x.city], [y for y in pb if y.city]
+    if cities_a and cities_b:
+        pa, pb = tuple(cities_a), tuple(cities_b)
     found = {_relation(x, y) for x in pa for y in pb} - {None}
     for rel in ("same", "a_finer", "b_finer"):
         if rel in found:

@@ -36,6 +36,8 @@ DIFFERENT_PLACE = [
     ("Austin, TX", "USA"),  # a country is too coarse to stand for a city
     ("CA", "United States"),
     ("US", "DE"),
+    ("New York", "Buffalo"),  # against a city, "New York" is the city
+    ("Washington", "Seattle"),
 ]
 
 
