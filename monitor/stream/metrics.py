@@ -70,14 +70,19 @@ class MonitorMetrics:
         self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
         self._release_seen: dict[tuple[str, str], float] = {}
         self._release_labels: dict[tuple[str, str], set[tuple[object, tuple[str, ...]]]] = defaultdict(set)
+        self._children: dict[tuple[int, tuple[str, ...]], object] = {}
 
     # -- recording -----------------------------------------------------------------------------
 
     def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):  # type: ignore[no-untyped-def]
-        key = (agent, release)
+        """The labelled child, cached (this runs several times per turn), and remembered per release."""
         labels = (agent, release, *values)
-        self._release_labels[key].add((metric, labels))
-        return metric.labels(*labels)
+        child = self._children.get((id(metric), labels))
+        if child is None:
+            child = metric.labels(*labels)
+            self._children[(id(metric), labels)] = child
+            self._release_labels[(agent, release)].add((metric, labels))
+        return child
 
     def see_release(self, agent: str, release: str, event_time: float) -> None:
         key = (agent, release)
@@ -126,6 +131,7 @@ class MonitorMetrics:
         gone = [key for key, seen in self._release_seen.items() if seen < cutoff]
         for key in gone:
             for metric, labels in self._release_labels.pop(key, set()):
+                self._children.pop((id(metric), labels), None)
                 with contextlib.suppress(KeyError):
                     metric.remove(*labels)  # type: ignore[attr-defined]
             del self._release_seen[key]
