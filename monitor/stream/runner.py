@@ -115,6 +115,7 @@ class Monitor:
         self.restored: set[TopicPartition] = set()  # partitions whose checkpoints are loaded
         self._unflushed: list[tuple[TopicPartition, int]] = []  # positions recorded, awaiting flush
         self._listener = _Revocations()
+        self._rebalancing = False  # partitions revoked, new assignment not yet known
         self._consumer: Any = None
         self._producer: Any = None
         self._http: Any = None
@@ -340,6 +341,11 @@ class Monitor:
             log.info("partitions revoked", partitions=sorted(p.partition for p in revoked), dropped=len(gone))
         if assigned:
             log.info("partitions assigned", partitions=sorted(p.partition for p in assigned))
+            self._rebalancing = False
+        elif revoked:
+            self._rebalancing = True
+        if self._rebalancing:
+            return  # mid-rebalance assignment() still lists the old partitions: restore once the new set is known
         fresh = set(self._consumer.assignment()) - self.restored
         if fresh:
             self._restore(fresh)
