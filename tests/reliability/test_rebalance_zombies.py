@@ -1,0 +1,57 @@
+"""After a rebalance a member must hold only conversations of the partitions it owns.
+
+With the eager protocol a rebalance first revokes every partition, then (a poll or more later)
+assigns the new set. `Monitor._handle_rebalance` dropped the revoked conversations and then restored
+`consumer.assignment() - restored` — but mid-rebalance `assignment()` still returns the old set, so
+the member restored *all* its old partitions again, including those about to go to the new member.
+Those conversations stayed in memory as zombies: at their idle timeout the old member finished them,
+emitting partial dialog summaries (wrong, duplicated) and writing "finished" checkpoints over the
+real owner's on the state topic.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from monitor.demo.traffic import sample_dialogs
+from monitor.models.dialog import Dialog
+from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.stream.replay import dialog_events
+from tests.support.kafka import MonitorThread, TopicSet, send, settings_for
+
+pytestmark = pytest.mark.integration
+
+
+def test_no_conversation_of_a_foreign_partition_after_a_rebalance(broker):
+    engine = ScoringEngine.create(ScoringConfig(), semantic=None)
+    topics = TopicSet.fresh(broker.bootstrap, partitions=4)
+    settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", topic_partitions=4)
+    first = MonitorThread(settings, engine).start()
+    second = None
+    try:
+        dialogs = [Dialog.model_validate(d) for d in sample_dialogs(per_release=10, seed=4)]
+        opening = [e for d in dialogs for e in list(dialog_events(d))[:2]]  # two turns each: all stay open
+        send(broker.bootstrap, topics.traces, opening)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(first.monitor.processor.open) < len(dialogs):
+            time.sleep(0.2)
+        assert len(first.monitor.processor.open) == len(dialogs)
+
+        second = MonitorThread(settings, engine).start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            a, b = first.monitor._consumer.assignment(), second.monitor._consumer.assignment()
+            if a and b and not (a & b) and len(a | b) == 4:
+                break
+            time.sleep(0.2)
+        time.sleep(3)  # let both finish handling the rebalance
+        for member in (first, second):
+            mine = {tp.partition for tp in member.monitor._consumer.assignment()}
+            held = {member.monitor.owner[cid].partition for cid in member.monitor.processor.open}
+            assert held <= mine, f"conversations of partitions {sorted(held - mine)} held by a member owning {mine}"
+    finally:
+        if second is not None:
+            second.stop()
+        first.stop()
