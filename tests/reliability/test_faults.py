@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.reliability import scenarios
-from tests.reliability.scenarios import MAX_POLL_RECORDS, ScenarioResult
+from tests.reliability.scenarios import MAX_POLL_RECORDS, MAX_SCORE_DRIFT, ScenarioResult
 
 pytestmark = pytest.mark.integration
 
@@ -33,6 +33,7 @@ def check(res: ScenarioResult, traffic: scenarios.Traffic) -> None:
     assert res.lost_dialogs == 0, f"{res.lost_dialogs} dialog summaries lost:\n{detail}"
     assert res.wrong == 0, f"{res.wrong} wrong turn verdicts:\n{detail}"
     assert res.wrong_dialogs == 0, f"{res.wrong_dialogs} wrong dialog summaries:\n{detail}"
+    assert res.max_score_drift <= MAX_SCORE_DRIFT, f"stream score differs from batch by {res.max_score_drift}"
     assert res.duplicated <= MAX_POLL_RECORDS, f"{res.duplicated} duplicates: more than one poll batch"
     assert res.verdicts == traffic.expected_records + res.duplicated
 
