@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
-from kafka.errors import KafkaError, TopicAlreadyExistsError
+from kafka.errors import KafkaError, MessageSizeTooLargeError, TopicAlreadyExistsError
 
 log = structlog.get_logger(__name__)
 
@@ -110,6 +111,80 @@ def make_consumer(
     return consumer
 
 
+class ResendingProducer:
+    """A producer that can always deliver the records of the current batch.
+
+    It keeps every record sent since the last successful `flush`. When a send fails or a flush
+    times out (a producer can stall on metadata — seen with kafka-python 3.0 against Tansu, and
+    after a broker freeze), it replaces the producer with a fresh one and resends those records,
+    so delivery resumes instead of blocking the monitor; records the old producer did deliver are
+    duplicated at most once per batch. Errors that resending cannot cure (a record above
+    `max_request_size`) are raised by `send` and the record is not kept.
+    """
+
+    def __init__(self, factory: Callable[[], KafkaProducer], topics: Sequence[str] = (), flush_timeout_s: float = 10.0):
+        self.factory = factory
+        self.topics = [t for t in topics if t]
+        self.flush_timeout_s = flush_timeout_s
+        self.pending: list[tuple[str, dict[str, Any]]] = []
+        self.broken = False
+        self.replaced = 0
+        self.producer = self._fresh()
+
+    def _fresh(self) -> KafkaProducer:
+        producer = self.factory()
+        for topic in self.topics:  # learn every output topic up front, never first mid-stream
+            producer.partitions_for(topic)
+        return producer
+
+    def partitions_for(self, topic: str) -> Any:
+        if topic not in self.topics:
+            self.topics.append(topic)
+        return self.producer.partitions_for(topic)
+
+    def send(self, topic: str, **record: Any) -> None:
+        try:
+            self.producer.send(topic, **record)
+        except (MessageSizeTooLargeError, TypeError, ValueError):
+            raise
+        except KafkaError as exc:
+            log.warning("send failed; will resend with a fresh producer", topic=topic, error=repr(exc))
+            self.broken = True
+        self.pending.append((topic, record))
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every pending record is acknowledged, replacing a stalled producer once per call."""
+        wait = self.flush_timeout_s if timeout is None else min(timeout, self.flush_timeout_s)
+        if not self.broken:
+            try:
+                self.producer.flush(timeout=wait)
+                self.pending.clear()
+                return
+            except KafkaError as exc:
+                log.warning("producer stalled; resending with a fresh one", records=len(self.pending), error=repr(exc))
+        self._replace()
+        self.producer.flush(timeout=wait)  # still failing: the caller retries the whole flush later
+        self.pending.clear()
+        self.broken = False
+
+    def _replace(self) -> None:
+        old, self.producer = self.producer, None  # type: ignore[assignment]
+        with contextlib.suppress(Exception):
+            old.close(timeout=0)
+        self.producer = self._fresh()
+        self.replaced += 1
+        self.broken = False
+        for topic, record in self.pending:
+            try:
+                self.producer.send(topic, **record)
+            except KafkaError:
+                self.broken = True
+
+    def close(self, timeout: float | None = None) -> None:
+        with contextlib.suppress(KafkaError):
+            self.producer.close(timeout=timeout)
+
+
 def make_producer(bootstrap: str, client_id: str = "aem-monitor", **overrides: object) -> KafkaProducer:
     options: dict[str, object] = {
         "bootstrap_servers": bootstrap,
@@ -118,6 +193,8 @@ def make_producer(bootstrap: str, client_id: str = "aem-monitor", **overrides: o
         "linger_ms": 5,
         "retries": 2**31 - 1,
         "delivery_timeout_ms": 24 * 3600 * 1000,  # never drop a verdict while the broker is away
+        "max_block_ms": 10000,  # a send waiting for metadata fails fast; ResendingProducer retries it
+        "batch_size": 262144,
         "max_in_flight_requests_per_connection": 1,  # keep verdict order across retries
     }
     options.update(overrides)

@@ -20,7 +20,14 @@ from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.sources.files import read_dialogs
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
-from monitor.stream.kafka_io import ensure_partitions, ensure_topics, make_consumer, make_producer, partition_count
+from monitor.stream.kafka_io import (
+    ResendingProducer,
+    ensure_partitions,
+    ensure_topics,
+    make_consumer,
+    make_producer,
+    partition_count,
+)
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.offsets import OffsetTracker
 from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
@@ -140,17 +147,13 @@ class Monitor:
         s = self.settings
         if s.create_topics:
             ensure_topics(s.bootstrap_servers, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
-        self._producer = make_producer(s.bootstrap_servers)
+        self._producer = ResendingProducer(lambda: make_producer(s.bootstrap_servers), [s.verdict_topic, s.dlq_topic])
         if s.resolved_state_topic:
             partitions = partition_count(s.bootstrap_servers, s.topic)
             ensure_topics(s.bootstrap_servers, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
             ensure_partitions(s.bootstrap_servers, s.resolved_state_topic, partitions)
             self.state = KafkaStateStore(s.bootstrap_servers, s.resolved_state_topic, self._producer)
-        # Learn every output topic's partitions up front: a producer that first meets a topic mid-stream
-        # can be left waiting on metadata for it (seen with kafka-python 3.0 against Tansu).
-        for topic in (s.verdict_topic, s.dlq_topic, s.resolved_state_topic):
-            if topic:
-                self._producer.partitions_for(topic)
+            self._producer.partitions_for(s.resolved_state_topic)
         self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self._listener)
         log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=s.bootstrap_servers)
