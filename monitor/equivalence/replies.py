@@ -95,7 +95,7 @@ class ReplyComparator:
         g_norm, g_facts, g_toks = _analyse(gold)
         p_norm, p_facts, p_toks = _analyse(pred)
         diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
-        mismatched = diff.mismatched + self._substitutions(g_toks, p_toks, diff.mismatched)
+        mismatched = diff.mismatched + self._substitutions(g_toks, p_toks, diff.mismatched, g_norm, p_norm)
         missing = diff.missing
 
         g_items = _items(g_toks)
@@ -144,7 +144,7 @@ class ReplyComparator:
 
     # ------------------------------------------------------------------ internals
     def _substitutions(
-        self, g_toks: Sequence[_Tok], p_toks: Sequence[_Tok], already: Sequence[str]
+        self, g_toks: Sequence[_Tok], p_toks: Sequence[_Tok], already: Sequence[str], g_norm: str, p_norm: str
     ) -> tuple[str, ...]:
         """Content words swapped next to a fact ("revenue was 1.2M" -> "profit was 0.3M")."""
         if not any(t.fact for t in p_toks) and not any(t.fact for t in g_toks):
@@ -160,7 +160,7 @@ class ReplyComparator:
             pw = [t for t in p[j1:j2] if not t.fact]
             if not gw or not pw or len(gw) > 2 or len(pw) > 2:
                 continue
-            if not (_labels_fact(p_toks, pw) and _labels_fact(g_toks, gw)):
+            if not (_labels_fact(p_toks, pw, p_norm) and _labels_fact(g_toks, gw, g_norm)):
                 continue
             g_phrase = " ".join(t.text for t in gw)
             p_phrase = " ".join(t.text for t in pw)
@@ -235,15 +235,26 @@ def _coverage(items: Sequence[_Tok], other: Sequence[_Tok], unmatched: Sequence[
     return out
 
 
-def _labels_fact(toks: Sequence[_Tok], words: Sequence[_Tok]) -> bool:
-    """Are ``words`` the label of an adjacent fact, with only link words between ("revenue was 1.2M")?"""
-    return _reaches_fact(toks, words[-1].idx + 1, 1)
+def _labels_fact(toks: Sequence[_Tok], words: Sequence[_Tok], text: str) -> bool:
+    """Are ``words`` the label of an adjacent fact, with only link words between ("revenue was 1.2M")?
+
+    A clause break (":", ";", a dash, a comma) ends the label unless the fact follows it directly
+    ("EU revenue: 3%"): in "the report is ready: the total was 450" the label of 450 is "total".
+    """
+    return _reaches_fact(toks, words[-1].idx + 1, 1, text)
 
 
-def _reaches_fact(toks: Sequence[_Tok], i: int, step: int) -> bool:
+_CLAUSE_BREAK = re.compile(r"[:;,\u2013\u2014(]|\s-\s")
+
+
+def _reaches_fact(toks: Sequence[_Tok], i: int, step: int, text: str = "") -> bool:
     hops = 0
     copula = False
     while 0 <= i < len(toks) and hops <= 3:
+        if text and step == 1 and i > 0 and not toks[i].fact and _CLAUSE_BREAK.search(
+            text[toks[i - 1].end : toks[i].start]
+        ):
+            return False
         if toks[i].fact:
             return copula and toks[i].fact in NUMERIC_KINDS
         word = fold(toks[i].text)

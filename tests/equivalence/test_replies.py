@@ -108,3 +108,13 @@ def test_unsupported_facts_catch_invented_numbers_and_entities(replies):
     assert replies.unsupported_facts("EU revenue was 1.2 million.", sources) == ()
     out = replies.unsupported_facts("EU revenue was 1.5 million, up from Berlin.", sources)
     assert "1.5 million" in out and "Berlin" in out
+
+
+def test_a_predicate_before_a_clause_break_is_not_a_label(replies):
+    """'ready' / 'done' are not the label of 450: after the colon or dash, 'total' is."""
+    gold = "Alice Martin, your revenue report for Paris is ready: the total was 450 thousand euros in Q3."
+    pred = "Hi Alice Martin! The Q3 Paris revenue report is done — total: 450 thousand euros."
+    match = replies.compare(gold, pred)
+    assert match.truthful and match.complete, match
+    swapped = replies.compare(gold, pred.replace("revenue", "profit"))
+    assert not swapped.truthful
