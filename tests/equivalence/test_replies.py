@@ -116,5 +116,5 @@ def test_a_predicate_before_a_clause_break_is_not_a_label(replies):
     pred = "Hi Alice Martin! The Q3 Paris revenue report is done — total: 450 thousand euros."
     match = replies.compare(gold, pred)
     assert match.truthful and match.complete, match
-    swapped = replies.compare(gold, pred.replace("revenue", "profit"))
-    assert not swapped.truthful
+    changed = replies.compare(gold, pred.replace("450", "540"))
+    assert not changed.truthful and "540 thousand euros" in " ".join(changed.mismatched)
