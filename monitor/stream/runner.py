@@ -121,6 +121,7 @@ class Monitor:
         self.state: KafkaStateStore | None = None
         self.restored: set[TopicPartition] = set()  # partitions whose checkpoints are loaded
         self._unflushed: list[tuple[TopicPartition, int]] = []  # positions recorded, awaiting flush
+        self._last_flush = 0.0
         self._listener = _Revocations()
         self._rebalancing = False  # partitions revoked, new assignment not yet known
         self._consumer: Any = None
@@ -223,7 +224,8 @@ class Monitor:
             out.extend(result)
         out.extend(self.processor.tick())
         self._record(out)
-        if records or self._unflushed:
+        due = time.monotonic() - self._last_flush >= self.settings.commit_interval_s
+        if self._unflushed and (due or not records):
             self._flush_and_commit(timeout=30)
         self.metrics.open_dialogs.set(len(self.processor.open))
 
@@ -235,6 +237,7 @@ class Monitor:
     def _flush_and_commit(self, timeout: float) -> None:
         """Once everything sent is acknowledged, the positions it covers are done and can be committed."""
         self._producer.flush(timeout=timeout)
+        self._last_flush = time.monotonic()
         for tp, offset in self._unflushed:
             self.offsets.done(tp, offset)
         self._unflushed = []

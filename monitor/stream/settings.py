@@ -56,6 +56,9 @@ class MonitorSettings(BaseModel):
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)
     poll_timeout_ms: int = Field(200, ge=1)
+    # Verdicts, checkpoints and commits are flushed together at most this often while events keep
+    # arriving (and at once when a poll comes back empty): it bounds redelivered duplicates after a crash.
+    commit_interval_s: float = Field(0.5, ge=0)
     max_poll_records: int = Field(500, ge=1)
     lag_interval_s: float = Field(5.0, gt=0)
     release_ttl_s: float = Field(7 * 24 * 3600, gt=0)
