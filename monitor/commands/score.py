@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from monitor.report import render_table, summarize
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.config import load_config_file
-from monitor.sources.files import InputError, read_dialogs, validation_error
+from monitor.sources.files import InputError, read_catalog, read_dialogs, validation_error
 
 log = structlog.get_logger(__name__)
 
@@ -33,22 +33,10 @@ def build_config(args: argparse.Namespace) -> ScoringConfig:
         raise validation_error(str(args.config or "command line"), None, exc) from None
 
 
-def load_tools(path: Any) -> Any:
-    """The `--tools` catalog, validated (bad JSON Schemas are an input error), or an empty one."""
-    from monitor.judge import CatalogError, load_catalog
-
-    if path is None:
-        return ()
-    try:
-        return load_catalog(path)
-    except CatalogError as exc:
-        raise InputError(str(path), str(exc).removeprefix(f"{path}: ")) from None
-
-
 def run_score(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
-        tools = load_tools(getattr(args, "tools", None))
+        tools = read_catalog(getattr(args, "tools", None))
         dialogs = [d for path in args.paths for d in read_dialogs(path)]
     except InputError as exc:
         sys.stderr.write(f"aem score: error: {exc}\n")

@@ -58,6 +58,23 @@ def parse_payload(turn: str, value: Any, key: str = "payload") -> Payload | None
         raise PydanticCustomError("payload", "{path}: {message}", {"path": path, "message": first["msg"]}) from None
 
 
+# Names pydantic puts in an error location for union members and validators, not fields.
+_UNION_TAGS = frozenset({"Tool", "Agent", "User", "ToolCall", "Reply", "UserMessage"})
+
+
+def error_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a field path people read: `turns[0].predict_turn.args`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in _UNION_TAGS or "function-" in str(part):
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
 class ToolSpec(_Model):
     """One catalog entry for judge-only mode: a tool action and the JSON Schema of its arguments."""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.models.dialog import Dialog
+from monitor.models.dialog import Dialog, error_path
 
 
 class InputError(ValueError):
@@ -25,21 +25,9 @@ class InputError(ValueError):
         super().__init__(f"{': '.join(where)}: {message}")
 
 
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in {"ToolCall", "Reply", "UserMessage"} or "function-" in str(part):
-            continue
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
 def validation_error(file: str, dialog: str | None, error: ValidationError, prefix: str = "") -> InputError:
     first = error.errors(include_url=False)[0]
-    field, message = _loc(tuple(first["loc"])), first["msg"]
+    field, message = error_path(tuple(first["loc"])), first["msg"]
     if first["type"] == "payload":  # an error inside a gold/predict payload: extend the path
         ctx = first.get("ctx", {})
         field = ".".join(p for p in (field, ctx.get("path")) if p)
@@ -129,3 +117,15 @@ def check_unique_ids(dialogs: list[Dialog], file: str) -> None:
         if dialog.dialog_id in seen:
             raise InputError(file, "duplicate dialog_id", dialog=dialog.dialog_id, field="dialog_id")
         seen.add(dialog.dialog_id)
+
+
+def read_catalog(path: str | Path | None) -> Any:
+    """A `--tools` catalog, validated (a bad JSON Schema is an input error), or an empty one."""
+    from monitor.judge import CatalogError, load_catalog
+
+    if path is None:
+        return ()
+    try:
+        return load_catalog(path)
+    except CatalogError as exc:
+        raise InputError(str(path), str(exc).removeprefix(f"{path}: ")) from None

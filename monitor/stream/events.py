@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from monitor.models.dialog import Reply, ToolCall, ToolSpec, TurnType, UserMessage
+from monitor.models.dialog import Reply, ToolCall, ToolSpec, TurnType, UserMessage, error_path
 
 
 class TraceEvent(BaseModel):
@@ -102,13 +102,6 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-_TAGS = ("Tool", "Agent", "User", "ToolCall", "Reply", "UserMessage")
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc if p not in _TAGS)
-
-
 def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidEvent:
     """The one-line reason an event failed (the slow path: only invalid events get here)."""
     try:
@@ -125,7 +118,7 @@ def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidE
     first = error.errors(include_url=False)[0]
     if first["type"].startswith("union_tag"):
         return InvalidEvent("turn must be one of Agent, Tool, User", "turn")
-    return InvalidEvent(first["msg"], _loc(tuple(first["loc"])) or None)
+    return InvalidEvent(first["msg"], error_path(tuple(first["loc"])) or None)
 
 
 def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> TraceEvent:

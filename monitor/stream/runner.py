@@ -18,7 +18,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
-from monitor.sources.files import read_dialogs
+from monitor.sources.files import read_catalog, read_dialogs
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.kafka_io import (
     ResendingProducer,
@@ -98,7 +98,7 @@ class Monitor:
         self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
         self.engine = engine or ScoringEngine.create(
             settings.scoring,
-            catalog=_load_tools(settings.tools),
+            catalog=read_catalog(settings.tools or None),
             registry=self.metrics.registry,
             judge_env=settings.judge.as_env(),
         )
@@ -379,9 +379,3 @@ class Monitor:
                 continue
             if position is not None and tp in ends:
                 self.metrics.consumer_lag.labels(tp.topic, str(tp.partition)).set(max(0, ends[tp] - position))
-
-
-def _load_tools(path: str | None) -> Any:
-    from monitor.commands.score import load_tools
-
-    return load_tools(path or None)
