@@ -150,7 +150,3 @@ def encode_event(event: TraceEvent | dict[str, Any]) -> bytes:
     if isinstance(event, TraceEvent):
         return event.model_dump_json(exclude_none=True).encode("utf-8")
     return json.dumps(event, ensure_ascii=False, default=str).encode("utf-8")
-
-
-def now_utc() -> datetime:
-    return datetime.now(UTC)

@@ -54,6 +54,3 @@ class OffsetTracker:
 
     def forget(self, partition: Hashable) -> None:
         self.partitions.pop(partition, None)
-
-    def in_flight(self) -> int:
-        return sum(len(s.pending) - len(s.done) for s in self.partitions.values())

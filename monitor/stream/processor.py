@@ -193,14 +193,6 @@ class TurnProcessor:
             out.extend(self._finish(oldest, reason="idle"))
         return out
 
-    def finish_all(self) -> Outcome:
-        out = Outcome()
-        for conv in list(self.open.values()):
-            out.extend(self._skip_gap(conv, all_held=True))
-            if conv.conversation_id in self.open:
-                out.extend(self._finish(conv, reason="shutdown"))
-        return out
-
     def drop(self, conversation_ids: Sequence[str]) -> None:
         """Forget conversations whose partition moved to another consumer (it restores them)."""
         for cid in conversation_ids:
@@ -299,15 +291,13 @@ class TurnProcessor:
             out.extend(self._finish(conv, reason="final"))
         return out
 
-    def _skip_gap(self, conv: Conversation, all_held: bool = False) -> Outcome:
-        """Stop waiting for missing turns: resume at the lowest held turn (or drain all of them)."""
+    def _skip_gap(self, conv: Conversation) -> Outcome:
+        """Stop waiting for missing turns: resume at the lowest held turn."""
         out = Outcome()
-        while conv.held and conv.conversation_id in self.open:
+        if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
             log.info("gap given up", conversation=conv.conversation_id, resume_at=conv.next_turn)
             out.extend(self._drain(conv))
-            if not all_held:
-                break
         conv.gap_since = self.clock() if conv.held else None
         return out
 

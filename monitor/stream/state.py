@@ -34,8 +34,8 @@ class StateStore(ABC):
     def forget(self, partition: int, conversation_id: str) -> None: ...
 
     @abstractmethod
-    def load(self, partition: int) -> dict[str, dict[str, Any]]:
-        """The latest checkpoint of every conversation of one partition."""
+    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, dict[str, Any]]]:
+        """The latest checkpoint of every conversation of each partition."""
 
 
 class KafkaStateStore(StateStore):
@@ -57,9 +57,6 @@ class KafkaStateStore(StateStore):
     def forget(self, partition: int, conversation_id: str) -> None:
         """A tombstone: compaction removes the conversation's checkpoints."""
         self.producer.send(self.topic, key=conversation_id.encode("utf-8"), value=None, partition=partition)
-
-    def load(self, partition: int) -> dict[str, dict[str, Any]]:
-        return self.load_many([partition]).get(partition, {})
 
     def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, dict[str, Any]]]:
         out: dict[int, dict[str, dict[str, Any]]] = {p: {} for p in partitions}
