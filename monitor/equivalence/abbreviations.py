@@ -291,6 +291,29 @@ def _categories() -> dict[str, dict[str, str]]:
 TZ_CITIES: dict[str, str] = {}
 CATEGORIES: dict[str, dict[str, str]] = _categories()
 
+# Business and product metrics that reports name: two different ones are different facts
+# ("revenue" is not "profit"), whatever an embedding says. General knowledge, not fitted to data.
+METRICS: dict[str, tuple[str, ...]] = {
+    "revenue": ("revenues", "turnover", "top line", "sales revenue", "gross revenue"),
+    "profit": ("profits", "net profit", "net income", "bottom line", "net earnings"),
+    "gross margin": ("gross margins", "gross profit margin"),
+    "operating margin": ("operating margins", "ebit margin"),
+    "ebitda": (),
+    "cost": ("costs", "expenses", "expense", "spend", "spending", "expenditure"),
+    "units sold": ("unit sales", "units"),
+    "churn": ("churn rate", "attrition"),
+    "retention": ("retention rate",),
+    "conversion rate": ("conversions", "conversion"),
+    "active users": ("daily active users", "monthly active users", "dau", "mau"),
+    "average order value": ("aov",),
+    "cash flow": ("free cash flow", "operating cash flow"),
+    "market share": (),
+    "headcount": ("employees", "staff count"),
+}
+for _metric, _aliases in METRICS.items():
+    for _name in (_metric, *_aliases):
+        CATEGORIES.setdefault("metric", {})[_name] = _metric
+
 
 def _extend() -> None:
     for code, city in AIRPORTS.items():

@@ -11,6 +11,7 @@ from typing import Any
 
 import structlog
 
+from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import REPLY_MODEL, reply_features
 from monitor.equivalence.facts import NUMERIC_KINDS, Fact, extract_facts, facts_agree, normalise_numbers
 from monitor.equivalence.normalize import STOPWORDS, alias_set, canon_string, expand_aliases, fold, lemma
@@ -96,6 +97,7 @@ class ReplyComparator:
         p_norm, p_facts, p_toks = _analyse(pred)
         diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
         mismatched = diff.mismatched + self._substitutions(g_toks, p_toks, diff.mismatched, g_norm, p_norm)
+        mismatched += tuple(m for m in metric_swaps(gold, pred) if m not in mismatched)
         missing = diff.missing
 
         g_items = _items(g_toks)
@@ -302,3 +304,21 @@ def reply_coverage(gold: str, pred: str) -> tuple[float, float]:
     g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
     p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
     return (sum(g_cov) / len(g_cov) if g_cov else 1.0, sum(p_cov) / len(p_cov) if p_cov else 1.0)
+
+
+_METRIC_NAMES = sorted(CATEGORIES.get("metric", {}), key=len, reverse=True)
+_METRIC_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in _METRIC_NAMES) + r")(?![\w-])")
+
+
+def metric_terms(text: str) -> dict[str, str]:
+    """Metric names in a text: canonical metric -> the words used ("net income" -> profit)."""
+    table = CATEGORIES.get("metric", {})
+    return {table[m.group(1)]: m.group(1) for m in _METRIC_RE.finditer(fold(text))}
+
+
+def metric_swaps(gold: str, pred: str) -> tuple[str, ...]:
+    """Metrics the prediction names in place of different ones gold names ("revenue" -> "profit")."""
+    g, p = metric_terms(gold), metric_terms(pred)
+    if not (g.keys() - p.keys()):
+        return ()
+    return tuple(p[m] for m in p.keys() - g.keys())

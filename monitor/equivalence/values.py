@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -305,6 +306,9 @@ class ValueComparator:
             if rel == "different":
                 return Match(False, 0.05, "place")
             return Match(True, 0.9 if rel == "same" else 0.8, "place" if rel == "same" else "place-granularity")
+        # opposites: embeddings put "cheap" next to "expensive"; one opposite for another is a different value
+        if antonym_clash(gs, ps):
+            return Match(False, 0.05, "antonym")
         # closed classes: states, countries, currencies, units, time zones
         gc, pc = categorize(gs), categorize(ps)
         shared = gc.keys() & pc.keys()
@@ -509,3 +513,32 @@ class ValueComparator:
                     return m
         overlap = len(vt & tt) / len(vt) if vt else 0.0
         return Match(False, round(0.49 * overlap, 4), "unsupported")
+
+
+# General-knowledge opposites that tool arguments and replies use; either side may be inflected.
+_OPPOSITES = (
+    ("cheap", "expensive"), ("cheapest", "most expensive"), ("low", "high"), ("lowest", "highest"),
+    ("min", "max"), ("minimum", "maximum"), ("increase", "decrease"), ("ascending", "descending"),
+    ("asc", "desc"), ("before", "after"), ("first", "last"), ("oldest", "newest"), ("old", "new"),
+    ("buy", "sell"), ("import", "export"), ("inbound", "outbound"), ("arrival", "departure"),
+    ("credit", "debit"), ("deposit", "withdrawal"), ("add", "remove"), ("accept", "reject"),
+    ("approve", "deny"), ("enable", "disable"), ("open", "closed"), ("on", "off"), ("in", "out"),
+    ("up", "down"), ("north", "south"), ("east", "west"), ("left", "right"), ("start", "end"),
+    ("include", "exclude"), ("public", "private"), ("male", "female"), ("win", "loss"),
+    ("profit", "loss"), ("income", "expense"), ("morning", "evening"), ("am", "pm"),
+)
+_OPPOSITE_OF: dict[str, set[str]] = {}
+for _a, _b in _OPPOSITES:
+    _OPPOSITE_OF.setdefault(_a, set()).add(_b)
+    _OPPOSITE_OF.setdefault(_b, set()).add(_a)
+
+
+def _phrases(text: str) -> set[str]:
+    words = re.findall(r"[a-z]+", fold(text))
+    return set(words) | {f"{a} {b}" for a, b in itertools.pairwise(words)}
+
+
+def antonym_clash(gold: str, pred: str) -> bool:
+    """Does one side use a word whose opposite the other side uses instead ("cheap" / "expensive")?"""
+    g, p = _phrases(gold), _phrases(pred)
+    return any(word in _OPPOSITE_OF and (_OPPOSITE_OF[word] & (p - g)) for word in g - p)

@@ -118,3 +118,12 @@ def test_a_predicate_before_a_clause_break_is_not_a_label(replies):
     assert match.truthful and match.complete, match
     changed = replies.compare(gold, pred.replace("450", "540"))
     assert not changed.truthful and "540 thousand euros" in " ".join(changed.mismatched)
+
+
+def test_a_swapped_metric_name_anywhere_in_a_reply_is_not_truthful(replies):
+    gold = "Alice Martin, your revenue report for Paris is ready: the total was 450 thousand euros in Q3."
+    pred = "Hi Alice Martin! The Q3 Paris profit report is done — total: 450 thousand euros."
+    match = replies.compare(gold, pred)
+    assert not match.truthful and "profit" in match.mismatched
+    same_metric = replies.compare(gold, pred.replace("profit", "revenue"))
+    assert same_metric.truthful

@@ -93,9 +93,25 @@ def test_typed_methods_do_not_need_the_model(typed_values, gold, pred, method):
 
 
 def test_semantic_stage_names_itself(values):
-    m = values.compare("profit", "revenue")
+    m = values.compare("hotel", "restaurant")
     assert m.method == "semantic"
     assert 0.0 <= m.score < 0.5
+
+
+def test_metric_names_are_a_closed_class(values):
+    m = values.compare("profit", "revenue")
+    assert (m.equivalent, m.method) == (False, "metric") and m.score < 0.5
+    assert values.compare("net income", "profit").equivalent
+    assert values.compare("revenues", "turnover").equivalent
+
+
+def test_opposites_are_different_values(values):
+    for gold, pred in [("cheap", "expensive"), ("sort ascending", "sort descending"), ("in stock", "out of stock"),
+                       ("inbound", "outbound")]:
+        for a, b in ((gold, pred), (pred, gold)):
+            m = values.compare(a, b)
+            assert not m.equivalent and m.method == "antonym", (a, b, m)
+    assert values.compare("cheap flights", "cheap flight").equivalent
 
 
 def test_synonyms_pass_the_semantic_stage(values):
