@@ -11,7 +11,7 @@ from typing import Any
 import structlog
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
-from kafka.errors import KafkaError, MessageSizeTooLargeError, TopicAlreadyExistsError
+from kafka.errors import KafkaError, KafkaTimeoutError, MessageSizeTooLargeError, TopicAlreadyExistsError
 
 log = structlog.get_logger(__name__)
 
@@ -112,23 +112,32 @@ def make_consumer(
 
 
 class ResendingProducer:
-    """A producer that can always deliver the records of the current batch.
+    """A producer that does not let a record of the current batch go missing.
 
-    It keeps every record sent since the last successful `flush`. When a send fails or a flush
-    times out (a producer can stall on metadata — seen with kafka-python 3.0 against Tansu, and
-    after a broker freeze), it replaces the producer with a fresh one and resends those records,
-    so delivery resumes instead of blocking the monitor; records the old producer did deliver are
-    duplicated at most once per batch. Errors that resending cannot cure (a record above
-    `max_request_size`) are raised by `send` and the record is not kept.
+    It keeps every record sent since the last successful `flush` with its future. `flush` returns
+    only when every one is acknowledged: records whose delivery failed (kafka-python completes a
+    failed batch without raising from `flush`) are resent, and when a send raises or a flush
+    stalls (seen with kafka-python 3.0 against Tansu, and after a broker freeze) the producer is
+    replaced by a fresh one first. Records the old producer did deliver may appear twice, within
+    one batch. Errors resending cannot cure (a record above `max_request_size`) are raised by
+    `send` and the record is not kept.
     """
 
-    def __init__(self, factory: Callable[[], KafkaProducer], topics: Sequence[str] = (), flush_timeout_s: float = 10.0):
+    def __init__(
+        self,
+        factory: Callable[[], KafkaProducer],
+        topics: Sequence[str] = (),
+        flush_timeout_s: float = 10.0,
+        attempts: int = 3,
+    ):
         self.factory = factory
         self.topics = [t for t in topics if t]
         self.flush_timeout_s = flush_timeout_s
-        self.pending: list[tuple[str, dict[str, Any]]] = []
+        self.attempts = attempts
+        self.pending: list[tuple[str, dict[str, Any], Any]] = []
         self.broken = False
         self.replaced = 0
+        self.resent = 0
         self.producer = self._fresh()
 
     def _fresh(self) -> KafkaProducer:
@@ -143,29 +152,39 @@ class ResendingProducer:
         return self.producer.partitions_for(topic)
 
     def send(self, topic: str, **record: Any) -> None:
+        future = None
         try:
-            self.producer.send(topic, **record)
+            future = self.producer.send(topic, **record)
         except (MessageSizeTooLargeError, TypeError, ValueError):
             raise
         except KafkaError as exc:
             log.warning("send failed; will resend with a fresh producer", topic=topic, error=repr(exc))
             self.broken = True
-        self.pending.append((topic, record))
+        self.pending.append((topic, record, future))
 
     def flush(self, timeout: float | None = None) -> None:
-        """Wait until every pending record is acknowledged, replacing a stalled producer once per call."""
+        """Return once every pending record is acknowledged; raise if that cannot be done now."""
         wait = self.flush_timeout_s if timeout is None else min(timeout, self.flush_timeout_s)
-        if not self.broken:
+        for _ in range(self.attempts):
+            if self.broken:
+                self._replace()
             try:
                 self.producer.flush(timeout=wait)
-                self.pending.clear()
-                return
             except KafkaError as exc:
                 log.warning("producer stalled; resending with a fresh one", records=len(self.pending), error=repr(exc))
-        self._replace()
-        self.producer.flush(timeout=wait)  # still failing: the caller retries the whole flush later
-        self.pending.clear()
-        self.broken = False
+                self.broken = True
+                continue
+            failed = [(t, r) for t, r, f in self.pending if f is None or f.failed()]
+            if not failed:
+                self.pending.clear()
+                return
+            errors = {repr(f.exception) for _, _, f in self.pending if f is not None and f.failed()}
+            log.warning("records not delivered; resending", records=len(failed), errors=sorted(errors)[:3])
+            self.pending = []
+            for topic, record in failed:
+                self.send(topic, **record)
+            self.resent += len(failed)
+        raise KafkaTimeoutError(f"{len(self.pending)} records still not delivered after {self.attempts} attempts")
 
     def _replace(self) -> None:
         old, self.producer = self.producer, None  # type: ignore[assignment]
@@ -174,11 +193,9 @@ class ResendingProducer:
         self.producer = self._fresh()
         self.replaced += 1
         self.broken = False
-        for topic, record in self.pending:
-            try:
-                self.producer.send(topic, **record)
-            except KafkaError:
-                self.broken = True
+        pending, self.pending = self.pending, []
+        for topic, record, _ in pending:
+            self.send(topic, **record)
 
     def close(self, timeout: float | None = None) -> None:
         with contextlib.suppress(KafkaError):
@@ -193,7 +210,6 @@ def make_producer(bootstrap: str, client_id: str = "aem-monitor", **overrides: o
         "linger_ms": 5,
         "retries": 2**31 - 1,
         "delivery_timeout_ms": 24 * 3600 * 1000,  # never drop a verdict while the broker is away
-        "max_block_ms": 10000,  # a send waiting for metadata fails fast; ResendingProducer retries it
         "batch_size": 262144,
         "max_in_flight_requests_per_connection": 1,  # keep verdict order across retries
     }

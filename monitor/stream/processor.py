@@ -221,6 +221,8 @@ class TurnProcessor:
         here) and the attribution state later turns need: a cascade stays a cascade.
         """
         out = Outcome()
+        if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
+            return out
         if record.get("status") == "finished":
             self.finished[cid] = set(record.get("seen", []))
             return out

@@ -148,7 +148,10 @@ class Monitor:
         s = self.settings
         if s.create_topics:
             ensure_topics(s.bootstrap_servers, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
-        self._producer = ResendingProducer(lambda: make_producer(s.bootstrap_servers), [s.verdict_topic, s.dlq_topic])
+        # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
+        self._producer = ResendingProducer(
+            lambda: make_producer(s.bootstrap_servers, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
+        )
         if s.resolved_state_topic:
             partitions = partition_count(s.bootstrap_servers, s.topic)
             ensure_topics(s.bootstrap_servers, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
@@ -170,7 +173,12 @@ class Monitor:
                         raise
                     if self._consumer.assignment():
                         self.ready.set()
-                    self.step([rec for records in batch.values() for rec in records])
+                    # Events of a partition whose checkpoints are not restored yet would be scored
+                    # without their conversation's history: leave them for the next poll.
+                    waiting = {tp: recs for tp, recs in batch.items() if not self._is_restored(tp)}
+                    if waiting:
+                        self._rewind(waiting)
+                    self.step([rec for tp, records in batch.items() if tp not in waiting for rec in records])
                     if time.monotonic() - last_lag >= s.lag_interval_s:
                         self._update_lag()
                         self.metrics.expire_releases()
@@ -355,6 +363,9 @@ class Monitor:
         fresh = set(self._consumer.assignment()) - self.restored
         if fresh:
             self._restore(fresh)
+
+    def _is_restored(self, tp: TopicPartition) -> bool:
+        return self.state is None or tp in self.restored
 
     def _rewind(self, batch: dict[Any, list[Any]]) -> None:
         """Seek back to the first record of a polled batch, so the next poll returns it again."""

@@ -72,11 +72,16 @@ class KafkaStateStore(StateStore):
             ends = consumer.end_offsets(tps)
             deadline = time.monotonic() + self.read_timeout_s
             remaining = {tp for tp in tps if ends.get(tp, 0) > 0}
-            while remaining:
+            # Reaching the reported end is not enough: some brokers (Tansu) report the last batch's
+            # base offset + 1, so read on until a poll comes back empty as well.
+            drained = False
+            while remaining or not drained:
                 if time.monotonic() > deadline:
                     # a KafkaError: the monitor's loop retries it (rewinding the polled batch)
                     raise KafkaTimeoutError(f"state topic {self.topic}: restore did not reach the end in time")
-                for tp, records in consumer.poll(timeout_ms=500).items():
+                polled = consumer.poll(timeout_ms=200 if not remaining else 500)
+                drained = not remaining and not polled
+                for tp, records in polled.items():
                     for rec in records:
                         cid = rec.key.decode("utf-8") if rec.key else None
                         if cid is None:

@@ -157,8 +157,14 @@ def read_verdicts(bootstrap: str, topic: str) -> list[Verdict]:
         ends = consumer.end_offsets(tps)
         out: list[Verdict] = []
         deadline = time.monotonic() + 60
-        while any(consumer.position(tp) < ends[tp] for tp in tps) and time.monotonic() < deadline:
-            for tp, records in consumer.poll(timeout_ms=500).items():
+        # Tansu reports the end as the last batch's base offset + 1: past the reported end, read on
+        # until a poll comes back empty.
+        drained = False
+        while time.monotonic() < deadline and not drained:
+            behind = any(consumer.position(tp) < ends[tp] for tp in tps)
+            polled = consumer.poll(timeout_ms=500 if behind else 200)
+            drained = not behind and not polled
+            for tp, records in polled.items():
                 out += [Verdict(json.loads(r.value), tp.partition, r.offset, r.timestamp / 1000) for r in records]
         return out
     finally:
