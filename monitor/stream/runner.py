@@ -102,9 +102,11 @@ class Monitor:
             registry=self.metrics.registry,
             judge_env=settings.judge.as_env(),
         )
+        references = load_references(settings.reference)
+        self.engine.embed_references(step for steps in references.values() for step in steps)
         self.processor = TurnProcessor(
             self.engine,
-            load_references(settings.reference),
+            references,
             ProcessorLimits(
                 max_open=settings.max_open_dialogs,
                 idle_timeout_s=settings.idle_timeout_s,
