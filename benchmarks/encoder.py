@@ -1,68 +1,200 @@
-"""Throughput of the bare encoder vs ReplyComparator over STS-B pairs (response turns).
+"""Response-turn throughput of the reply path beside the bare encoders, and `aem score` start-up cost.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder.py [--data /work/shared/data] [--pairs 1500] [--repeat 3]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder.py --data DIR [--turns 1000] [--repeat 2] [--base CHECKOUT]
 
-A response turn is one (gold, pred) pair. "bare encoder" encodes the two texts of every turn
-(sentence-transformers, batch 64, normalised); "ReplyComparator" runs prefetch (one batch for all turns,
-cold cache) and then compare for every turn. Reports texts/s and turns/s and the ratio.
+DIR holds stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl: their sentences are the reply texts. A response turn
+is one (gold, predicted) pair of distinct texts.
+
+- bare fp32 / bare int8: the encoder alone encodes both texts of every turn (batch 64, normalised): what a
+  monitor without a cache pays per turn.
+- reply path: a ScoringEngine scores the turns as dialogs (prefetch, then reference checks), on a cold
+  prediction cache. "gold from a fixed set of 200": every turn's gold is one of 200 reference replies,
+  embedded once before the timing, as `aem run --reference` does at start-up; "all-unique gold": every gold
+  is new. Ratios are to the bare fp32 encoder's turns/s (targets: >= 1.5x and >= 1.0x).
+- `aem score` start-up: wall time and peak RSS of one `aem score` process on a file of action turns whose
+  arguments typed checks decide, and on one with a free-text argument (needs the model), per encoder.
+  ``--base`` runs the same files with another checkout (e.g. the code before the lazy-load fix) beside.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from monitor.equivalence import EmbeddingScorer, ReplyComparator
+from monitor.equivalence import EmbeddingScorer
+from monitor.equivalence.encoders import EncoderKind, TextEncoder, load_encoder
+from monitor.logs import configure_logging
+from monitor.models.dialog import Dialog
+from monitor.scoring import ScoringConfig, ScoringEngine, reference_of
+
+REPO = Path(__file__).resolve().parents[1]
+FIXED_GOLDS = 200
 
 
-def load_pairs(path: Path, limit: int) -> list[tuple[str, str]]:
-    with path.open(newline="") as fh:
-        rows = [(r[0], r[1]) for r in csv.reader(fh) if len(r) == 3 and r[2] != "score"]
-    return rows[:limit]
+def reply_texts(data: Path) -> list[str]:
+    """Distinct sentences of the SGD reply pairs, then of STS-B, in file order."""
+    texts: dict[str, None] = {}
+    with (data / "sgd_reply_pairs_dev.jsonl").open() as fh:
+        for line in fh:
+            row = json.loads(line)
+            texts.update(dict.fromkeys((row["gold"].strip(), row["predicted"].strip())))
+    with (data / "stsb_en_dev.csv").open(newline="") as fh:
+        for row in csv.reader(fh):
+            if len(row) == 3 and row[2] != "score":
+                texts.update(dict.fromkeys((row[0].strip(), row[1].strip())))
+    return [t for t in texts if t]
 
 
-def main() -> None:
+def turns(pool: list[str], n: int, fixed: bool) -> list[tuple[str, str]]:
+    """n (gold, pred) pairs: predictions always distinct; golds one of FIXED_GOLDS or all distinct."""
+    if len(pool) < 2 * n + FIXED_GOLDS:
+        raise SystemExit(f"encoder.py: {len(pool)} distinct texts in --data, {2 * n + FIXED_GOLDS} needed")
+    preds = pool[FIXED_GOLDS : FIXED_GOLDS + n]
+    golds = [pool[i % FIXED_GOLDS] for i in range(n)] if fixed else pool[FIXED_GOLDS + n : FIXED_GOLDS + 2 * n]
+    return list(zip(golds, preds, strict=True))
+
+
+def dialogs(pairs: list[tuple[str, str]], per_dialog: int = 5) -> list[Dialog]:
+    out = []
+    for start in range(0, len(pairs), per_dialog):
+        chunk = pairs[start : start + per_dialog]
+        turns_ = [
+            {"turn_no": i + 1, "turn": "Agent", "gold_turn": {"response": g}, "predict_turn": {"response": p}}
+            for i, (g, p) in enumerate(chunk)
+        ]
+        out.append(Dialog.model_validate({"dialog_id": f"d{start}", "turns": turns_}))
+    return out
+
+
+def best_of(repeat: int, run: Callable[[], Any], setup: Callable[[], Any] = lambda: None) -> float:
+    """Best wall time of ``run(setup())`` over ``repeat`` runs; ``setup`` is not timed."""
+    times = []
+    for _ in range(repeat):
+        state = setup()
+        t0 = time.perf_counter()
+        run() if state is None else run(state)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def reply_path_seconds(encoder: TextEncoder, pairs: list[tuple[str, str]], fixed: bool, repeat: int) -> float:
+    """A fresh engine per run (cold caches); with fixed golds, the reference set is embedded before the timing."""
+    batch = dialogs(pairs)
+    references = [s for d in dialogs(pairs[:FIXED_GOLDS]) for s in reference_of(d) or []]
+
+    def setup() -> ScoringEngine:
+        engine = ScoringEngine.create(ScoringConfig(), semantic=EmbeddingScorer(encoder=encoder))
+        if fixed:
+            engine.embed_references(references)
+        return engine
+
+    return best_of(repeat, lambda engine: engine.score_dialogs(batch), setup)
+
+
+def throughput(args: argparse.Namespace) -> None:
+    pool = reply_texts(args.data)
+    unique, fixed = turns(pool, args.turns, fixed=False), turns(pool, args.turns, fixed=True)
+    encoders = {kind: load_encoder(kind) for kind in EncoderKind}
+    for enc in encoders.values():
+        enc.encode(pool[:64])  # load and warm up outside the timings
+    n = args.turns
+    texts = [t for pair in unique for t in pair]
+    print(f"response turns: {n} per run, best of {args.repeat}; {len(texts)} texts for the bare encoders")
+    bare = {k: n / best_of(args.repeat, lambda e=e: e.encode(texts, batch_size=64)) for k, e in encoders.items()}
+    rows = [(f"bare encoder {k}", rate, "") for k, rate in bare.items()]
+    for kind, enc in encoders.items():
+        for label, pairs, is_fixed, target in (("fixed 200 gold", fixed, True, 1.5),
+                                               ("all-unique gold", unique, False, 1.0)):
+            rate = n / reply_path_seconds(enc, pairs, is_fixed, args.repeat)
+            rows.append((f"reply path {kind}, {label}", rate, f"(target >= {target:.1f}x)"))
+    base = bare[EncoderKind.FP32]
+    for label, rate, note in rows:
+        print(f"  {label:<36} {rate:8.1f} turns/s  {rate / base:5.2f}x bare fp32 {note}")
+
+
+# -- `aem score` start-up -------------------------------------------------------------------------
+
+PROBE = """
+import resource, subprocess, sys, time
+t0 = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+elapsed = time.perf_counter() - t0
+if proc.returncode not in (0, 1):
+    sys.exit(proc.stderr[-2000:])
+print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def action_file(folder: Path, free_text: bool, dialogs_: int = 200) -> Path:
+    lines = []
+    for i in range(dialogs_):
+        gold = {"tool_id": "reports", "action": "Filter", "args": {"metric": "revenue", "region": "EU",
+                                                                    "date": "2024-03-01", "limit": 5 + i}}
+        pred = {**gold, "args": {**gold["args"], "date": "March 1, 2024", "limit": str(5 + i)}}
+        mail = {"tool_id": "mail", "action": "Send", "args": {"to": "ana@example.com", "subject": f"Report {i}"}}
+        sent = {**mail, "args": {**mail["args"], "subject": f"The report number {i}" if free_text else f"Report {i}"}}
+        turns_ = [{"turn_no": 1, "turn": "Tool", "gold_turn": gold, "predict_turn": pred},
+                  {"turn_no": 2, "turn": "Tool", "gold_turn": mail, "predict_turn": sent}]
+        lines.append(json.dumps({"dialog_id": f"a{i}", "turns": turns_}))
+    path = folder / ("actions_free_text.jsonl" if free_text else "actions_typed.jsonl")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def startup_once(checkout: Path, path: Path, encoder: str) -> tuple[float, float]:
+    cmd = [sys.executable, "-c", "from monitor.cli import main; raise SystemExit(main())", "score", str(path)]
+    env = dict(os.environ, AEM_ENCODER=encoder, PYTHONPATH=str(checkout), HF_HUB_OFFLINE="1")
+    out = subprocess.run([sys.executable, "-c", PROBE, *cmd], capture_output=True, text=True, env=env,
+                         cwd=checkout, check=True).stdout.split()
+    return float(out[0]), int(out[1]) / 1024
+
+
+def startup(args: argparse.Namespace) -> None:
+    checkouts = [("this checkout", REPO)] + ([("--base", args.base.resolve())] if args.base else [])
+    print("`aem score` start-up: one process, 400 action turns (best of "
+          f"{args.repeat} for time, peak RSS of that run)")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [("typed arguments only", action_file(Path(tmp), False)),
+                 ("a free-text argument", action_file(Path(tmp), True))]
+        for name, checkout in checkouts:
+            for label, path in files:
+                for encoder in EncoderKind:
+                    runs = [startup_once(checkout, path, encoder.value) for _ in range(args.repeat)]
+                    seconds, rss = min(runs)
+                    print(f"  {name:<14} {label:<22} AEM_ENCODER={encoder.value:<5} {seconds:6.2f} s  {rss:7.0f} MB")
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data"))
-    ap.add_argument("--pairs", type=int, default=1500)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--data", type=Path, required=True, help="folder with stsb_en_dev.csv, sgd_reply_pairs_dev.jsonl")
+    ap.add_argument("--turns", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--base", type=Path, help="another checkout to run the start-up figures with, beside this one")
+    ap.add_argument("--skip-startup", action="store_true")
     args = ap.parse_args()
-    pairs = load_pairs(args.data / "stsb_en_dev.csv", args.pairs)
-    texts = [t.strip() for p in pairs for t in p]
-
-    base = EmbeddingScorer()
-    model = base.model
-    model.encode(texts[:64], batch_size=64, normalize_embeddings=True, show_progress_bar=False)  # warm-up
-
-    bare, comp = [], []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-        bare.append(time.perf_counter() - t0)
-
-        scorer = EmbeddingScorer()
-        scorer._model = model  # same weights, cold cache
-        rc = ReplyComparator(semantic=scorer)
-        t0 = time.perf_counter()
-        rc.prefetch(pairs)
-        for g, p in pairs:
-            rc.compare(g, p)
-        comp.append(time.perf_counter() - t0)
-
-    tb, tc = min(bare), min(comp)
-    n = len(pairs)
-    print(f"turns: {n} STS-B pairs ({len(texts)} texts), best of {args.repeat}")
-    print(f"bare encoder     : {len(texts) / tb:8.1f} texts/s  {n / tb:8.1f} turns/s  ({tb:.2f}s)")
-    print(f"ReplyComparator  : {len(texts) / tc:8.1f} texts/s  {n / tc:8.1f} turns/s  ({tc:.2f}s)")
-    print(f"ratio comparator/bare: {tb / tc:.3f}")
+    for name in ("stsb_en_dev.csv", "sgd_reply_pairs_dev.jsonl"):
+        if not (args.data / name).is_file():
+            sys.stderr.write(f"encoder.py: --data {args.data}: no {name}\n")
+            return 2
+    configure_logging("error")
+    throughput(args)
+    if not args.skip_startup:
+        startup(args)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -25,12 +25,17 @@ class ReferenceChecker:
         self.replies = replies
 
     def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None:
-        """Batch the semantic work of many turns before they are checked one by one."""
+        """Batch the semantic work of many turns before they are checked one by one.
+
+        Only what `check` will compare: the arguments of calls that pass the structural and completeness
+        checks (same tool, action and argument names), the texts of reply pairs.
+        """
         value_pairs: list[tuple[Any, Any]] = []
         reply_pairs: list[tuple[str, str]] = []
         for gold, pred in pairs:
             if isinstance(gold, ToolCall) and isinstance(pred, ToolCall):
-                value_pairs.extend((gold.args[k], pred.args[k]) for k in gold.args if k in pred.args)
+                if (gold.tool_id, gold.action) == (pred.tool_id, pred.action) and gold.args.keys() == pred.args.keys():
+                    value_pairs.extend((gold.args[k], pred.args[k]) for k in gold.args)
             elif isinstance(gold, Reply) and isinstance(pred, Reply):
                 reply_pairs.append((gold.response, pred.response))
         if value_pairs:
