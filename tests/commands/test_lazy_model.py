@@ -31,11 +31,11 @@ def _action_dialog(path, metric: str, title: str) -> None:
     path.write_text(json.dumps({"dialog_id": "actions", "turns": turns}))
 
 
-def _score(path) -> tuple[int, str, str]:
+def _score(path, encoder: str = "fp32") -> tuple[int, str, str]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, "score", str(path)],
         capture_output=True, text=True, cwd=REPO, timeout=300,
-        env=dict(os.environ, HF_HUB_OFFLINE="1"),
+        env=dict(os.environ, HF_HUB_OFFLINE="1", AEM_ENCODER=encoder),
     )
     heavy = next(line for line in proc.stderr.splitlines() if line.startswith("HEAVY="))
     return proc.returncode, proc.stdout, heavy.removeprefix("HEAVY=")
@@ -57,3 +57,11 @@ def test_free_text_argument_loads_the_model(tmp_path):
     code, out, heavy = _score(path)
     assert code == 0, out
     assert "sentence_transformers" in heavy.split(",")  # the subject line needs the semantic stage
+
+
+def test_int8_encoder_runs_without_torch(tmp_path):
+    path = tmp_path / "actions.json"
+    _action_dialog(path, metric="revenue", title="Report on EU revenue")
+    code, out, heavy = _score(path, encoder="int8")
+    assert code == 0, out
+    assert heavy == "onnxruntime"
