@@ -5,7 +5,8 @@
 DIR holds the development files (stsb_en_dev.csv, sgd_reply_pairs_dev.jsonl, sgd_value_pairs_dev.jsonl,
 bfcl_value_alternatives.json). Replies go through the reference checker (pass / incomplete_response /
 inconsistent_response), values through the value comparator (equivalent or not). For each file it prints how
-many verdicts differ between the encoders, the largest score change, and the pairs that flip.
+many verdicts flip between pass and fail, how many failures change their reason (incomplete_response /
+inconsistent_response), the largest score change, and those pairs.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def reply_verdict(checker: ReferenceChecker, gold: Any, pred: Any) -> Verdict:
 def value_verdict(checker: ReferenceChecker, gold: Any, pred: Any) -> Verdict:
     match = checker.values.compare(gold, pred)
     return Verdict("equivalent" if match.equivalent else "different", match.score)
+
+
+def passed(verdict: Verdict) -> bool:
+    return verdict.label in ("pass", "equivalent")
 
 
 def stsb(data: Path) -> list[Pair]:
@@ -104,13 +109,14 @@ def main() -> int:
     if int8.kind is not EncoderKind.INT8:
         sys.stderr.write("encoder_agreement: the int8 encoder is not available here\n")
         return 2
-    print(f"{'file':<30} {'pairs':>6} {'flips':>6} {'max |score change|':>19}")
+    print(f"{'file':<30} {'pairs':>6} {'pass/fail flips':>16} {'other reason':>13} {'max |score change|':>19}")
     for name, load, judge in FILES:
         rows = compare_file(load(args.data), judge, fp32, int8)
-        flips = [r for r in rows if r[1].label != r[2].label]
+        flips = [r for r in rows if passed(r[1]) != passed(r[2])]
+        reasons = [r for r in rows if passed(r[1]) == passed(r[2]) and r[1].label != r[2].label]
         drift = max(abs(f.score - q.score) for _, f, q in rows)
-        print(f"{name:<30} {len(rows):>6} {len(flips):>6} {drift:>19.3f}")
-        for (gold, pred), f, q in flips[: args.show]:
+        print(f"{name:<30} {len(rows):>6} {len(flips):>16} {len(reasons):>13} {drift:>19.3f}")
+        for (gold, pred), f, q in (flips + reasons)[: args.show]:
             print(f"    fp32 {f.label} {f.score:.3f} -> int8 {q.label} {q.score:.3f}: {gold!r} / {pred!r}")
     return 0
 
