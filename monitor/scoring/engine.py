@@ -9,7 +9,7 @@ from typing import Any
 from monitor.cache import CacheCollector
 from monitor.equivalence import EmbeddingScorer, ReplyComparator, SemanticScorer, ValueComparator
 from monitor.equivalence.reference_texts import reference_texts
-from monitor.models.dialog import Dialog, Payload, ToolSpec
+from monitor.models.dialog import Dialog, Payload, Reply, ToolSpec
 from monitor.models.verdict import DialogResult
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
@@ -139,6 +139,13 @@ class ScoringEngine:
         """Embed the gold texts of a reference set in one batch (at start-up), so turns only encode predictions."""
         if self.semantic is not None:
             self.semantic.prefetch_references(reference_texts(step.gold for step in steps))
+
+    def prefetch_predictions(self, payloads: Iterable[Payload | None]) -> None:
+        """Encode, in one batch, the predicted replies of turns whose gold is not at hand yet (it comes from a
+        reference set by alignment): a poll's worth of them across conversations, instead of one per turn."""
+        if self.semantic is not None:
+            texts = [p.response.strip() for p in payloads if isinstance(p, Reply) and p.response.strip()]
+            self.semantic.prefetch(list(dict.fromkeys(texts)))
 
     def score_dialog(self, dialog: Dialog) -> DialogResult:
         reference = reference_of(dialog) if dialog.unaligned else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from monitor.equivalence import EmbeddingScorer
 from monitor.models.dialog import Reply, ToolCall
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ReferenceTurn, ScoringConfig, ScoringEngine
 
 GOLD = ToolCall(tool_id="mail", action="Send", args={"subject": "EU revenue report"})
 
@@ -37,3 +37,22 @@ def test_compared_values_are_encoded_once_in_the_batch(embedding_scorer):
     assert batched >= 2
     engine.checker.check(GOLD, pred)
     assert scorer.encoded_texts == batched
+
+
+def test_reference_set_and_predictions_batched_up_front(embedding_scorer):
+    engine, scorer = _engine(embedding_scorer)
+    reference = [
+        ReferenceTurn(index=1, turn="Agent", gold=Reply(response="Which region should the report cover?")),
+        ReferenceTurn(index=2, turn="Tool", gold=ToolCall(tool_id="reports", action="Filter",
+                                                          args={"region": "EU", "title": "Sales, Q3", "limit": 5})),
+    ]
+    engine.embed_references(reference)
+    # one batch: the reply, "EU", the title and its head ("sales"); the number 5 is left to typed checks
+    assert "Which region should the report cover?" in scorer.references
+    assert scorer.encoded_texts == len(scorer.references) == 4
+    start = scorer.encoded_texts
+    preds = [Reply(response="What region do you want?"), Reply(response="What region do you want?"), None]
+    engine.prefetch_predictions(preds)
+    assert scorer.encoded_texts == start + 1
+    engine.checker.check(Reply(response="Which region should the report cover?"), preds[0])
+    assert scorer.encoded_texts == start + 1  # both sides were cached: the check encodes nothing
