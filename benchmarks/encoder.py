@@ -13,7 +13,8 @@ is one (gold, predicted) pair of distinct texts.
   is new. Ratios are to the bare fp32 encoder's turns/s (targets: >= 1.5x and >= 1.0x).
 - `aem score` start-up: wall time and peak RSS of one `aem score` process on a file of action turns whose
   arguments typed checks decide, and on one with a free-text argument (needs the model), per encoder.
-  ``--base`` runs the same files with another checkout (e.g. the code before the lazy-load fix) beside.
+  ``--base`` runs the same files with another checkout (e.g. the code before the lazy-load fix) beside,
+  with its default encoder.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def startup(args: argparse.Namespace) -> None:
                  ("a free-text argument", action_file(Path(tmp), True))]
         for name, checkout in checkouts:
             for label, path in files:
-                for encoder in EncoderKind:
+                for encoder in EncoderKind if checkout == REPO else [EncoderKind.FP32]:
                     runs = [startup_once(checkout, path, encoder.value) for _ in range(args.repeat)]
                     seconds, rss = min(runs)
                     print(f"  {name:<14} {label:<22} AEM_ENCODER={encoder.value:<5} {seconds:6.2f} s  {rss:7.0f} MB")

@@ -46,7 +46,7 @@ Judge = Callable[[ReferenceChecker, Any, Any], Verdict]
 
 def reply_verdict(checker: ReferenceChecker, gold: Any, pred: Any) -> Verdict:
     result = checker.check(Reply(response=gold), Reply(response=pred))
-    return Verdict("pass" if result.success else str(result.failure_reason), result.score)
+    return Verdict("pass" if result.success else str(result.failure_reason), result.score or 0.0)
 
 
 def value_verdict(checker: ReferenceChecker, gold: Any, pred: Any) -> Verdict:
