@@ -7,6 +7,8 @@ is one (gold, predicted) pair of distinct texts.
 
 - bare fp32 / bare int8: the encoder alone encodes both texts of every turn (batch 64, normalised): what a
   monitor without a cache pays per turn.
+- Figures: turns per wall-clock second and per CPU second of the process (all its threads); on a shared
+  machine the CPU figure is the steadier one.
 - reply path: a ScoringEngine scores the turns as dialogs (prefetch, then reference checks), on a cold
   prediction cache. "gold from a fixed set of 200": every turn's gold is one of 200 reference replies,
   embedded once before the timing, as `aem run --reference` does at start-up; "all-unique gold": every gold
@@ -28,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -80,18 +83,29 @@ def dialogs(pairs: list[tuple[str, str]], per_dialog: int = 5) -> list[Dialog]:
     return out
 
 
-def best_of(repeat: int, run: Callable[[], Any], setup: Callable[[], Any] = lambda: None) -> float:
-    """Best wall time of ``run(setup())`` over ``repeat`` runs; ``setup`` is not timed."""
-    times = []
-    for _ in range(repeat):
-        state = setup()
-        t0 = time.perf_counter()
-        run() if state is None else run(state)
-        times.append(time.perf_counter() - t0)
-    return min(times)
+@dataclass
+class Measure:
+    """One timed figure: ``run(setup())``, setup untimed; best wall and best CPU seconds over the rounds."""
+
+    label: str
+    setup: Callable[[], Any]
+    run: Callable[[Any], Any]
+    note: str = ""
+    wall: float = float("inf")
+    cpu: float = float("inf")
+
+    def once(self) -> None:
+        state = self.setup()
+        w0, c0 = time.perf_counter(), time.process_time()
+        self.run(state)
+        self.wall = min(self.wall, time.perf_counter() - w0)
+        self.cpu = min(self.cpu, time.process_time() - c0)
 
 
-def reply_path_seconds(encoder: TextEncoder, pairs: list[tuple[str, str]], fixed: bool, repeat: int) -> float:
+Timed = tuple[Callable[[], Any], Callable[[Any], Any]]
+
+
+def reply_path(encoder: TextEncoder, pairs: list[tuple[str, str]], fixed: bool) -> Timed:
     """A fresh engine per run (cold caches); with fixed golds, the reference set is embedded before the timing."""
     batch = dialogs(pairs)
     references = [s for d in dialogs(pairs[:FIXED_GOLDS]) for s in reference_of(d) or []]
@@ -102,7 +116,7 @@ def reply_path_seconds(encoder: TextEncoder, pairs: list[tuple[str, str]], fixed
             engine.embed_references(references)
         return engine
 
-    return best_of(repeat, lambda engine: engine.score_dialogs(batch), setup)
+    return setup, lambda engine: engine.score_dialogs(batch)
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -113,17 +127,23 @@ def throughput(args: argparse.Namespace) -> None:
         enc.encode(pool[:64])  # load and warm up outside the timings
     n = args.turns
     texts = [t for pair in unique for t in pair]
-    print(f"response turns: {n} per run, best of {args.repeat}; {len(texts)} texts for the bare encoders")
-    bare = {k: n / best_of(args.repeat, lambda e=e: e.encode(texts, batch_size=64)) for k, e in encoders.items()}
-    rows = [(f"bare encoder {k}", rate, "") for k, rate in bare.items()]
+    measures = [Measure(f"bare encoder {k}", lambda: None, lambda _, e=e: e.encode(texts, batch_size=64))
+                for k, e in encoders.items()]
     for kind, enc in encoders.items():
         for label, pairs, is_fixed, target in (("fixed 200 gold", fixed, True, 1.5),
                                                ("all-unique gold", unique, False, 1.0)):
-            rate = n / reply_path_seconds(enc, pairs, is_fixed, args.repeat)
-            rows.append((f"reply path {kind}, {label}", rate, f"(target >= {target:.1f}x)"))
-    base = bare[EncoderKind.FP32]
-    for label, rate, note in rows:
-        print(f"  {label:<36} {rate:8.1f} turns/s  {rate / base:5.2f}x bare fp32 {note}")
+            setup, run = reply_path(enc, pairs, is_fixed)
+            measures.append(Measure(f"reply path {kind}, {label}", setup, run, f"(target >= {target:.1f}x)"))
+    for _ in range(args.repeat):  # rounds interleave the figures, so load on a shared machine hits all alike
+        for m in measures:
+            m.once()
+    print(f"response turns: {n} per run, best of {args.repeat} interleaved rounds; "
+          f"{len(texts)} texts for the bare encoders")
+    base_wall, base_cpu = n / measures[0].wall, n / measures[0].cpu
+    print(f"  {'':<36} {'turns/s':>8} {'x bare fp32':>11}   {'turns/CPU-s':>11} {'x bare fp32':>11}")
+    for m in measures:
+        wall, cpu = n / m.wall, n / m.cpu
+        print(f"  {m.label:<36} {wall:8.1f} {wall / base_wall:10.2f}x   {cpu:11.1f} {cpu / base_cpu:10.2f}x {m.note}")
 
 
 # -- `aem score` start-up -------------------------------------------------------------------------
