@@ -45,7 +45,10 @@ from typing import Any
 
 import structlog
 
+from monitor.equivalence.facts import extract_facts
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
+from monitor.judge.llm import JudgeUnavailable, LLMJudge, LLMJudgeConfig
+from monitor.judge.prompts import render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn
 
@@ -140,10 +143,6 @@ def _pending_question(history: Sequence[ObservedTurn]) -> str | None:
 
 def _count_facts(reply: str) -> int | None:
     try:
-        from monitor.equivalence.facts import extract_facts
-    except ImportError:  # pragma: no cover - the extractor is part of the equivalence package
-        return None
-    try:
         return len(extract_facts(reply))
     except Exception:  # pragma: no cover - a score detail must never break a verdict
         return None
@@ -181,8 +180,6 @@ class GroundingChecker:
         env: Mapping[str, str] | None = None,
     ) -> GroundingChecker:
         """A checker with the LLM judge configured from ``AEM_JUDGE_*`` (none when ``AEM_JUDGE_URL`` is unset)."""
-        from monitor.judge.llm import LLMJudge, LLMJudgeConfig
-
         config = LLMJudgeConfig.from_env(env)
         llm = LLMJudge(config, registry=registry) if config is not None else None
         return cls(values=values, replies=replies, llm=llm, catalog=catalog)
@@ -296,8 +293,6 @@ class GroundingChecker:
         return self._llm_refine(text, history)
 
     def _llm_refine(self, reply: str, history: Sequence[ObservedTurn]) -> CheckResult:
-        from monitor.judge.llm import JudgeUnavailable
-        from monitor.judge.prompts import render_transcript
 
         assert self.llm is not None
         transcript = render_transcript(history)

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from monitor.models.verdict import DialogResult
 from monitor.scoring.config import CompositionConfig
-from monitor.scoring.types import CASCADING, ROOT_CAUSE, ScoredTurn
+from monitor.scoring.types import CASCADING, ROOT_CAUSE, DialogMeta, ScoredTurn
 from monitor.scoring.verdicts import to_verdict
-
-if TYPE_CHECKING:
-    from monitor.scoring.session import DialogMeta
 
 _SUB_METRICS = ("structural", "completeness", "truthfulness")
 

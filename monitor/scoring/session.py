@@ -17,6 +17,7 @@ from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
     CheckResult,
+    DialogMeta,
     ObservedTurn,
     ReferenceTurn,
     ScoredTurn,
@@ -28,13 +29,6 @@ class ReferenceFreeChecker(Protocol):
     """Judge-only checks (no reference): catalog structure, grounding, optional LLM judge."""
 
     def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
-
-
-@dataclass
-class DialogMeta:
-    dialog_id: str
-    release: str | None = None
-    agent: str = "default"
 
 
 @dataclass

@@ -16,6 +16,15 @@ CASCADING = "cascading"
 UNSCORED = "unscored"
 
 
+@dataclass
+class DialogMeta:
+    """Who a conversation belongs to: its id, the agent and the agent's release."""
+
+    dialog_id: str
+    release: str | None = None
+    agent: str = "default"
+
+
 @dataclass(frozen=True)
 class ObservedTurn:
     """A turn as the agent took it (plus its inline reference, if any)."""

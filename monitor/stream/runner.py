@@ -18,7 +18,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
-from monitor.sources.files import read_catalog, read_dialogs
+from monitor.sources.files import read_dialogs
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.kafka_io import (
     ResendingProducer,
@@ -91,17 +91,12 @@ class Monitor:
     def __init__(
         self,
         settings: MonitorSettings,
-        engine: ScoringEngine | None = None,
+        engine: ScoringEngine,
         registry: CollectorRegistry | None = None,
     ) -> None:
         self.settings = settings
         self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
-        self.engine = engine or ScoringEngine.create(
-            settings.scoring,
-            catalog=read_catalog(settings.tools or None),
-            registry=self.metrics.registry,
-            judge_env=settings.judge.as_env(),
-        )
+        self.engine = engine
         self.processor = TurnProcessor(
             self.engine,
             load_references(settings.reference),
