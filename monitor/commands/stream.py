@@ -17,7 +17,7 @@ from monitor.sources.files import InputError, read_dialogs, validation_error
 log = structlog.get_logger(__name__)
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="the streaming monitor: score trace events from Kafka, export metrics")
     run.add_argument("--bootstrap-servers", help="Kafka bootstrap servers (env AEM_BOOTSTRAP_SERVERS)")
     run.add_argument("--topic", help="trace topic (default aem.traces; env AEM_TOPIC)")
