@@ -140,6 +140,8 @@ class MonitorMetrics:
             self._labels(self.chain_turns, agent, release, verdict.chain_length, outcome).inc()
         if verdict.score is not None:
             self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score, exemplar=exemplar)
+        if verdict.turn_no is not None:
+            self.events.labels("scored").inc()
 
     def _record_root_cause(
         self, agent: str, release: str, reason: str, field: str | None, exemplar: dict[str, str] | None
@@ -152,8 +154,6 @@ class MonitorMetrics:
                 name = "other"
             seen.add(name)
         self._labels(self.root_causes, agent, release, reason, name).inc(exemplar=exemplar)
-        if verdict.turn_no is not None:
-            self.events.labels("scored").inc()
 
     def record_dialog(self, result: DialogResult) -> None:
         release = result.release or "unknown"

@@ -27,7 +27,7 @@ from .fake_monitor import FakeMonitor
 
 pytestmark = pytest.mark.integration
 
-VARIABLES = {"agent": ["shop"], "release": ["v1.4.0", "v1.5.0"]}
+VARIABLES = {"job": ["aem-monitor"], "agent": ["shop"], "release": ["v1.4.0", "v1.5.0"]}
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_newest_vs_previous_panel_picks_releases_by_first_seen(prom):
     by_ref = {(s["metric"]["__refId__"], s["metric"]["agent"]): s["metric"]["release"] for s in samples}
     # shop: v1.5.0 was first seen after v1.4.0 (the agent selector leaves out faq)
     assert by_ref == {("A", "shop"): "v1.5.0", ("B", "shop"): "v1.4.0"}
-    every_agent = run_dashboard_queries(prom, {"agent": ".*", "release": ".*"})[
+    every_agent = run_dashboard_queries(prom, {"job": ".*", "agent": ".*", "release": ".*"})[
         "aem-overview/Newest vs previous release"
     ]
     by_ref = {(s["metric"]["__refId__"], s["metric"]["agent"]): s["metric"]["release"] for s in every_agent}
@@ -80,7 +80,7 @@ def test_newest_vs_previous_panel_picks_releases_by_first_seen(prom):
 
 
 def test_release_selector_filters_panels(prom):
-    results = run_dashboard_queries(prom, {"agent": ["shop"], "release": ["v1.4.0"]})
+    results = run_dashboard_queries(prom, {"job": ".*", "agent": ["shop"], "release": ["v1.4.0"]})
     releases = {s["metric"].get("release") for s in results["aem-overview/Turn correctness by release (5m)"]}
     assert releases == {"v1.4.0"}
     correctness = float(results["aem-overview/Turn correctness by release (5m)"][0]["value"][1])
