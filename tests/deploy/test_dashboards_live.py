@@ -111,3 +111,16 @@ def test_template_variable_queries_return_values(prom):
 def test_query_errors_are_raised(prom):
     with pytest.raises(PrometheusError):
         prom.query("sum(")
+
+
+def test_runbook_promql_runs(prom):
+    """Every PromQL expression of the docs/operating.md runbooks is accepted by a real Prometheus
+    loaded with the rules (the agent and release placeholders pointed at the stand-in's)."""
+    from .test_runbooks import runbook_promql
+
+    exprs = runbook_promql()
+    answered = 0
+    for expr in exprs:
+        expr = expr.replace('agent="sales-assistant"', 'agent="shop"').replace("<release>", "v1.5.0")
+        answered += has_finite_value(prom.query(expr))  # raises PrometheusError when rejected
+    assert answered >= len(exprs) // 2, f"only {answered} of {len(exprs)} runbook queries returned data"
