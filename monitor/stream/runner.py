@@ -98,6 +98,7 @@ class Monitor:
         self.settings = settings
         self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
         self.engine = engine
+        self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
         self.processor = TurnProcessor(
             self.engine,
             load_references(settings.reference),
@@ -310,7 +311,9 @@ class Monitor:
             self._producer.send(self.settings.verdict_topic, key=emission.conversation_id.encode(), value=value)
             if emission.verdict is not None:
                 verdict = emission.verdict
-                self.metrics.record_turn(verdict, emission.agent, emission.release, emission.mode)
+                self.metrics.record_turn(
+                    verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
+                )
                 if emission.event_time is not None:
                     self.metrics.event_latency.observe(max(0.0, now - emission.event_time))
                 self.stats.verdicts += 1
