@@ -1,0 +1,20 @@
+"""OpenTelemetry GenAI traces as input: OTLP batches → spans → numbered turns (see docs/otlp.md)."""
+
+from monitor.sources.otlp.assemble import Assembled, AssemblyLimits, ReadyEvent, SpanAssembler
+from monitor.sources.otlp.genai import MappedSpan, OtlpMapping, Skip, map_span
+from monitor.sources.otlp.wire import BatchError, Encoding, Span, decode_batch
+
+__all__ = [
+    "Assembled",
+    "AssemblyLimits",
+    "BatchError",
+    "Encoding",
+    "MappedSpan",
+    "OtlpMapping",
+    "ReadyEvent",
+    "Skip",
+    "Span",
+    "SpanAssembler",
+    "decode_batch",
+    "map_span",
+]
