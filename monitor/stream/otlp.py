@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 import structlog
@@ -24,12 +25,15 @@ from monitor.sources.otlp import (
     BatchError,
     Encoding,
     OtlpMapping,
+    Resume,
+    ResumeLookup,
     SpanAssembler,
     decode_batch,
     map_span,
 )
 from monitor.sources.otlp.emit import dialog_records
-from monitor.stream.events import InvalidEvent, TraceEvent, parse_event
+from monitor.stream.events import InvalidEvent, TraceEvent, parse_event, parse_event_json
+from monitor.stream.processor import TurnProcessor
 from monitor.stream.settings import MonitorSettings
 
 log = structlog.get_logger(__name__)
@@ -56,11 +60,12 @@ class OtlpInput:
         max_bytes: int = 1_000_000,
         registry: CollectorRegistry | None = None,
         clock: Callable[[], float] = time.monotonic,
+        resume: ResumeLookup | None = None,
     ) -> None:
         self.encoding = Encoding(encoding)
         self.mapping = mapping or OtlpMapping()
         self.max_bytes = max_bytes
-        self.assembler = SpanAssembler(limits or AssemblyLimits())
+        self.assembler = SpanAssembler(limits or AssemblyLimits(), resume)
         self.clock = clock
         self.spans = Counter(
             "aem_otlp_spans", "OTLP spans by outcome (skipped: no turn in it)", ["outcome"], registry=registry
@@ -113,14 +118,38 @@ class OtlpInput:
         return out
 
 
-def otlp_input(settings: MonitorSettings, registry: CollectorRegistry) -> OtlpInput:
-    """The hook for `settings.input_format` (otlp_json or otlp_proto); traces wait `gap_timeout_s` for their root."""
+def resume_from(processor: TurnProcessor) -> ResumeLookup:
+    """Turn numbering of conversations the processor has (restored from checkpoints) and the assembler lost.
+
+    Spans redelivered after a restart that started no later than the conversation's last scored turn
+    count as late instead of being scored again; new spans are numbered after it.
+    """
+
+    def lookup(cid: str) -> Resume | None:
+        seen = processor.finished.get(cid)
+        if seen is not None:
+            return Resume(max(seen, default=0) + 1, None, finished=True)
+        conv = processor.open.get(cid)
+        if conv is None or conv.next_turn is None or not conv.log:
+            return None
+        last = parse_event_json(conv.log[-1]).timestamp
+        last = last if last.tzinfo else last.replace(tzinfo=UTC)
+        return Resume(conv.next_turn, int(last.timestamp() * 1_000_000) * 1000)
+
+    return lookup
+
+
+def otlp_input(settings: MonitorSettings, registry: CollectorRegistry, processor: TurnProcessor) -> OtlpInput | None:
+    """The hook for `settings.input_format` otlp_json/otlp_proto (None for aem); traces wait `gap_timeout_s`."""
+    if settings.input_format == "aem":
+        return None
     return OtlpInput(
         Encoding(settings.input_format),
         settings.otlp,
         AssemblyLimits(hold_s=settings.gap_timeout_s),
         settings.max_event_bytes,
         registry,
+        resume=resume_from(processor),
     )
 
 

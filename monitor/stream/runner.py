@@ -114,7 +114,7 @@ class Monitor:
             ),
         )
         self.limits = EventLimits(max_bytes=settings.max_event_bytes, max_depth=settings.max_event_depth)
-        self.otlp = None if settings.input_format == "aem" else otlp_input(settings, self.metrics.registry)
+        self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
         self.offsets = OffsetTracker()
         self.stop_event = threading.Event()
         self.ready = threading.Event()

@@ -10,7 +10,7 @@ from prometheus_client import CollectorRegistry
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringEngine
 from monitor.stream.events import TraceEvent
-from monitor.stream.otlp import Decoded, OtlpInput
+from monitor.stream.otlp import Decoded, OtlpInput, resume_from
 from monitor.stream.processor import Outcome, TurnProcessor
 
 T0 = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z in ns
@@ -94,9 +94,10 @@ class Pipeline:
 
         self.clock = FakeClock()
         self.registry = CollectorRegistry()
-        encoding = input_args.pop("encoding", "otlp_json")
-        self.input = OtlpInput(encoding, clock=self.clock, registry=self.registry, **input_args)
         self.processor = TurnProcessor(engine, references or {}, clock=self.clock)
+        encoding = input_args.pop("encoding", "otlp_json")
+        resume = resume_from(self.processor)
+        self.input = OtlpInput(encoding, clock=self.clock, registry=self.registry, resume=resume, **input_args)
         self.events: list[TraceEvent] = []
         self.out = Outcome()
         self.done: list[Any] = []

@@ -153,6 +153,23 @@ def test_a_conversation_over_two_traces_is_joined_by_conversation_id(engine):
     assert [d["conversation_id"] for d in pipeline.dialogs()] == ["sales-chat-7"]
 
 
+@pytest.mark.parametrize("redelivered", [True, False])
+def test_after_a_restart_redelivered_spans_are_not_scored_again_and_later_traces_continue(engine, redelivered):
+    first, second = two_traces()
+    before = sales_pipeline(engine)
+    before.feed(first)
+    checkpoints = before.processor.checkpoint()
+    after = sales_pipeline(engine)  # a new process: the assembler remembers nothing, the processor restores
+    for cid, record in checkpoints:
+        after.out.extend(after.processor.restore(cid, record))
+    if redelivered:
+        after.feed(first)  # its position was not committed before the stop
+    after.feed(second)
+    assert after.spans("late") == (2 if redelivered else 0)  # the first trace's turns were scored before
+    assert [e.turn_no for e in after.events] == [3, 4, 5]
+    assert sorted(verdicts(before) + verdicts(after)) == EXPECTED
+
+
 def test_without_aem_final_an_identified_conversation_ends_on_the_idle_timeout(engine):
     pipeline = sales_pipeline(engine)
     first, second = two_traces()

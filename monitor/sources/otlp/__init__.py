@@ -1,6 +1,6 @@
 """OpenTelemetry GenAI traces as input: OTLP batches → spans → numbered turns (see docs/otlp.md)."""
 
-from monitor.sources.otlp.assemble import Assembled, AssemblyLimits, ReadyEvent, SpanAssembler
+from monitor.sources.otlp.assemble import Assembled, AssemblyLimits, ReadyEvent, Resume, ResumeLookup, SpanAssembler
 from monitor.sources.otlp.genai import MappedSpan, OtlpMapping, Skip, map_span
 from monitor.sources.otlp.wire import BatchError, Encoding, Span, decode_batch
 
@@ -12,6 +12,8 @@ __all__ = [
     "MappedSpan",
     "OtlpMapping",
     "ReadyEvent",
+    "Resume",
+    "ResumeLookup",
     "Skip",
     "Span",
     "SpanAssembler",

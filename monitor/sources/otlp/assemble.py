@@ -33,6 +33,18 @@ class AssemblyLimits:
 
 
 @dataclass(frozen=True)
+class Resume:
+    """Where a conversation this assembler does not know already is (restored after a restart or rebalance)."""
+
+    next_turn: int
+    last_ns: int | None  # time of its last turn: spans up to it were scored before (redeliveries)
+    finished: bool = False
+
+
+ResumeLookup = Callable[[str], Resume | None]
+
+
+@dataclass(frozen=True)
 class ReadyEvent:
     event: dict[str, Any]  # a trace event in the native wire shape (validated by the caller)
     ref: Ref  # the batch the turn's span came in
@@ -107,8 +119,9 @@ def _iso(ns: int) -> str:
 class SpanAssembler:
     """Per consumer: held traces, remembered traces and per-conversation turn numbering."""
 
-    def __init__(self, limits: AssemblyLimits = AssemblyLimits()) -> None:
+    def __init__(self, limits: AssemblyLimits = AssemblyLimits(), resume: ResumeLookup | None = None) -> None:
         self.limits = limits
+        self.resume = resume
         self.held: OrderedDict[str, _Trace] = OrderedDict()  # least recently touched first
         self.memory: OrderedDict[str, _Memory] = OrderedDict()
         self.conversations: OrderedDict[str, _Conversation] = OrderedDict()
@@ -192,6 +205,11 @@ class SpanAssembler:
                 release=trace.release or "unknown",
                 reference_id=trace.reference_id,
             )
+            known = self.resume(cid) if self.resume is not None else None
+            if known is not None:
+                conv.next_turn, conv.finished = known.next_turn, known.finished
+                if known.last_ns is not None:  # event times keep microseconds: cover the whole microsecond
+                    conv.last_order = (known.last_ns // 1000 * 1000 + 999, 2**63, "", 0)
             while len(self.conversations) > self.limits.memory:
                 self.conversations.popitem(last=False)
         self.conversations.move_to_end(cid)
@@ -258,4 +276,4 @@ class SpanAssembler:
         return event
 
 
-__all__ = ["Assembled", "AssemblyLimits", "ReadyEvent", "SpanAssembler", "TurnKind"]
+__all__ = ["Assembled", "AssemblyLimits", "ReadyEvent", "Resume", "ResumeLookup", "SpanAssembler", "TurnKind"]
