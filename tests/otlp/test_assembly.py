@@ -212,11 +212,21 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
             + b"01" * 8
             + b'", "startTimeUnixNano": "soon"}]}]}]}',
             "otlp_json",
-            "OTLP/JSON",
+            "startTimeUnixNano: .soon. is not an integer",
         ),
         (b"\x0a\xff\xff\xff", "otlp_proto", "protobuf"),
         (b"plain text, not protobuf", "otlp_proto", "not an"),
         (b"", "otlp_json", "invalid JSON"),
+        (b'{"resourceSpans": []}', "otlp_json", "no resourceSpans"),
+        (
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "'
+            + b"ab" * 16
+            + b'", "spanId": "'
+            + b"01" * 8
+            + b'", "attributes": [{"key": "k", "value": {"bytesValue": "%%%"}}]}]}]}]}',
+            "otlp_json",
+            "bytesValue: invalid base64",
+        ),
     ],
 )
 def test_a_corrupt_batch_is_rejected_whole_with_its_reason(engine, raw, encoding, reason):

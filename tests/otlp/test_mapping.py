@@ -62,6 +62,36 @@ def test_both_encodings_of_one_request_decode_to_the_same_spans():
     assert json.loads(request_to_json(request))["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["spanId"] == SPAN
 
 
+def test_proto_field_names_special_doubles_and_bytes_are_read_too():
+    raw = json.dumps(
+        {
+            "resource_spans": [
+                {
+                    "scope_spans": [
+                        {
+                            "spans": [
+                                {
+                                    "trace_id": TRACE,
+                                    "span_id": SPAN,
+                                    "start_time_unix_nano": 7,
+                                    "attributes": [
+                                        {"key": "inf", "value": {"doubleValue": "Infinity"}},
+                                        {"key": "raw", "value": {"bytesValue": "AQI="}},
+                                        {"key": "empty"},
+                                    ],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
+    got = one(raw)
+    assert (got.trace_id, got.span_id, got.start_ns, got.parent_span_id) == (TRACE, SPAN, 7, "")
+    assert got.attributes == {"inf": float("inf"), "raw": "0102", "empty": None}
+
+
 def mapped(mapping: OtlpMapping | None = None, **attributes):
     return map_span(one(batch(span(TRACE, SPAN, PARENT, 1, **attributes))), mapping or OtlpMapping())
 
@@ -148,3 +178,20 @@ def test_conversation_agent_release_and_reference_attributes():
     )
     default = mapped(**attrs)
     assert (default.release, default.reference_id) == ("v7", "ignored")  # resource service.version
+
+
+def test_attribute_names_are_those_of_the_semantic_conventions_package():
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as semconv
+
+    from monitor.sources.otlp import genai
+
+    assert genai.OPERATION == semconv.GEN_AI_OPERATION_NAME
+    assert genai.CONVERSATION == semconv.GEN_AI_CONVERSATION_ID
+    assert genai.AGENT_NAME == semconv.GEN_AI_AGENT_NAME
+    assert genai.TOOL_NAME == semconv.GEN_AI_TOOL_NAME
+    assert genai.TOOL_ARGUMENTS == semconv.GEN_AI_TOOL_CALL_ARGUMENTS
+    assert genai.TOOL_RESULT == semconv.GEN_AI_TOOL_CALL_RESULT
+    operations = semconv.GenAiOperationNameValues
+    assert {"chat", "invoke_agent", "execute_tool", "text_completion", "generate_content"} <= {
+        op.value for op in operations
+    }

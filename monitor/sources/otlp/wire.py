@@ -1,9 +1,7 @@
 """OTLP trace batches (`ExportTraceServiceRequest`) as bytes → flat spans, for both Kafka encodings.
 
-`otlp_proto` is the protobuf message itself; `otlp_json` follows the OTLP/JSON mapping: lowerCamelCase
-keys, trace and span ids as hex (not base64), 64-bit integers as strings, enums as integers and
-attribute values as `AnyValue` unions. Both go through the `opentelemetry-proto` message, so one
-code path reads the result.
+`otlp_proto` is the protobuf message of `opentelemetry-proto`, read here; `otlp_json` (the OTLP/JSON
+mapping) is read by `json_wire`. `request_to_json` writes that mapping for the sample producer.
 """
 
 from __future__ import annotations
@@ -74,82 +72,18 @@ def attributes_of(pairs: Any) -> dict[str, Any]:
     return out
 
 
-def _hex_id(value: Any, where: str, size: int) -> str:
-    """An OTLP/JSON id (hex) as base64, the form the protobuf JSON parser expects for bytes fields."""
-    if not isinstance(value, str):
-        raise BatchError(f"{where}: expected a hex string, got {type(value).__name__}")
-    if value == "":
-        return ""
-    try:
-        raw = bytes.fromhex(value)
-    except ValueError:
-        raise BatchError(f"{where}: {value[:40]!r} is not hex") from None
-    if len(raw) != size:
-        raise BatchError(f"{where}: expected {size} bytes ({2 * size} hex digits), got {len(raw)}")
-    return base64.b64encode(raw).decode("ascii")
-
-
 _ID_FIELDS = (("traceId", 16), ("spanId", 8), ("parentSpanId", 8))
 
 
-def _ids_to_base64(data: Any) -> None:
-    """Rewrite the hex ids of an OTLP/JSON document in place (spans and their links)."""
-    if not isinstance(data, dict):
-        raise BatchError(f"expected a JSON object at the top level, got {type(data).__name__}")
-    for r, resource_spans in enumerate(_list(data, "resourceSpans", "")):
-        for s, scope_spans in enumerate(_list(resource_spans, "scopeSpans", f"resourceSpans[{r}]")):
-            for i, span in enumerate(_list(scope_spans, "spans", f"resourceSpans[{r}].scopeSpans[{s}]")):
-                where = f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
-                _fix_ids(span, where)
-                for k, link in enumerate(_list(span, "links", where)):
-                    _fix_ids(link, f"{where}.links[{k}]")
-
-
-def _list(parent: Any, key: str, where: str) -> list[Any]:
-    if not isinstance(parent, dict):
-        raise BatchError(f"{where or 'batch'}: expected an object, got {type(parent).__name__}")
-    value = parent.get(key, [])
-    if not isinstance(value, list):
-        raise BatchError(f"{where + '.' if where else ''}{key}: expected a list, got {type(value).__name__}")
-    return value
-
-
-def _fix_ids(obj: Any, where: str) -> None:
-    if not isinstance(obj, dict):
-        raise BatchError(f"{where}: expected an object, got {type(obj).__name__}")
-    for key, size in _ID_FIELDS:
-        if key in obj:
-            obj[key] = _hex_id(obj[key], f"{where}.{key}", size)
-
-
-def parse_request(raw: bytes | None, encoding: Encoding, max_bytes: int = 1_000_000) -> ExportTraceServiceRequest:
-    """Kafka record value → `ExportTraceServiceRequest`, or BatchError naming the problem."""
-    if raw is None:
-        raise BatchError("empty message (tombstone)")
-    if len(raw) > max_bytes:
-        raise BatchError(f"batch is {len(raw)} bytes, above the limit of {max_bytes}")
+def parse_request(raw: bytes) -> ExportTraceServiceRequest:
+    """An `otlp_proto` record value → `ExportTraceServiceRequest`, or BatchError naming the problem."""
     request = ExportTraceServiceRequest()
-    if encoding is Encoding.PROTO:
-        try:
-            request.ParseFromString(raw)
-        except (DecodeError, RecursionError) as exc:
-            raise BatchError(f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
-    else:
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise BatchError(f"not valid UTF-8 (byte {exc.start})") from None
-        except json.JSONDecodeError as exc:
-            raise BatchError(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
-        except RecursionError:
-            raise BatchError("JSON nested too deeply") from None
-        _ids_to_base64(data)
-        try:
-            json_format.ParseDict(data, request, ignore_unknown_fields=True)
-        except (json_format.ParseError, RecursionError) as exc:
-            raise BatchError(f"not an OTLP/JSON ExportTraceServiceRequest: {str(exc)[:300]}") from None
+    try:
+        request.ParseFromString(raw)
+    except (DecodeError, RecursionError) as exc:
+        raise BatchError(f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
     if raw and not request.resource_spans:
-        raise BatchError(f"no resourceSpans in a {len(raw)}-byte batch (not an {encoding} trace export?)")
+        raise BatchError(f"no resourceSpans in a {len(raw)}-byte batch (not an otlp_proto trace export?)")
     return request
 
 
@@ -174,11 +108,6 @@ def iter_spans(request: ExportTraceServiceRequest) -> Iterator[Span]:
                     attributes=attributes_of(span.attributes),
                     resource=resource,
                 )
-
-
-def decode_batch(raw: bytes | None, encoding: Encoding, max_bytes: int = 1_000_000) -> list[Span]:
-    """A whole batch, or BatchError: a batch is taken or rejected as one."""
-    return list(iter_spans(parse_request(raw, encoding, max_bytes)))
 
 
 def request_to_json(request: ExportTraceServiceRequest) -> bytes:
