@@ -43,6 +43,7 @@ from monitor.equivalence.encoders import EncoderKind, TextEncoder, load_encoder
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig, ScoringEngine, reference_of
+from monitor.wiring import build_engine
 
 REPO = Path(__file__).resolve().parents[1]
 FIXED_GOLDS = 200
@@ -111,7 +112,7 @@ def reply_path(encoder: TextEncoder, pairs: list[tuple[str, str]], fixed: bool) 
     references = [s for d in dialogs(pairs[:FIXED_GOLDS]) for s in reference_of(d) or []]
 
     def setup() -> ScoringEngine:
-        engine = ScoringEngine.create(ScoringConfig(), semantic=EmbeddingScorer(encoder=encoder))
+        engine = build_engine(ScoringConfig(), semantic=EmbeddingScorer(encoder=encoder))
         if fixed:
             engine.embed_references(references)
         return engine

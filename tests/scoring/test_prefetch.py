@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from monitor.equivalence import EmbeddingScorer
 from monitor.models.dialog import Reply, ToolCall
-from monitor.scoring import ReferenceTurn, ScoringConfig, ScoringEngine
+from monitor.scoring import ReferenceTurn, ScoringConfig
+from monitor.wiring import build_engine
 
 GOLD = ToolCall(tool_id="mail", action="Send", args={"subject": "EU revenue report"})
 
 
 def _engine(embedding_scorer):
     fresh = EmbeddingScorer(encoder=embedding_scorer.encoder)  # loaded weights, empty caches
-    return ScoringEngine.create(ScoringConfig(), semantic=fresh), fresh
+    return build_engine(ScoringConfig(), semantic=fresh), fresh
 
 
 def test_calls_failing_before_their_values_are_not_encoded(embedding_scorer):
