@@ -14,7 +14,8 @@ is one (gold, predicted) pair of distinct texts.
   embedded once before the timing, as `aem run --reference` does at start-up; "all-unique gold": every gold
   is new. Ratios are to the bare fp32 encoder's turns/s (targets: >= 1.5x and >= 1.0x).
 - `aem score` start-up: wall time and peak RSS of one `aem score` process on a file of action turns whose
-  arguments typed checks decide, and on one with a free-text argument (needs the model), per encoder.
+  arguments typed checks decide, on one whose calls fail before a free-text value is compared, and on
+  one with a free-text argument (needs the model), per encoder.
   ``--base`` runs the same files with another checkout (e.g. the code before the lazy-load fix) beside,
   with its default encoder.
 """
@@ -160,18 +161,31 @@ print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
-def action_file(folder: Path, free_text: bool, dialogs_: int = 200) -> Path:
+ACTION_FILES = {
+    "typed": "typed arguments only",
+    "wrong_tool": "free text, wrong tool/missing arg",
+    "free_text": "a free-text argument",
+}
+
+
+def action_file(folder: Path, kind: str, dialogs_: int = 200) -> Path:
+    """Action turns only. typed: typed checks decide every argument; wrong_tool: the predicted calls fail on
+    their tool or a missing argument before any free-text value is compared; free_text: a subject line that
+    only the semantic stage can compare."""
     lines = []
     for i in range(dialogs_):
         gold = {"tool_id": "reports", "action": "Filter", "args": {"metric": "revenue", "region": "EU",
                                                                     "date": "2024-03-01", "limit": 5 + i}}
         pred = {**gold, "args": {**gold["args"], "date": "March 1, 2024", "limit": str(5 + i)}}
         mail = {"tool_id": "mail", "action": "Send", "args": {"to": "ana@example.com", "subject": f"Report {i}"}}
-        sent = {**mail, "args": {**mail["args"], "subject": f"The report number {i}" if free_text else f"Report {i}"}}
+        sent = {**mail, "args": {**mail["args"], "subject": f"Report {i}" if kind == "typed" else f"The report {i}"}}
+        if kind == "wrong_tool":
+            pred = {**pred, "tool_id": "chat"}
+            sent = {**sent, "args": {"subject": sent["args"]["subject"]}}
         turns_ = [{"turn_no": 1, "turn": "Tool", "gold_turn": gold, "predict_turn": pred},
                   {"turn_no": 2, "turn": "Tool", "gold_turn": mail, "predict_turn": sent}]
         lines.append(json.dumps({"dialog_id": f"a{i}", "turns": turns_}))
-    path = folder / ("actions_free_text.jsonl" if free_text else "actions_typed.jsonl")
+    path = folder / f"actions_{kind}.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -189,14 +203,13 @@ def startup(args: argparse.Namespace) -> None:
     print("`aem score` start-up: one process, 400 action turns (best of "
           f"{args.repeat} for time, peak RSS of that run)")
     with tempfile.TemporaryDirectory() as tmp:
-        files = [("typed arguments only", action_file(Path(tmp), False)),
-                 ("a free-text argument", action_file(Path(tmp), True))]
+        files = [(label, action_file(Path(tmp), kind)) for kind, label in ACTION_FILES.items()]
         for name, checkout in checkouts:
             for label, path in files:
                 for encoder in EncoderKind if checkout == REPO else [EncoderKind.FP32]:
                     runs = [startup_once(checkout, path, encoder.value) for _ in range(args.repeat)]
                     seconds, rss = min(runs)
-                    print(f"  {name:<14} {label:<22} AEM_ENCODER={encoder.value:<5} {seconds:6.2f} s  {rss:7.0f} MB")
+                    print(f"  {name:<14} {label:<34} AEM_ENCODER={encoder.value:<5} {seconds:6.2f} s  {rss:7.0f} MB")
 
 
 def main() -> int:
@@ -206,13 +219,15 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--base", type=Path, help="another checkout to run the start-up figures with, beside this one")
     ap.add_argument("--skip-startup", action="store_true")
+    ap.add_argument("--skip-throughput", action="store_true")
     args = ap.parse_args()
     for name in ("stsb_en_dev.csv", "sgd_reply_pairs_dev.jsonl"):
         if not (args.data / name).is_file():
             sys.stderr.write(f"encoder.py: --data {args.data}: no {name}\n")
             return 2
     configure_logging("error")
-    throughput(args)
+    if not args.skip_throughput:
+        throughput(args)
     if not args.skip_startup:
         startup(args)
     return 0
