@@ -178,7 +178,8 @@ def action_file(folder: Path, kind: str, dialogs_: int = 200) -> Path:
                                                                     "date": "2024-03-01", "limit": 5 + i}}
         pred = {**gold, "args": {**gold["args"], "date": "March 1, 2024", "limit": str(5 + i)}}
         mail = {"tool_id": "mail", "action": "Send", "args": {"to": "ana@example.com", "subject": f"Report {i}"}}
-        sent = {**mail, "args": {**mail["args"], "subject": f"Report {i}" if kind == "typed" else f"The report {i}"}}
+        subject = f"Report {i}" if kind == "typed" else f"The report number {i}"
+        sent = {**mail, "args": {**mail["args"], "subject": subject}}
         if kind == "wrong_tool":
             pred = {**pred, "tool_id": "chat"}
             sent = {**sent, "args": {"subject": sent["args"]["subject"]}}
