@@ -1,0 +1,96 @@
+"""Send dead-lettered events back to the trace topic, each DLQ offset once.
+
+The positions already re-driven are committed under a consumer group of their own (`aem-redrive` by
+default), after the producer has acknowledged the re-sent records: running it twice sends nothing
+twice, and a crash between send and commit re-sends at most the last batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from kafka import TopicPartition
+from kafka.structs import OffsetAndMetadata
+
+from monitor.stream.events import EventLimits, InvalidEvent, decode_event
+from monitor.stream.kafka_io import make_consumer, make_producer
+from monitor.stream.topic_reader import Record, TopicMissing
+
+log = structlog.get_logger(__name__)
+
+REDRIVEN_HEADER = "aem-redriven-from"
+
+
+@dataclass
+class RedriveCount:
+    read: int = 0
+    sent: int = 0
+    still_invalid: int = 0  # skipped by `valid_only`
+
+
+@dataclass(frozen=True)
+class RedrivePlan:
+    bootstrap: str
+    dlq_topic: str = "aem.traces.dlq"
+    traces_topic: str = "aem.traces"
+    group_id: str = "aem-redrive"
+    valid_only: bool = False  # send only the events that now pass validation
+    dry_run: bool = False  # count, send nothing, commit nothing
+    limits: EventLimits = field(default_factory=EventLimits)
+
+
+def _headers(record: Record) -> list[tuple[str, bytes]]:
+    kept = [(k, v) for k, v in record.headers if not k.startswith("aem-")]
+    return [*kept, (REDRIVEN_HEADER, f"{record.topic}/{record.partition}/{record.offset}".encode())]
+
+
+def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
+    """Read the DLQ from the group's committed positions to its end; re-send; commit."""
+    consumer = make_consumer(plan.bootstrap, [], plan.group_id, client_id="aem-redrive", **client_options)
+    producer = None if plan.dry_run else make_producer(plan.bootstrap, client_id="aem-redrive", **client_options)
+    count = RedriveCount()
+    try:
+        numbers = consumer.partitions_for_topic(plan.dlq_topic)
+        if not numbers:
+            raise TopicMissing(plan.dlq_topic)
+        tps = [TopicPartition(plan.dlq_topic, p) for p in sorted(numbers)]
+        consumer.assign(tps)
+        for tp in tps:
+            committed = consumer.committed(tp)
+            if committed is None:
+                consumer.seek_to_beginning(tp)
+            else:
+                consumer.seek(tp, committed)
+        next_offsets: dict[TopicPartition, int] = {}
+        empty = 0
+        while empty < 2:
+            batch = consumer.poll(timeout_ms=500)
+            empty = 0 if batch else empty + 1
+            for tp, records in batch.items():
+                for rec in records:
+                    record = Record.of(rec)
+                    count.read += 1
+                    next_offsets[tp] = record.offset + 1
+                    if plan.valid_only:
+                        try:
+                            decode_event(record.value, plan.limits)
+                        except InvalidEvent:
+                            count.still_invalid += 1
+                            continue
+                    if producer is not None:
+                        producer.send(plan.traces_topic, key=record.key, value=record.value, headers=_headers(record))
+                    count.sent += 1
+        if producer is not None and next_offsets:
+            producer.flush(timeout=30)
+            consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in next_offsets.items()})
+        log.info("dlq_redriven", **vars(count), dlq=plan.dlq_topic, to=plan.traces_topic, dry_run=plan.dry_run)
+        return count
+    finally:
+        if producer is not None:
+            with contextlib.suppress(Exception):
+                producer.close(timeout=5)
+        with contextlib.suppress(Exception):
+            consumer.close(autocommit=False)
