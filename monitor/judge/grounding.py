@@ -50,6 +50,7 @@ from monitor.judge.catalog import CatalogEntry, ToolCatalog
 from monitor.judge.llm import JudgeUnavailable, LLMJudge, LLMJudgeConfig
 from monitor.judge.prompts import render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
+from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn
 
 log = structlog.get_logger(__name__)
@@ -90,7 +91,7 @@ def _sub_schema(schema: Mapping[str, Any] | None, step: str | int) -> Mapping[st
         return items if isinstance(items, Mapping) else None
     props = schema.get("properties")
     if isinstance(props, Mapping) and isinstance(props.get(step), Mapping):
-        return props[step]  # type: ignore[no-any-return]
+        return props[step]
     return None
 
 
@@ -251,7 +252,7 @@ class GroundingChecker:
             paths = ", ".join(f"{u.path}={u.value!r}" for u in unsupported)
             detail = f"not supported by the conversation so far: {paths}"
             return CheckResult.failed(
-                "inconsistent_parameter_values",
+                FailureReason.INCONSISTENT_PARAMETER_VALUES,
                 TRUTHFULNESS,
                 first.key,
                 score=worst,
@@ -268,7 +269,7 @@ class GroundingChecker:
             question = _pending_question(history)
             if question is not None:
                 return CheckResult.failed(
-                    "incomplete_response",
+                    FailureReason.INCOMPLETE_RESPONSE,
                     COMPLETENESS,
                     score=0.0,
                     detail=f"blank reply to the user's message {question[:80]!r}",
@@ -282,7 +283,7 @@ class GroundingChecker:
             if total:
                 share = max(0.0, (total - len(unsupported)) / total)
             return CheckResult.failed(
-                "inconsistent_response",
+                FailureReason.INCONSISTENT_RESPONSE,
                 TRUTHFULNESS,
                 score=share,
                 mismatched=unsupported,
@@ -308,10 +309,13 @@ class GroundingChecker:
                 if sub_metric == COMPLETENESS:
                     missing = f"; missing {verdict.missing}" if verdict.missing else ""
                     return CheckResult.failed(
-                        "incomplete_response", COMPLETENESS, score=verdict.score, detail=f"{verdict.reason}{missing}"
+                        FailureReason.INCOMPLETE_RESPONSE,
+                        COMPLETENESS,
+                        score=verdict.score,
+                        detail=f"{verdict.reason}{missing}",
                     )
                 return CheckResult.failed(
-                    "inconsistent_response",
+                    FailureReason.INCONSISTENT_RESPONSE,
                     TRUTHFULNESS,
                     score=verdict.score,
                     mismatched=tuple(verdict.unsupported),

@@ -62,7 +62,7 @@ def compose(meta: DialogMeta, mode: str, turns: Sequence[ScoredTurn], config: Co
         dialog_id=meta.dialog_id,
         release=meta.release,
         agent=meta.agent,
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         success_rate=None if rate is None else round(rate, 6),
         test_pass=test_pass(turns, rate, config),
         first_failure_turn=min(numbered) if numbered else None,

@@ -25,8 +25,10 @@ def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
         ]
     if dialog.turns is not None:
         return [
-            ReferenceTurn(index=i, turn=t.turn, gold=t.gold_turn, tags=tuple(t.tags))
-            for i, t in enumerate((t for t in dialog.turns if t.gold_turn is not None), start=1)
+            ReferenceTurn(index=i, turn=turn, gold=gold, tags=tags)
+            for i, (turn, gold, tags) in enumerate(
+                ((t.turn, t.gold_turn, tuple(t.tags)) for t in dialog.turns if t.gold_turn is not None), start=1
+            )
         ]
     return None
 

@@ -187,7 +187,7 @@ class ResendingProducer:
         raise KafkaTimeoutError(f"{len(self.pending)} records still not delivered after {self.attempts} attempts")
 
     def _replace(self) -> None:
-        old, self.producer = self.producer, None  # type: ignore[assignment]
+        old, self.producer = self.producer, None
         with contextlib.suppress(Exception):
             old.close(timeout=0)
         self.producer = self._fresh()

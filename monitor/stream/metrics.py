@@ -74,7 +74,7 @@ class MonitorMetrics:
 
     # -- recording -----------------------------------------------------------------------------
 
-    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):  # type: ignore[no-untyped-def]
+    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):
         """The labelled child, cached (this runs several times per turn), and remembered per release."""
         labels = (agent, release, *values)
         child = self._children.get((id(metric), labels))

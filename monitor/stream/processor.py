@@ -16,6 +16,7 @@ from typing import Any
 import structlog
 
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import DialogSession
 from monitor.stream.events import TraceEvent, parse_event_json
@@ -113,7 +114,7 @@ class Conversation:
 def to_observed(event: TraceEvent) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
-        turn=event.turn,
+        turn=TurnType(event.turn),
         predict=event.predict_turn,
         gold=event.gold_turn if event.turn != "User" else None,
         tags=tuple(event.tags),

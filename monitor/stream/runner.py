@@ -56,11 +56,11 @@ class _Revocations(ConsumerRebalanceListener):
         self.revoked: set[TopicPartition] = set()
         self.assigned: set[TopicPartition] = set()
 
-    def on_partitions_revoked(self, revoked):  # type: ignore[no-untyped-def]
+    def on_partitions_revoked(self, revoked):
         with self.lock:
             self.revoked.update(revoked)
 
-    def on_partitions_assigned(self, assigned):  # type: ignore[no-untyped-def]
+    def on_partitions_assigned(self, assigned):
         with self.lock:
             self.assigned.update(assigned)
             self.revoked.difference_update(assigned)
@@ -330,7 +330,7 @@ class Monitor:
             return
         try:
             self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in mine.items()})
-            self.offsets.committed(mine)  # type: ignore[arg-type]
+            self.offsets.committed(mine)
         except (CommitFailedError, KafkaError) as exc:
             log.warning("commit failed; will retry", error=str(exc))
 
