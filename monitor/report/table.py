@@ -51,11 +51,12 @@ def turn_rows(turns: Sequence[TurnVerdict]) -> list[list[Any]]:
     rows: list[list[Any]] = []
     for t in turns:
         cascading = t.attribution == "cascading" and t.success is False
+        detail: str | None
         if cascading:
-            root = by_turn.get(t.caused_by)
+            root = by_turn.get(t.caused_by) if t.caused_by is not None else None
             cause = explain(root) if root is not None else (t.symptom or "")
             detail = f"↳ caused by turn {t.caused_by}: {cause}".rstrip(": ")
-            field = f"{t.field} (inherited)" if t.field else None
+            field: str | None = f"{t.field} (inherited)" if t.field else None
             score = None
         else:
             detail = explain(t) if t.success is False else (t.detail if t.success is None else None)

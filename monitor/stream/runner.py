@@ -31,6 +31,7 @@ from monitor.stream.kafka_io import (
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.offsets import OffsetTracker
 from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
+from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore
 
@@ -112,6 +113,7 @@ class Monitor:
         self.stop_event = threading.Event()
         self.ready = threading.Event()
         self.stats = RunStats()
+        self.progress = ProgressLog()
         self.owner: dict[str, TopicPartition] = {}  # conversation -> the partition its events come from
         self.state: KafkaStateStore | None = None
         self.restored: set[TopicPartition] = set()  # partitions whose checkpoints are loaded
@@ -167,6 +169,7 @@ class Monitor:
                         self._rewind(batch)  # the batch was not looked at: fetch it again next time
                         raise
                     if self._consumer.assignment():
+                        self.progress.group_joined(s.group_id, self._consumer.assignment())
                         self.ready.set()
                     # Events of a partition whose checkpoints are not restored yet would be scored
                     # without their conversation's history: leave them for the next poll.
@@ -178,11 +181,17 @@ class Monitor:
                         self._update_lag()
                         self.metrics.expire_releases()
                         last_lag = time.monotonic()
+                    self.progress.tick(self._figures)
                 except KafkaError as exc:  # the broker went away or the group moved: retry, lose nothing
                     log.warning("kafka error; retrying", error=repr(exc))
                     self.stop_event.wait(1.0)
         finally:
             self._shutdown()
+
+    def _figures(self) -> Figures:
+        lag = sum(sample.value for m in self.metrics.consumer_lag.collect() for sample in m.samples)
+        s = self.stats
+        return Figures(s.events, s.verdicts, s.dialogs, s.invalid, len(self.processor.open), int(lag))
 
     def _shutdown(self) -> None:
         """Finish the current batch: record what is ready, flush, commit, leave the group."""
@@ -220,6 +229,7 @@ class Monitor:
             self.owner[event.conversation_id] = ref[0]
             self.metrics.see_release(event.agent, event.release, event.epoch_seconds)
             result = self.processor.process(event, ref)
+            self.progress.saw(result.event_outcome, event.conversation_id)
             if result.event_outcome:
                 self.metrics.record_event(result.event_outcome)
             elif event.turn == "User":
