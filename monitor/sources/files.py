@@ -57,6 +57,14 @@ def _is_turn_list(data: list[Any]) -> bool:
     )
 
 
+CATALOG_NOT_DIALOGS = "this is a tool catalog, not dialogs: pass it with --tools"
+
+
+def _is_catalog_object(data: dict[str, Any]) -> bool:
+    """`{"tools": [...]}` and no turns: a catalog file, not a dialog."""
+    return isinstance(data.get("tools"), list) and not ({"turns", "gold_turns", "predict_turns"} & data.keys())
+
+
 def _is_catalog(data: list[Any]) -> bool:
     """A list of `{tool_id, action, parameters?}` entries: the shape of a `--tools` catalog."""
     return all(isinstance(x, dict) and {"tool_id", "action"} <= x.keys() and "turn" not in x for x in data)
@@ -86,9 +94,11 @@ def parse_document(data: Any, file: str, stem: str) -> list[Dialog]:
         if _is_turn_list(data):
             return [parse_dialog({"dialog_id": stem, "turns": data}, file, stem)]
         if _is_catalog(data):
-            raise InputError(file, "this is a tool catalog, not dialogs: pass it with --tools")
+            raise InputError(file, CATALOG_NOT_DIALOGS)
         return [parse_dialog(obj, file, f"#{i}") for i, obj in enumerate(data)]
     if isinstance(data, dict):
+        if _is_catalog_object(data):
+            raise InputError(file, CATALOG_NOT_DIALOGS)
         return [parse_dialog(data, file, "#0", default_id=stem)]
     raise InputError(file, f"expected a list or an object at the top level, got {type(data).__name__}")
 

@@ -47,8 +47,40 @@ def _headers(record: Record) -> list[tuple[str, bytes]]:
     return [*kept, (REDRIVEN_HEADER, f"{record.topic}/{record.partition}/{record.offset}".encode())]
 
 
+def _start_positions(consumer: Any, tps: list[TopicPartition]) -> dict[TopicPartition, int | None]:
+    """Where the group stopped last time (None: from the beginning)."""
+    return {tp: consumer.committed(tp) for tp in tps}
+
+
+def _seek(consumer: Any, start: dict[TopicPartition, int | None]) -> None:
+    for tp, offset in start.items():
+        if offset is None:
+            consumer.seek_to_beginning(tp)
+        else:
+            consumer.seek(tp, offset)
+
+
+def _polled(consumer: Any) -> Any:
+    """Records until two polls in a row come back empty (Tansu's end offsets cannot be trusted)."""
+    empty = 0
+    while empty < 2:
+        batch = consumer.poll(timeout_ms=500)
+        empty = 0 if batch else empty + 1
+        for records in batch.values():
+            yield from records
+
+
+def _last_offsets(consumer: Any) -> dict[int, int]:
+    """The last offset per partition as of now: the re-drive stops there, so events dead-lettered
+    again while it runs (a monitor is consuming what it sends) are left for the next run."""
+    last: dict[int, int] = {}
+    for rec in _polled(consumer):
+        last[rec.partition] = rec.offset
+    return last
+
+
 def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
-    """Read the DLQ from the group's committed positions to its end; re-send; commit."""
+    """Read the DLQ from the group's committed positions to its current end; re-send; commit."""
     consumer = make_consumer(plan.bootstrap, [], plan.group_id, client_id="aem-redrive", **client_options)
     producer = None if plan.dry_run else make_producer(plan.bootstrap, client_id="aem-redrive", **client_options)
     count = RedriveCount()
@@ -58,31 +90,23 @@ def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
             raise TopicMissing(plan.dlq_topic)
         tps = [TopicPartition(plan.dlq_topic, p) for p in sorted(numbers)]
         consumer.assign(tps)
-        for tp in tps:
-            committed = consumer.committed(tp)
-            if committed is None:
-                consumer.seek_to_beginning(tp)
-            else:
-                consumer.seek(tp, committed)
+        start = _start_positions(consumer, tps)
+        _seek(consumer, start)
+        last = _last_offsets(consumer)
+        _seek(consumer, start)
         next_offsets: dict[TopicPartition, int] = {}
-        empty = 0
-        while empty < 2:
-            batch = consumer.poll(timeout_ms=500)
-            empty = 0 if batch else empty + 1
-            for tp, records in batch.items():
-                for rec in records:
-                    record = Record.of(rec)
-                    count.read += 1
-                    next_offsets[tp] = record.offset + 1
-                    if plan.valid_only:
-                        try:
-                            decode_event(record.value, plan.limits)
-                        except InvalidEvent:
-                            count.still_invalid += 1
-                            continue
-                    if producer is not None:
-                        producer.send(plan.traces_topic, key=record.key, value=record.value, headers=_headers(record))
-                    count.sent += 1
+        for rec in _polled(consumer):
+            if rec.offset > last.get(rec.partition, -1):
+                continue
+            record = Record.of(rec)
+            count.read += 1
+            next_offsets[TopicPartition(rec.topic, rec.partition)] = record.offset + 1
+            if plan.valid_only and not _valid(record, plan.limits):
+                count.still_invalid += 1
+                continue
+            if producer is not None:
+                producer.send(plan.traces_topic, key=record.key, value=record.value, headers=_headers(record))
+            count.sent += 1
         if producer is not None and next_offsets:
             producer.flush(timeout=30)
             consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in next_offsets.items()})
@@ -94,3 +118,11 @@ def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
                 producer.close(timeout=5)
         with contextlib.suppress(Exception):
             consumer.close(autocommit=False)
+
+
+def _valid(record: Record, limits: EventLimits) -> bool:
+    try:
+        decode_event(record.value, limits)
+    except InvalidEvent:
+        return False
+    return True
