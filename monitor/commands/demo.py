@@ -31,7 +31,12 @@ file whose path is shown, so they never break the view.
 
 def add_parser(sub: Any) -> None:
     p = add_command(
-        sub, "demo", "local demo: embedded broker, sample traffic, monitor, /metrics, live view", EPILOG, cmd_demo
+        sub,
+        "demo",
+        "local demo: embedded broker, sample traffic, monitor, /metrics, live view",
+        EPILOG,
+        cmd_demo,
+        default_log_level="info",  # into the log file, never onto the view
     )
     p.add_argument("--duration", type=positive_float, help="stop after this many seconds (default: until Ctrl-C)")
     p.add_argument("--metrics-port", type=int, default=0, help="port of /metrics (0 = a free port)")
