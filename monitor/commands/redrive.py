@@ -25,7 +25,8 @@ Reads the DLQ from where the last re-drive (same --group-id) stopped, re-sends e
 bytes and key to the trace topic with an `aem-redriven-from: <topic>/<partition>/<offset>` header, and
 commits the DLQ positions once the broker acknowledged them. Running it again sends only what arrived
 in the DLQ since. An event that is still invalid lands in the DLQ again (as a new record);
---valid-only skips those instead, counting them.
+--valid-only skips those instead, counting them. Records the monitor had to cut (header
+aem-truncated) are never re-sent: their bytes are not the original event.
 
 """ + exit_codes(
     "0  done (the counts are printed)",
@@ -62,6 +63,8 @@ def cmd_redrive(args: argparse.Namespace) -> int:
         return error("redrive", f"re-driving {args.dlq_topic} on {args.bootstrap_servers} failed: {exc}")
     verb = "would send" if args.dry_run else "sent"
     skipped = f", skipped {count.still_invalid} still invalid" if args.valid_only else ""
+    if count.truncated:
+        skipped += f", skipped {count.truncated} cut short by the DLQ size limit (not the original event)"
     sys.stdout.write(
         f"redrive: read {count.read} new DLQ records from {args.dlq_topic}, {verb} {count.sent} to {args.topic}"
         f"{skipped}\n"

@@ -25,6 +25,7 @@ from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.sources.files import InputError, read_dialogs
 from monitor.stream.kafka_io import make_producer
+from monitor.stream.otlp import publish_otlp
 from monitor.stream.replay import dialog_events, publish
 
 EPILOG = """\
@@ -49,6 +50,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--repeat", type=positive_int, default=1, help="publish each dialog N times, as new conversations")
     p.add_argument("--release", help="override the release of every dialog (default: the file's)")
     p.add_argument("--keep-ids", action="store_true", help="use the dialog ids as conversation ids (no run tag)")
+    p.add_argument(
+        "--format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        default="aem",
+        help="aem trace events, or each dialog as a trace of OpenTelemetry GenAI spans in OTLP (docs/otlp.md)",
+    )
 
 
 def conversation_ids(dialog: Dialog, repeat: int, tag: str | None) -> list[str]:
@@ -79,13 +86,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     block_ms = int(args.connect_timeout * 1000)
     producer = make_producer(args.bootstrap_servers, client_id="aem-replay", max_block_ms=block_ms)
     try:
-        sent = publish(producer, args.topic, events(), rate=args.rate)
+        if args.format != "aem":
+            pairs = (
+                (dialog, cids[round_no])
+                for round_no in range(args.repeat)
+                for dialog, cids in zip(dialogs, ids, strict=True)
+            )
+            sent = publish_otlp(producer, args.topic, pairs, args.format, release=args.release, rate=args.rate)
+        else:
+            sent = publish(producer, args.topic, events(), rate=args.rate)
     except KafkaError as exc:
         return error("replay", f"publishing to {args.topic} at {args.bootstrap_servers} failed: {exc}", 1)
     finally:
         producer.close(timeout=10)
     conversations = sum(len(v) for v in ids)
-    sys.stderr.write(f"aem replay: published {sent} events of {conversations} conversations to {args.topic}\n")
+    unit = "events" if args.format == "aem" else f"{args.format} batches"
+    sys.stderr.write(f"aem replay: published {sent} {unit} of {conversations} conversations to {args.topic}\n")
     shown = [cid for v in ids for cid in v][:10]
     more = f" … and {conversations - len(shown)} more" if conversations > len(shown) else ""
     sys.stdout.write("conversation ids: " + " ".join(shown) + more + "\n")

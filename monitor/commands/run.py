@@ -73,6 +73,11 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--config", type=Path, help="YAML/JSON config file (monitor and scoring sections)")
     p.add_argument(
+        "--input-format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        help="what the topic carries: aem trace events (default) or OTLP GenAI spans (docs/otlp.md)",
+    )
+    p.add_argument(
         "--connect-timeout",
         type=positive_float,
         default=env_float("AEM_CONNECT_TIMEOUT_S", DEFAULT_CONNECT_TIMEOUT_S),
@@ -92,6 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "reference": args.reference,
         "tools": args.tools,
         "idle_timeout_s": args.idle_timeout_s,
+        "input_format": args.input_format,
     }
     try:
         settings = load_settings(args.config, overrides=overrides)

@@ -44,8 +44,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
+from prometheus_client import CollectorRegistry
 
 from monitor.equivalence.facts import extract_facts
+from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
 from monitor.judge.llm import JudgeUnavailable, LLMJudge, LLMJudgeConfig
 from monitor.judge.prompts import render_transcript
@@ -158,9 +160,9 @@ class GroundingChecker:
     the dialog/event extend and override per ``(tool_id, action)``; ``llm`` the optional LLM judge.
     """
 
-    values: Any
-    replies: Any
-    llm: Any | None = None  # LLMJudge
+    values: ValueComparing
+    replies: ReplyComparing
+    llm: LLMJudge | None = None
     catalog: ToolCatalog | Sequence[ToolSpec] = ()
     _base: ToolCatalog = field(init=False, repr=False)
     _merged: dict[str, ToolCatalog] = field(init=False, repr=False, default_factory=dict)
@@ -174,9 +176,9 @@ class GroundingChecker:
     @classmethod
     def from_env(
         cls,
-        values: Any,
-        replies: Any,
-        registry: Any = None,
+        values: ValueComparing,
+        replies: ReplyComparing,
+        registry: CollectorRegistry | None = None,
         catalog: ToolCatalog | Sequence[ToolSpec] = (),
         env: Mapping[str, str] | None = None,
     ) -> GroundingChecker:

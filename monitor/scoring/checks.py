@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
@@ -21,7 +22,7 @@ class TurnChecker(Protocol):
 class ReferenceChecker:
     """Reference-mode checks for action and response turns, through the value/reply comparators."""
 
-    def __init__(self, values: Any, replies: Any) -> None:
+    def __init__(self, values: ValueComparing, replies: ReplyComparing) -> None:
         self.values = values
         self.replies = replies
 

@@ -22,6 +22,7 @@ from monitor.stream.topic_reader import Record, TopicMissing
 log = structlog.get_logger(__name__)
 
 REDRIVEN_HEADER = "aem-redriven-from"
+TRUNCATED_HEADER = "aem-truncated"
 
 
 @dataclass
@@ -29,6 +30,7 @@ class RedriveCount:
     read: int = 0
     sent: int = 0
     still_invalid: int = 0  # skipped by `valid_only`
+    truncated: int = 0  # records the monitor had to cut or reduce to metadata: their bytes are not the event
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,9 @@ def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
             record = Record.of(rec)
             count.read += 1
             next_offsets[TopicPartition(rec.topic, rec.partition)] = record.offset + 1
+            if record.header(TRUNCATED_HEADER) is not None:
+                count.truncated += 1
+                continue
             if plan.valid_only and not _valid(record, plan.limits):
                 count.still_invalid += 1
                 continue
