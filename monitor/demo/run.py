@@ -170,7 +170,7 @@ def run_demo(options: DemoOptions, stop: threading.Event, out: TextIO | None = N
         finally:
             stop.set()
             monitor.stop()
-            worker.join(timeout=30)
+            worker.join(timeout=180)  # a model still loading must finish: leaving torch mid-call aborts the exit
             traffic.join(timeout=10)
         view.frame(time.monotonic() - started, finished=True)
     return 0

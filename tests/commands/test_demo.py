@@ -68,7 +68,7 @@ def test_without_a_terminal_summary_lines_then_one_view():
 def test_the_demo_writes_logs_to_its_file(tmp_path: Path):
     log = tmp_path / "demo.log"
     proc = subprocess.run(
-        [AEM, "demo", "--duration", "8", "--refresh", "1", "--log-file", str(log)],
+        [AEM, "demo", "--duration", "20", "--refresh", "1", "--log-file", str(log)],
         capture_output=True,
         text=True,
         timeout=300,
