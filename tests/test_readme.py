@@ -1,7 +1,7 @@
 """The README's commands work as written: every non-interactive `aem` command in its bash blocks runs.
 
 It works in a stand-in for a fresh clone — a temporary directory holding only `examples/` and the
-virtualenv, with no `../shared` beside it — against a test broker: `aem broker` and `aem run` (the
+virtualenv, with no shared folder beside it — against a test broker: `aem broker` and `aem run` (the
 long-running lines) are started in the background, the loopback address `127.0.0.1:9092` is replaced
 by the test broker's, and the example conversation id by the one `aem replay` printed.
 """
@@ -92,7 +92,7 @@ def test_readme_lists_the_walkthrough():
     lines = [c.line for c in readme_commands((REPO / "README.md").read_text())]
     for needed in ("aem broker", "aem run", "aem replay examples/sales_report.json", "aem inspect", "aem redrive"):
         assert any(needed in line for line in lines), needed
-    assert not any("../shared" in line for line in lines)
+    assert not any("shared/" in line for line in lines)
 
 
 def test_readme_commands_run_as_written(tmp_path):
