@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=str.lower,
         choices=LOG_LEVELS,
         default=os.environ.get("AEM_LOG_LEVEL"),
-        help="log level (env AEM_LOG_LEVEL; default: info for run and broker, warning otherwise)",
+        help="log level (env AEM_LOG_LEVEL; default: info for run, broker and demo, warning otherwise)",
     )
     parser.add_argument(
         "--json-logs",
