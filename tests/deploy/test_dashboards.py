@@ -40,7 +40,6 @@ EXTRA_METRICS = {
     "aem_judge_latency_seconds": "histogram",
     "aem_judge_configured": "gauge",
     "aem_root_causes_total": "counter",
-    "aem_dlq_reduced_total": "counter",
 }
 PROMETHEUS_METRICS = {"up"}
 
