@@ -25,7 +25,7 @@ from monitor.stream.kafka_io import Topics, ensure_topics
 
 EPILOG = """\
 Tansu keeps everything in memory: topics and records are gone when it stops. The monitor creates its
-state topic (aem.state.<group id>) itself. Any Kafka works as well; this is for trying things out.
+state topic (aem.state.<group_id>) itself. Any Kafka works as well; this is for trying things out.
 
 """ + exit_codes(
     "0  stopped by Ctrl-C or SIGTERM",
