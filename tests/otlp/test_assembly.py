@@ -195,6 +195,7 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
     assert (pipeline.events[0].agent, pipeline.events[0].release) == ("sales-agent", "v7")  # from the resource
     only_skipped = pipeline.feed(batch(span("d" * 32, "d0" * 8, "", 0, **{"db.system": "redis"})))
     assert only_skipped.events == [] and only_skipped.done == [("p0", 1)]  # nothing to wait for: commit it
+    assert "d" * 32 not in pipeline.input.assembler.conversations  # a trace with no turn opens no conversation
 
 
 @pytest.mark.parametrize(
