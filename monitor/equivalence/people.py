@@ -1,28 +1,29 @@
 """People's names written with titles, credentials, initials, surname first or an organisation in front.
 
 "Dr. Edward Lee", "Edward C Lee, MD", "Lee Edward" and "Bay Family Clinic: Lee Edward C MD" name one
-person. A value reads as a person's name when it carries a title before the name ("Dr.", "Mrs.", from
-nameparser's list) or a credential after it ("MD", "PhD", from nameparser's suffix acronyms), and what
-is left is a few words. Two names are compared as sets of name words, without titles, credentials and
-initials, in any order: equal sets, or one of at least two words inside the other, are one person;
-sets that differ otherwise are different people. Pairs where neither side reads as a name are left to
-the other stages.
+person. A value reads as a person's name when it carries an honorific before the name ("Dr.", "Mrs.") or
+a credential after it ("MD", "PhD"), from the short curated lists of ``data/people.json`` (nameparser's
+lists were tried: they hold "uncle", "royal", "film", "am", "ing", which start or end restaurant and
+movie names), and what is left is a few words. Two names are compared as sets of name words, without
+honorifics, credentials and initials, in any order: equal sets, or one of at least two words inside the
+other, are one person. Two marked names with other words are different people; a marked name against an
+unmarked phrase that does not match is left to the other stages.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
+from importlib import resources
 
 
 @lru_cache(maxsize=1)
 def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
-    """(titles, credentials) from nameparser's constants, lower case without dots."""
-    from nameparser.config import CONSTANTS
-
-    titles = frozenset(t.replace(".", "") for t in CONSTANTS.titles)
-    credentials = frozenset(s.replace(".", "") for s in CONSTANTS.suffix_acronyms)
-    return titles, credentials
+    """(honorifics, credentials), lower case without dots, loaded once."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/people.json").read_text())
+    return (frozenset(w.replace(".", "") for w in data["honorifics"]),
+            frozenset(w.replace(".", "") for w in data["credentials"]))
 
 
 _WORD = re.compile(r"[a-z][a-z'\-]*\.?|(?:[a-z]\.)+[a-z]?\.?", re.I)
@@ -54,7 +55,7 @@ def same_person(a: str, b: str) -> bool | None:
     if pa is None or pb is None or not (pa[1] or pb[1]):
         return None
     wa, wb = pa[0], pb[0]
-    if wa == wb:
-        return True
     small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    return len(small) >= 2 and small <= large
+    if wa == wb or (len(small) >= 2 and small <= large):
+        return True
+    return False if pa[1] and pb[1] else None
