@@ -17,6 +17,7 @@ from monitor.equivalence.calibration import value_text, value_tokens
 from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import alias_set, canon_string, fold
 from monitor.equivalence.places import place_relation
+from monitor.equivalence.times import clock_times_in
 from monitor.equivalence.types import Match
 
 
@@ -94,6 +95,9 @@ class Grounding:
             return _identifier_in_text(vs, key, text, folded)
         if re.search(_word(key), folded):
             return Match(True, 1.0, "exact")
+        minute = typed.parse_time(vs)
+        if minute is not None and minute in clock_times_in(text):  # "18:30" in "at half past six tonight"
+            return Match(True, 1.0, "time")
         facts = extract_facts(text)
         vfacts = [f for f in extract_facts(vs) if f.kind != "entity"]
         if isinstance(value, int | float) and not isinstance(value, bool):

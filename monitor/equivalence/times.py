@@ -276,3 +276,17 @@ def _named(words: list[str]) -> int | None:
     if key == "midnight":
         return 0
     return None
+
+
+@lru_cache(maxsize=4096)
+def clock_times_in(text: str, longest: int = 7) -> frozenset[int]:
+    """Every clock time stated in free text ("see you at half past six in the evening" -> {1110})."""
+    words = [w.strip(",.;!?()\"") for w in text.split()]
+    found: set[int] = set()
+    for i in range(len(words)):
+        for j in range(min(len(words), i + longest), i, -1):
+            minute = parse_clock(" ".join(words[i:j]))
+            if minute is not None:
+                found.add(minute)
+                break
+    return frozenset(found)
