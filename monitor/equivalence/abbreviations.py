@@ -125,6 +125,8 @@ GENERAL: dict[str, tuple[str, ...]] = {
     "apartment": ("apt",), "square": ("sq",), "united": ("utd",), "international": ("intl",),
     "university": ("univ",), "corporation": ("corp",), "incorporated": ("inc",),
     "building": ("bldg",), "number": ("no", "num", "#"),
+    "science fiction": ("sci-fi", "scifi"), "romantic comedy": ("rom-com", "romcom"),
+    "rhythm and blues": ("r&b",), "hip hop": ("hip-hop", "hiphop"),
     "information": ("info",), "application": ("app",), "versus": ("vs",), "et cetera": ("etc",),
     "morning": ("am", "a.m."), "afternoon": ("pm", "p.m."),
 }

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from monitor.equivalence import money, people, phones, quantities, typed
+from monitor.equivalence.addresses import same_address
 from monitor.equivalence.airports import airport_relation
 from monitor.equivalence.calibration import value_text, value_tokens
 from monitor.equivalence.facts import extract_facts, facts_agree
@@ -206,6 +207,12 @@ def number(pair: Pair) -> Match | None:
 
 
 # ------------------------------------------------------------------------------------------ names
+def street_address(pair: Pair) -> Match | None:
+    """US street addresses in any spelling of the USPS standard ("2100 Hyde St." / "2100 Hyde Street")."""
+    rel = same_address(pair.g, pair.p)
+    return None if rel is None else _verdict(rel, "address", yes=0.95, no=0.05)
+
+
 def airport(pair: Pair) -> Match | None:
     """Airports by code, name or "<city> airport" ("DEL" / "Indira Gandhi International Airport")."""
     rel = airport_relation(pair.g, pair.p)
@@ -353,6 +360,7 @@ STAGES: tuple[Stage, ...] = (
     money_amount,
     quantity,
     number,
+    street_address,
     airport,
     place,
     opposites,
