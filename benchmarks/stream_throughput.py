@@ -34,6 +34,7 @@ from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.replay import dialog_events, publish
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.wiring import build_engine
 
 sys_path_benchmarks = os.path.dirname(os.path.abspath(__file__))
 import sys  # noqa: E402
@@ -188,7 +189,7 @@ def main() -> None:
     def make_engine() -> ScoringEngine:
         scorer = EmbeddingScorer()
         scorer._model = shared.model  # same weights, cold caches
-        return ScoringEngine.create(ScoringConfig(), semantic=scorer)
+        return build_engine(ScoringConfig(), semantic=scorer)
 
     rng = random.Random(3)
     with TansuBroker() as broker:

@@ -17,7 +17,7 @@ from monitor.sources.files import InputError, read_dialogs, validation_error
 log = structlog.get_logger(__name__)
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="the streaming monitor: score trace events from Kafka, export metrics")
     run.add_argument("--bootstrap-servers", help="Kafka bootstrap servers (env AEM_BOOTSTRAP_SERVERS)")
     run.add_argument("--topic", help="trace topic (default aem.traces; env AEM_TOPIC)")
@@ -59,8 +59,8 @@ def _install_stop(stop: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from monitor.stream.runner import Monitor
     from monitor.stream.settings import load_settings
+    from monitor.wiring import build_monitor
 
     overrides = {
         "bootstrap_servers": args.bootstrap_servers,
@@ -75,7 +75,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     }
     try:
         settings = load_settings(args.config, overrides=overrides)
-        monitor = Monitor(settings)
+        monitor = build_monitor(settings)
     except ValidationError as exc:
         sys.stderr.write(f"aem run: error: {validation_error(str(args.config or 'settings'), None, exc)}\n")
         return 2

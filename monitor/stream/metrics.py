@@ -68,13 +68,16 @@ class MonitorMetrics:
         self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
         self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
         self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self.dlq_reduced = Counter(
+            "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
+        )
         self._release_seen: dict[tuple[str, str], float] = {}
         self._release_labels: dict[tuple[str, str], set[tuple[object, tuple[str, ...]]]] = defaultdict(set)
         self._children: dict[tuple[int, tuple[str, ...]], object] = {}
 
     # -- recording -----------------------------------------------------------------------------
 
-    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):  # type: ignore[no-untyped-def]
+    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):
         """The labelled child, cached (this runs several times per turn), and remembered per release."""
         labels = (agent, release, *values)
         child = self._children.get((id(metric), labels))
@@ -124,6 +127,13 @@ class MonitorMetrics:
 
     def record_event(self, outcome: str) -> None:
         self.events.labels(outcome).inc()
+
+    def dead_lettered(self, form: str) -> None:
+        """One event to the DLQ, `form` "whole", "truncated" or "metadata"."""
+        self.events.labels("invalid").inc()
+        self.dlq_messages.inc()
+        if form != "whole":
+            self.dlq_reduced.labels(form).inc()
 
     def expire_releases(self) -> list[tuple[str, str]]:
         """Drop every label set of releases not seen for `release_ttl_seconds`."""

@@ -55,6 +55,8 @@ class MonitorSettings(BaseModel):
     max_held_turns: int = Field(256, ge=1)
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)
+    # DLQ records above this are cut to it (headers keep the original size and sha256).
+    dlq_max_bytes: int = Field(512 * 1024, ge=1024)
     poll_timeout_ms: int = Field(200, ge=1)
     # Verdicts, checkpoints and commits are flushed together at most this often while events keep
     # arriving (and at once when a poll comes back empty): it bounds redelivered duplicates after a crash.
