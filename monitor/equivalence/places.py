@@ -1,5 +1,8 @@
 """Places named at any granularity: "Seattle" / "Seattle, WA" / "WA" / "USA" name one place, "Seattle" / "CA" not.
 
+Where the curated tables are silent, cities come from GeoNames (``gazetteer``) and first-level regions
+from ISO 3166-2 (pycountry): "Pune, Maharashtra" and "Pune" are one place.
+
 A value reads as a place when each of its comma-separated parts is a known city, a first-level region (a US
 state, a province...) or a country (general-knowledge tables in ``abbreviations``); the first part of a
 value may be an unknown city when a later part places it ("Naples, FL"). Every reading is resolved to
@@ -89,7 +92,27 @@ def _part_readings(part: str) -> list[tuple[str, str]]:
             reading = _gazetteer_reading(k)
             if reading is not None:
                 out.append(reading)
+    if not out:
+        out.extend(("region", k) for k in keys if k in _subdivisions())
     return list(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1)
+def _subdivisions() -> dict[str, str]:
+    """First-level subdivisions the curated table does not name (pycountry, ISO 3166-2): name -> country."""
+    import pycountry
+
+    out: dict[str, str] = {}
+    for sub in pycountry.subdivisions:
+        if getattr(sub, "parent_code", None) is not None:
+            continue
+        name = fold(re.sub(r"\s*[\[(].*$", "", sub.name))
+        if name in _REGION_KEYS or name in _CITY_KEYS or name in _COUNTRY_KEYS or len(name) < 4:
+            continue
+        code = sub.country_code
+        out.setdefault(name, _COUNTRY_KEYS.get(code.lower()) or _COUNTRY_KEYS.get(gazetteer.country_name(code))
+                       or gazetteer.country_name(code))
+    return out
 
 
 _GAZETTEER = "gn:"  # prefix of cities read from the gazetteer, not the curated table
@@ -124,7 +147,9 @@ def _locations(city: str) -> tuple[str, ...]:
 def _region_country(region: str) -> str:
     if region in US_STATES:
         return _US
-    return REGIONS[region][0]
+    if region in REGIONS:
+        return REGIONS[region][0]
+    return _subdivisions()[region]
 
 
 def _resolve(readings: tuple[tuple[str, str], ...]) -> list[Place]:
@@ -203,6 +228,9 @@ def _relation(a: Place, b: Place) -> str | None:
         elif x is not None or y is not None:
             if i == 1 and la[0] is not None and la[0] == lb[0]:
                 continue  # one city, its region known on one side only (a gazetteer city)
+            lacking = la if x is None else lb
+            if i == 1 and (lacking[0] or "").startswith(_GAZETTEER) and la[2] == lb[2]:
+                return "unknown"  # a gazetteer city's region is not known: in this region or not
             # only one side names this level: the other must name nothing finer
             other = lb if x is not None else la
             if any(v is not None for v in other[:i]):

@@ -87,6 +87,9 @@ OTHER_NAMES = [
     ("Vancouver", "Vancouver, BC"),
     ("Pune", "Pune, India"),  # a city only the gazetteer knows, with and without its country
     ("Surrey", "Surrey, BC"),  # ... and with a region of its country
+    ("Pune, Maharashtra", "Pune"),  # a region from ISO 3166-2 (pycountry)
+    ("Pune, Maharashtra", "Pune, India"),
+    ("Lyon, Auvergne-Rhône-Alpes", "Lyon"),
 ]
 
 
@@ -101,6 +104,8 @@ def test_other_names_stay_conservative(typed_values):
     assert place_relation("Mexico", "Mexico City") == "different"  # the country is not its capital
     assert place_relation("Manhattan, NY", "NYC") is None  # a district is not decided here
     assert not typed_values.compare("Surrey, BC", "Surrey, England").equivalent
+    assert place_relation("Pune, Maharashtra", "Pune, Karnataka") == "different"
+    assert place_relation("Pune", "Maharashtra") is None  # where a gazetteer city lies is not known
 
 
 SAME_AIRPORT = [
