@@ -29,6 +29,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--tools", help="tool catalog for judge-only turns")
     run.add_argument("--idle-timeout", type=float, dest="idle_timeout_s", help="seconds before an idle dialog ends")
     run.add_argument("--config", type=Path, help="YAML/JSON config file (monitor and scoring sections)")
+    run.add_argument(
+        "--input-format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        help="what the topic carries: aem trace events (default) or OTLP GenAI spans (docs/otlp.md)",
+    )
     run.set_defaults(func=cmd_run)
 
     replay = sub.add_parser("replay", help="publish dialog files as trace events")
@@ -39,6 +44,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     replay.add_argument("--rate", type=float, help="events per second (default: as fast as possible)")
     replay.add_argument("--repeat", type=int, default=1, help="publish each dialog N times as new conversations")
     replay.add_argument("--release", help="override the release of every dialog")
+    replay.add_argument(
+        "--format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        default="aem",
+        help="aem trace events (default), or each dialog as a trace of OpenTelemetry GenAI spans in OTLP",
+    )
     replay.set_defaults(func=cmd_replay)
 
     demo = sub.add_parser("demo", help="local demo: embedded broker, sample traffic, monitor, /metrics, live view")
@@ -72,6 +83,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "reference": args.reference,
         "tools": args.tools,
         "idle_timeout_s": args.idle_timeout_s,
+        "input_format": args.input_format,
     }
     try:
         settings = load_settings(args.config, overrides=overrides)
@@ -118,10 +130,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     producer = make_producer(args.bootstrap_servers, client_id="aem-replay")
     try:
+        if args.format != "aem":
+            return _replay_otlp(args, producer, dialogs)
         sent = publish(producer, args.topic, events(), rate=args.rate)
     finally:
         producer.close(timeout=10)
     sys.stderr.write(f"aem replay: published {sent} events to {args.topic}\n")
+    return 0
+
+
+def _replay_otlp(args: argparse.Namespace, producer: Any, dialogs: list[Any]) -> int:
+    """Each dialog as one trace of GenAI spans (docs/otlp.md), as OTLP batches of the chosen encoding."""
+    from monitor.stream.otlp import publish_otlp
+
+    pairs = (
+        (dialog, dialog.dialog_id if args.repeat == 1 else f"{dialog.dialog_id}#{round_no}")
+        for round_no in range(args.repeat)
+        for dialog in dialogs
+    )
+    sent = publish_otlp(producer, args.topic, pairs, args.format, release=args.release, rate=args.rate)
+    sys.stderr.write(f"aem replay: published {sent} {args.format} batches to {args.topic}\n")
     return 0
 
 

@@ -31,6 +31,7 @@ from monitor.stream.kafka_io import (
 )
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.offsets import OffsetTracker
+from monitor.stream.otlp import otlp_input
 from monitor.stream.processor import Failure, Outcome, ProcessorLimits, TurnProcessor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore
@@ -98,6 +99,7 @@ class Monitor:
         self.settings = settings
         self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
         self.engine = engine
+        self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
         self.processor = TurnProcessor(
             self.engine,
             load_references(settings.reference),
@@ -109,6 +111,7 @@ class Monitor:
             ),
         )
         self.limits = EventLimits(max_bytes=settings.max_event_bytes, max_depth=settings.max_event_depth)
+        self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
         self.offsets = OffsetTracker()
         self.stop_event = threading.Event()
         self.ready = threading.Event()
@@ -209,10 +212,19 @@ class Monitor:
             self.offsets.seen(tp, rec.offset)
             self.stats.events += 1
             try:
-                decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
+                if self.otlp is not None:  # OTLP batches: many spans per record, ready when their trace is
+                    got = self.otlp.decode(rec.value, (tp, rec.offset))
+                    decoded += got.events
+                    self._unflushed += got.done
+                else:
+                    decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self._unflushed.append((tp, rec.offset))
+        if self.otlp is not None:
+            held = self.otlp.tick()
+            decoded += held.events
+            self._unflushed += held.done
         self.engine.prefetch(
             (e.gold_turn, e.predict_turn) for e, _ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
         )
@@ -310,7 +322,9 @@ class Monitor:
             self._producer.send(self.settings.verdict_topic, key=emission.conversation_id.encode(), value=value)
             if emission.verdict is not None:
                 verdict = emission.verdict
-                self.metrics.record_turn(verdict, emission.agent, emission.release, emission.mode)
+                self.metrics.record_turn(
+                    verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
+                )
                 if emission.event_time is not None:
                     self.metrics.event_latency.observe(max(0.0, now - emission.event_time))
                 self.stats.verdicts += 1
@@ -350,6 +364,8 @@ class Monitor:
         if revoked:
             gone = [cid for cid, tp in self.owner.items() if tp in revoked]
             self.processor.drop(gone)
+            if self.otlp is not None:
+                self.otlp.drop(revoked)
             for cid in gone:
                 self.owner.pop(cid, None)
             for tp in revoked:
