@@ -30,6 +30,15 @@ class ReferenceFreeChecker(Protocol):
     def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
 
 
+@dataclass(frozen=True)
+class ChainClosure:
+    """Action turns whose chain bucket became known: their turn numbers, outcomes and the bucket."""
+
+    turns: tuple[int | None, ...]
+    outcomes: tuple[bool | None, ...]
+    bucket: str
+
+
 @dataclass
 class DialogMeta:
     dialog_id: str
@@ -41,9 +50,11 @@ class DialogMeta:
 class DialogSession:
     """Scores one conversation turn by turn.
 
-    Verdicts are released in turn order once final: an action turn waits until its chain's bucket
-    is known (the chain reaches three turns or ends), and turns of an order-invariant group with
-    inline gold wait until the group ends, since they are matched as a set.
+    Verdicts are released in turn order once final: turns of an order-invariant group with inline
+    gold wait until the group ends, since they are matched as a set. An action turn's chain bucket
+    needs the future (does the chain reach three turns?): in batch mode its verdict waits until the
+    bucket is known; with `early=True` (the stream) it is released at once without the bucket, and
+    the bucket follows as a `ChainClosure` (`take_chains`) once the chain reaches three or ends.
     """
 
     meta: DialogMeta
@@ -62,6 +73,9 @@ class DialogSession:
     used_reference: bool = False
     used_judge: bool = False
     finished: bool = False
+    early: bool = False
+    _announced: int = 0  # members of the current chain whose bucket was announced
+    _closures: list[ChainClosure] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.reference is not None:
@@ -99,6 +113,11 @@ class DialogSession:
         verdicts = self._release()
         mode = "judge" if self.used_judge and not self.used_reference else "reference"
         return verdicts, compose(self.meta, mode, [s for s in self.released], self.config.composition)
+
+    def take_chains(self) -> list[ChainClosure]:
+        """Chain buckets that became known since the last call (early mode only)."""
+        out, self._closures = self._closures, []
+        return out
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -144,6 +163,7 @@ class DialogSession:
             if len(self._chain) >= 3:
                 for member in self._chain:
                     member.chain_length = "3+"
+                self._announce()
         else:
             self._close_chain()
 
@@ -178,15 +198,33 @@ class DialogSession:
             bucket = chain_bucket(len(self._chain))
             for member in self._chain:
                 member.chain_length = bucket
+            self._announce()
             self._chain = []
+            self._announced = 0
+
+    def _announce(self) -> None:
+        """Early mode: the members of the current chain whose bucket is now known and not yet told."""
+        fresh = self._chain[self._announced :]
+        self._announced = len(self._chain)
+        if self.early and fresh and fresh[0].chain_length is not None:
+            self._closures.append(
+                ChainClosure(
+                    turns=tuple(m.turn_no for m in fresh),
+                    outcomes=tuple(m.check.success for m in fresh),
+                    bucket=fresh[0].chain_length,
+                )
+            )
 
     def _release(self) -> list[TurnVerdict]:
         out: list[TurnVerdict] = []
         while self._pending:
             head = self._pending[0]
-            if head.turn == "Tool" and head.turn_no is not None and head.chain_length is None:
+            if head.turn == "Tool" and head.turn_no is not None and head.chain_length is None and not self.early:
                 break
             self._pending.pop(0)
             self.released.append(head)
-            out.append(to_verdict(head))
+            verdict = to_verdict(head)
+            if self.early and verdict.chain_length is not None:
+                verdict = verdict.model_copy(update={"chain_length": None})  # a chain message tells it
+            out.append(verdict)
         return out

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -72,8 +71,16 @@ class MonitorMetrics:
             "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
         )
         self._release_seen: dict[tuple[str, str], float] = {}
-        self._release_labels: dict[tuple[str, str], set[tuple[object, tuple[str, ...]]]] = defaultdict(set)
         self._children: dict[tuple[int, tuple[str, ...]], object] = {}
+        # every metric labelled by (agent, release): a release's series expire together
+        self._by_release: tuple[Counter | Histogram | Gauge, ...] = (
+            self.turns,
+            self.failures,
+            self.chain_turns,
+            self.dialogs,
+            self.turn_score,
+            self.release_first_seen,
+        )
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -84,7 +91,6 @@ class MonitorMetrics:
         if child is None:
             child = metric.labels(*labels)
             self._children[(id(metric), labels)] = child
-            self._release_labels[(agent, release)].add((metric, labels))
         return child
 
     def see_release(self, agent: str, release: str, event_time: float) -> None:
@@ -92,7 +98,6 @@ class MonitorMetrics:
         now = self.clock()
         if key not in self._release_seen:
             self.release_first_seen.labels(agent, release).set(event_time)
-            self._release_labels[key].add((self.release_first_seen, key))
         self._release_seen[key] = now
 
     def record_turn(self, verdict: TurnVerdict, agent: str, release: str, mode: str) -> None:
@@ -120,6 +125,12 @@ class MonitorMetrics:
         if verdict.turn_no is not None:
             self.events.labels("scored").inc()
 
+    def record_chain(self, agent: str, release: str, bucket: str, outcomes: Sequence[bool | None]) -> None:
+        """Action turns whose chain bucket became known (their pass/fail was counted when scored)."""
+        for success in outcomes:
+            if success is not None:
+                self._labels(self.chain_turns, agent, release, bucket, "pass" if success else "fail").inc()
+
     def record_dialog(self, result: DialogResult) -> None:
         release = result.release or "unknown"
         outcome = "pass" if result.test_pass else "fail"
@@ -135,14 +146,22 @@ class MonitorMetrics:
         if form != "whole":
             self.dlq_reduced.labels(form).inc()
 
+    def set_lag(self, topic: str, partition: int, lag: int) -> None:
+        self.consumer_lag.labels(topic, str(partition)).set(lag)
+
+    def forget_partition(self, topic: str, partition: int) -> None:
+        """A partition this member no longer owns: its lag is another member's to report."""
+        with contextlib.suppress(KeyError):
+            self.consumer_lag.remove(topic, str(partition))
+
     def expire_releases(self) -> list[tuple[str, str]]:
         """Drop every label set of releases not seen for `release_ttl_seconds`."""
         cutoff = self.clock() - self.release_ttl_seconds
         gone = [key for key, seen in self._release_seen.items() if seen < cutoff]
-        for key in gone:
-            for metric, labels in self._release_labels.pop(key, set()):
-                self._children.pop((id(metric), labels), None)
-                with contextlib.suppress(KeyError):
-                    metric.remove(*labels)  # type: ignore[attr-defined]
-            del self._release_seen[key]
+        for agent, release in gone:
+            for metric in self._by_release:
+                metric.remove_by_labels({"agent": agent, "release": release})
+            del self._release_seen[(agent, release)]
+        if gone:
+            self._children.clear()  # cached children of the removed series must not be reused
         return gone
