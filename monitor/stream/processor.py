@@ -78,6 +78,27 @@ class Emission:
             body = self.result.model_dump(mode="json", exclude={"dialog_id", "agent", "release", "mode"})
         return {**head, **body}
 
+    def encode(self) -> bytes:
+        """`to_wire` as JSON bytes, the body serialised by pydantic-core (the hot path of the verdict sink)."""
+        head = json.dumps(
+            {
+                "kind": self.kind,
+                "conversation_id": self.conversation_id,
+                "agent": self.agent,
+                "release": self.release,
+                "mode": self.mode,
+            },
+            ensure_ascii=False,
+        )
+        if self.verdict is not None:
+            body = self.verdict.model_dump_json(exclude={"mode"})
+        elif self.chain is not None:
+            body = json.dumps({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
+        else:
+            assert self.result is not None
+            body = self.result.model_dump_json(exclude={"dialog_id", "agent", "release", "mode"})
+        return f"{head[:-1]},{body[1:]}".encode()
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -155,7 +176,7 @@ class Conversation:
     emitted: int = 0  # turn verdicts released so far
     chains_emitted: int = 0  # chain messages released so far
     mode: str = "reference"  # of the latest turn verdict
-    unsaved: list[TraceEvent] = field(default_factory=list)  # received since the last checkpoint
+    unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
     saved: set[int] = field(default_factory=set)  # turn numbers on the state changelog
 
     def head(self) -> dict[str, Any]:
@@ -203,13 +224,20 @@ class TurnProcessor:
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
         self.gone: dict[str, set[int]] = {}  # finished since the last checkpoint: their saved turns
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
+        self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
 
     # -- events --------------------------------------------------------------------------------
 
-    def process(self, event: TraceEvent, ref: SourceRef, received: float | None = None) -> Outcome:
-        """Take one event (`received`: its broker timestamp); never raises: a failure comes back in `failed`."""
+    def process(
+        self, event: TraceEvent, ref: SourceRef, received: float | None = None, raw: bytes | None = None
+    ) -> Outcome:
+        """Take one event; never raises: a failure comes back in `failed`.
+
+        `received` is its broker timestamp (latency is measured from it), `raw` the bytes it was
+        decoded from (the changelog keeps them as they are instead of encoding the event again).
+        """
         try:
-            return self._process(event, ref, event.epoch_seconds if received is None else received)
+            return self._process(event, ref, event.epoch_seconds if received is None else received, raw)
         except Exception as exc:
             log.error("event processing failed", conversation=event.conversation_id, error=repr(exc)[:300])
             conv = self.open.get(event.conversation_id)
@@ -218,7 +246,7 @@ class TurnProcessor:
                 conv.held.pop(event.turn_no, None)
             return Outcome(failed=[Failure(event, ref, _reason(exc))])
 
-    def _process(self, event: TraceEvent, ref: SourceRef, received: float) -> Outcome:
+    def _process(self, event: TraceEvent, ref: SourceRef, received: float, raw: bytes | None) -> Outcome:
         now = self.clock()
         out = Outcome()
         cid = event.conversation_id
@@ -243,7 +271,8 @@ class TurnProcessor:
             out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
             out.done.append(ref)
             return out
-        conv.unsaved.append(event)
+        if self.changelog:
+            conv.unsaved.append((event, raw))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if conv.next_turn is None or event.turn_no > conv.next_turn:
@@ -296,8 +325,8 @@ class TurnProcessor:
         for cid in sorted(self.dirty):
             conv = self.open.get(cid)
             if conv is not None:
-                for event in conv.unsaved:
-                    value = event.model_dump_json(exclude_none=True).encode("utf-8")
+                for event, raw in conv.unsaved:
+                    value = raw if raw is not None else event.model_dump_json(exclude_none=True).encode("utf-8")
                     out.append(StateRecord(cid, event_key(cid, event.turn_no), value))
                     conv.saved.add(event.turn_no)
                 conv.unsaved = []

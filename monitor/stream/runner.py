@@ -124,6 +124,7 @@ class Monitor:
             self._store = KafkaStateStore(s.bootstrap_servers, s.resolved_state_topic, self._producer)
             self._producer.partitions_for(s.resolved_state_topic)
         self.partitions.store = self._store
+        self.processor.changelog = self._store is not None
         if self._consumer is None:
             self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
@@ -194,23 +195,23 @@ class Monitor:
 
     def step(self, records: Sequence[Any]) -> None:
         assert self.checkpoint is not None
-        decoded: list[tuple[TraceEvent, Position, float]] = []
+        decoded: list[tuple[TraceEvent, Position, float, bytes]] = []
         for rec in records:
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
             self.checkpoint.seen(position)
             self.stats.events += 1
             try:
-                decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec)))
+                decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec), rec.value))
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self.checkpoint.completed([position])
         self.engine.prefetch(
-            (e.gold_turn, e.predict_turn) for e, _, _ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
+            (e.gold_turn, e.predict_turn) for e, *_ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
         )
-        for event, position, received in decoded:
+        for event, position, received, raw in decoded:
             self.partitions.track(event.conversation_id, position[0])
             self.metrics.see_release(event.agent, event.release, event.epoch_seconds)
-            result = self.processor.process(event, position, received)
+            result = self.processor.process(event, position, received, raw)
             if result.event_outcome:
                 self.metrics.record_event(result.event_outcome)
             elif event.turn == "User":

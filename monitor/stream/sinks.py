@@ -6,7 +6,6 @@ offset is committed (`flush`): whatever it buffers must be handed on by then.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,8 +34,7 @@ class VerdictTopicSink:
     topic: str
 
     def add(self, emission: Emission) -> None:
-        value = json.dumps(emission.to_wire(), ensure_ascii=False).encode("utf-8")
-        self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=value)
+        self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=emission.encode())
 
     def flush(self) -> None:
         """Records went to the producer in `add`; the checkpoint flushes the producer itself."""

@@ -268,3 +268,11 @@ def test_a_turn_whose_scoring_raises_is_a_failure_and_its_position_is_released(e
     assert [(f.ref, f.event.turn_no) for f in out.failed] == [(("p0", 1), 2)]
     assert "ValueError" in out.failed[0].reason and out.emissions == []
     assert 2 not in processor.open["c1"].waiting
+
+
+def test_wire_bytes_are_the_wire_dict(engine):
+    out = run(TurnProcessor(engine), events_of(sales_dialog()))
+    assert {e.kind for e in out.emissions} == {"turn", "chain", "dialog"}
+    for emission in out.emissions:
+        assert json.loads(emission.encode()) == emission.to_wire()
+        assert list(json.loads(emission.encode())) == list(emission.to_wire())  # field order too
