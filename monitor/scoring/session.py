@@ -16,6 +16,7 @@ from monitor.scoring.config import ScoringConfig
 from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
+    TOO_LARGE,
     CheckResult,
     ObservedTurn,
     ReferenceTurn,
@@ -89,7 +90,8 @@ class DialogSession:
             raise RuntimeError(f"dialog {self.meta.dialog_id} is finished")
         if turn.tools:
             self.tools = turn.tools
-        group_tag = order_invariant_tag(turn.tags) if turn.gold is not None else None
+        # a turn too large to score is not matched as part of a set either
+        group_tag = order_invariant_tag(turn.tags) if turn.gold is not None and turn.too_large is None else None
         if self._group and group_tag != order_invariant_tag(self._group[0].tags):
             self._flush_group()
         if not turn.scored:
@@ -126,7 +128,9 @@ class DialogSession:
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
         mode = "reference"
-        if gold is not None:
+        if turn.too_large is not None:  # bounded work: left unscored, never a stall
+            check = CheckResult(success=None, failure_reason=TOO_LARGE, detail=turn.too_large)
+        elif gold is not None:
             self.used_reference = True
             check = self.checker.check(gold, turn.predict)
         elif self._aligner is not None:

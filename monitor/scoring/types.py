@@ -14,6 +14,7 @@ TRUTHFULNESS = "truthfulness"
 ROOT_CAUSE = "root_cause"
 CASCADING = "cascading"
 UNSCORED = "unscored"
+TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class ObservedTurn:
     tags: tuple[str, ...] = ()
     depends_on: tuple[int, ...] = ()
     tools: tuple[ToolSpec, ...] | None = None
+    too_large: str | None = None  # set when the turn is too large to score: why (it is then unscored)
 
     @property
     def is_action(self) -> bool:

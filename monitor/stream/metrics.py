@@ -67,6 +67,13 @@ class MonitorMetrics:
         self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
         self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
         self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self.too_large = Counter(
+            "aem_turns_too_large",
+            "Turns left unscored (reason too_large) by the per-event work limit they passed",
+            ["limit"],
+            registry=r,
+        )
+        self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "Event bytes held by open conversations", registry=r)
         self.dlq_reduced = Counter(
             "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
         )

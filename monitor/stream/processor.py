@@ -24,6 +24,7 @@ import structlog
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import ChainClosure, DialogSession
+from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.events import TraceEvent, parse_event_json
 
 log = structlog.get_logger(__name__)
@@ -39,6 +40,8 @@ class ProcessorLimits:
     gap_timeout_s: float = 10.0  # how long out-of-order turns wait for the gap to fill
     max_held: int = 256  # out-of-order turns held per conversation
     finished_memory: int = 200_000  # finished conversations remembered to recognise redeliveries
+    max_open_bytes: int = 1 << 30  # event bytes held by open conversations; beyond it the oldest finish early
+    work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
 
 
 @dataclass
@@ -118,12 +121,14 @@ class Outcome:
     event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
     evicted: int = 0
     failed: list[Failure] = field(default_factory=list)
+    too_large: list[str] = field(default_factory=list)  # the limit each unscored-too-large turn passed
 
     def extend(self, other: Outcome) -> None:
         self.emissions += other.emissions
         self.done += other.done
         self.evicted += other.evicted
         self.failed += other.failed
+        self.too_large += other.too_large
 
     def positions(self) -> list[SourceRef]:
         """Every source position this outcome completes."""
@@ -178,6 +183,7 @@ class Conversation:
     mode: str = "reference"  # of the latest turn verdict
     unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
     saved: set[int] = field(default_factory=set)  # turn numbers on the state changelog
+    size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
 
     def head(self) -> dict[str, Any]:
         return {
@@ -193,7 +199,7 @@ class Conversation:
         }
 
 
-def to_observed(event: TraceEvent) -> ObservedTurn:
+def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
         turn=event.turn,
@@ -202,6 +208,7 @@ def to_observed(event: TraceEvent) -> ObservedTurn:
         tags=tuple(event.tags),
         depends_on=tuple(event.depends_on),
         tools=tuple(event.tools) if event.tools else None,
+        too_large=too_large,
     )
 
 
@@ -225,6 +232,7 @@ class TurnProcessor:
         self.gone: dict[str, set[int]] = {}  # finished since the last checkpoint: their saved turns
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
+        self.open_bytes = 0  # sum of `Conversation.size` over open conversations
 
     # -- events --------------------------------------------------------------------------------
 
@@ -273,6 +281,10 @@ class TurnProcessor:
             return out
         if self.changelog:
             conv.unsaved.append((event, raw))
+        size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
+        conv.size += size
+        self.open_bytes += size
+        out.extend(self._shed_bytes(keep=cid))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if conv.next_turn is None or event.turn_no > conv.next_turn:
@@ -308,7 +320,9 @@ class TurnProcessor:
     def drop(self, conversation_ids: Sequence[str]) -> None:
         """Forget conversations whose partition moved to another consumer (it restores them)."""
         for cid in conversation_ids:
-            self.open.pop(cid, None)
+            dropped = self.open.pop(cid, None)
+            if dropped is not None:
+                self.open_bytes -= dropped.size
             self.finished.pop(cid, None)
             self.dirty.discard(cid)
             self.gone.pop(cid, None)
@@ -363,6 +377,8 @@ class TurnProcessor:
             return out
         conv = self._open((applied or held)[0], self.clock())
         conv.saved = {e.turn_no for e in parsed}
+        conv.size = sum(len(e) for e in events)
+        self.open_bytes += conv.size
         replayed = Outcome()
         for event in applied:
             replayed.extend(self._apply(conv, event, None))
@@ -397,6 +413,17 @@ class TurnProcessor:
         self.open[event.conversation_id] = conv
         return conv
 
+    def _shed_bytes(self, keep: str) -> Outcome:
+        """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
+        out = Outcome()
+        while self.open_bytes > self.limits.max_open_bytes and len(self.open) > 1:
+            oldest = next(iter(self.open.values()))
+            if oldest.conversation_id == keep:
+                break
+            out.extend(self._finish(oldest, reason="evicted_bytes"))
+            out.evicted += 1
+        return out
+
     def _make_room(self) -> Outcome:
         out = Outcome()
         while len(self.open) >= self.limits.max_open:
@@ -416,8 +443,12 @@ class TurnProcessor:
         if event.turn == "User":
             conv.waiting.pop(event.turn_no, None)
             out.done += [ref] if ref is not None else []
+        too_large = oversize(event, self.limits.work)
+        if too_large is not None:
+            out.too_large.append(too_large.limit)
+            log.warning("turn too large to score", conversation=conv.conversation_id, turn_no=event.turn_no)
         try:
-            verdicts = conv.session.add(to_observed(event))
+            verdicts = conv.session.add(to_observed(event, too_large.detail if too_large else None))
         except Exception as exc:  # the turn is skipped; the conversation carries on
             log.error(
                 "turn scoring failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
@@ -470,7 +501,8 @@ class TurnProcessor:
             out.emissions.append(
                 Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
             )
-        self.open.pop(conv.conversation_id, None)
+        if self.open.pop(conv.conversation_id, None) is not None:
+            self.open_bytes -= conv.size
         self.finished[conv.conversation_id] = conv.seen
         self.gone[conv.conversation_id] = conv.saved
         self.dirty.add(conv.conversation_id)

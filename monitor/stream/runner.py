@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.sources.files import read_catalog, read_dialogs
+from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
@@ -69,9 +70,17 @@ class Monitor:
         self.engine = engine or ScoringEngine.create(
             s.scoring, catalog=read_catalog(s.tools or None), registry=self.metrics.registry, judge_env=s.judge.as_env()
         )
-        limits = ProcessorLimits(s.max_open_dialogs, s.idle_timeout_s, s.gap_timeout_s, s.max_held_turns)
+        limits = ProcessorLimits(
+            max_open=s.max_open_dialogs,
+            idle_timeout_s=s.idle_timeout_s,
+            gap_timeout_s=s.gap_timeout_s,
+            max_held=s.max_held_turns,
+            max_open_bytes=s.max_open_dialog_bytes,
+            work=WorkLimits(s.max_arg_leaves, s.max_text_chars, s.max_numbers),
+        )
         self.processor = TurnProcessor(self.engine, load_references(s.reference), limits, clock=clock)
         self.metrics.open_dialogs.set_function(lambda: len(self.processor.open))
+        self.metrics.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
         self.limits = EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth)
         self.stats = RunStats()
         self.stop_event = threading.Event()
@@ -205,8 +214,11 @@ class Monitor:
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self.checkpoint.completed([position])
-        self.engine.prefetch(
-            (e.gold_turn, e.predict_turn) for e, *_ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
+        work = self.processor.limits.work
+        self.engine.prefetch(  # embeddings in one batch; never for an event too large to score
+            (e.gold_turn, e.predict_turn)
+            for e, *_ in decoded
+            if isinstance(e.gold_turn, ToolCall | Reply) and oversize(e, work) is None
         )
         for event, position, received, raw in decoded:
             self.partitions.track(event.conversation_id, position[0])
@@ -226,6 +238,8 @@ class Monitor:
         assert self.checkpoint is not None
         if out.evicted:
             self.metrics.evictions.inc(out.evicted)
+        for limit in out.too_large:
+            self.metrics.too_large.labels(limit).inc()
         for emission in out.emissions:
             for sink in self.sinks:
                 sink.add(emission)
