@@ -129,7 +129,10 @@ class Monitor:
         if self._store is None and s.resolved_state_topic and isinstance(self._producer, ResendingProducer):
             partitions = len(self._producer.partitions_for(s.topic) or ())
             ensure_topics(s.bootstrap_servers, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
-            ensure_partitions(s.bootstrap_servers, s.resolved_state_topic, partitions)
+            have = len(self._producer.partitions_for(s.resolved_state_topic) or ())
+            if have < partitions:
+                ensure_partitions(s.bootstrap_servers, s.resolved_state_topic, partitions, have)
+                self._producer.refresh()  # a fresh client: the old one's metadata lacks the new partitions
             self._store = KafkaStateStore(s.bootstrap_servers, s.resolved_state_topic, self._producer)
             self._producer.partitions_for(s.resolved_state_topic)
         self.partitions.store = self._store

@@ -65,6 +65,9 @@ class FakeMonitor:
         self.open_dialogs = Gauge("aem_open_dialogs", "", registry=r)
         self.evictions = Counter("aem_evictions", "", registry=r)
         self.dlq = Counter("aem_dlq_messages", "", registry=r)
+        self.dlq_reduced = Counter("aem_dlq_reduced", "", ["form"], registry=r)
+        self.too_large = Counter("aem_turns_too_large", "", ["limit"], registry=r)
+        self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "", registry=r)
         self.judge_requests = Counter("aem_judge_requests", "", ["outcome"], registry=r)
         self.judge_latency = Histogram("aem_judge_latency_seconds", "", buckets=LATENCY_BUCKETS, registry=r)
         for agent, releases in RELEASES.items():
