@@ -31,7 +31,7 @@ from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.stream.broker import TansuBroker
-from monitor.stream.events import encode_event
+from monitor.stream.events import decode_event, encode_event
 from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.replay import dialog_events, publish
 from monitor.stream.runner import Monitor
@@ -195,6 +195,33 @@ def latency(bootstrap: str, make_engine, rate: float, seconds: float, gap: float
         print(f"    action turn {turn_no} of 3 ({len(lat[turn_no])} verdicts): {pct(lat[turn_no])}")
 
 
+def checkpoint_bytes(make_engine, turns: int = 50) -> None:  # type: ignore[no-untyped-def]
+    """Changelog bytes for one conversation checkpointed after every turn, beside the old whole-log record."""
+    import random
+
+    from monitor.stream.processor import TurnProcessor
+
+    rng = random.Random(9)
+    dialogs = action_dialogs(turns, rng)
+    events = [
+        dict(e, conversation_id="cp", turn_no=n, final=False)
+        for n, e in enumerate((e for d in dialogs for e in dialog_events(d)), start=1)
+    ][:turns]
+    processor = TurnProcessor(make_engine())
+    changelog = whole_log = 0
+    log: list[str] = []
+    for n, raw in enumerate(encode_event(e) for e in events):
+        event = decode_event(raw)
+        processor.process(event, ("p", n), raw=raw)
+        changelog += sum(len(r.value or b"") for r in processor.checkpoint())
+        log.append(raw.decode())
+        whole_log += len(json.dumps({"v": 1, "status": "open", "log": log, "held": [], "emitted": n}))
+    print(
+        f"checkpoint bytes, one {turns}-turn conversation checkpointed after every turn: "
+        f"changelog {changelog:,} B   (whole log re-encoded each time, as before: {whole_log:,} B)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--actions", type=int, default=10_000)
@@ -216,6 +243,7 @@ def main() -> None:
         scorer._model = shared.model  # same weights, cold caches
         return ScoringEngine.create(ScoringConfig(), semantic=scorer)
 
+    checkpoint_bytes(make_engine)
     rng = random.Random(3)
     with TansuBroker() as broker:
         top = backlog(broker.bootstrap, action_dialogs(args.actions, rng), "action turns", make_engine)
