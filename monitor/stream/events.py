@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from monitor.models.dialog import Reply, ToolCall, ToolSpec, TurnType, UserMessage, error_path
+from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage, error_path
 
 
 class TraceEvent(BaseModel):
@@ -22,7 +22,7 @@ class TraceEvent(BaseModel):
     agent: str = Field("default", min_length=1, max_length=200)
     release: str = Field(min_length=1, max_length=200)
     turn_no: int = Field(ge=0, le=1_000_000)
-    turn: TurnType
+    turn: Literal["Agent", "Tool", "User"]  # the wire spelling of TurnType; subclasses narrow it
     timestamp: datetime
     predict_turn: ToolCall | Reply | UserMessage
     gold_turn: ToolCall | Reply | UserMessage | None = None
@@ -62,12 +62,12 @@ _EVENT = TypeAdapter(Annotated[ToolEvent | AgentEvent | UserEvent, Field(discrim
 
 def parse_event(data: Any) -> TraceEvent:
     """Validate a decoded event (a dict)."""
-    return _EVENT.validate_python(data)  # type: ignore[no-any-return]
+    return _EVENT.validate_python(data)
 
 
 def parse_event_json(data: str | bytes) -> TraceEvent:
     """Validate an event straight from JSON text."""
-    return _EVENT.validate_json(data)  # type: ignore[no-any-return]
+    return _EVENT.validate_json(data)
 
 
 @dataclass(frozen=True)

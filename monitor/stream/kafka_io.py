@@ -217,7 +217,7 @@ class ResendingProducer:
         self._replace()
 
     def _replace(self) -> None:
-        old, self.producer = self.producer, None  # type: ignore[assignment]
+        old, self.producer = self.producer, None
         with contextlib.suppress(Exception):
             old.close(timeout=0)
         self.producer = self._fresh()

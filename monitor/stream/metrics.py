@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -13,6 +14,18 @@ from monitor.models.verdict import DialogResult, TurnVerdict
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
+EXEMPLAR_MAX_CHARS = 128  # OpenMetrics: label names and values of one exemplar, together
+ROOT_CAUSE_FIELDS_PER_RELEASE = 50  # distinct `field` values per (agent, release); the rest count as "other"
+
+
+def failing_turn_exemplar(conversation_id: str | None, turn_no: int | None) -> dict[str, str] | None:
+    """The exemplar labels naming one failing turn, or None when there is no id or it is too long to fit."""
+    if not conversation_id:
+        return None
+    labels = {"conversation_id": conversation_id, "turn_no": "" if turn_no is None else str(turn_no)}
+    if sum(len(k) + len(v) for k, v in labels.items()) > EXEMPLAR_MAX_CHARS:
+        return None
+    return labels
 
 
 class MonitorMetrics:
@@ -77,6 +90,14 @@ class MonitorMetrics:
         self.dlq_reduced = Counter(
             "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
         )
+        self.judge_configured = Gauge("aem_judge_configured", "1 when an LLM judge is configured, else 0", registry=r)
+        self.root_causes = Counter(
+            "aem_root_causes",
+            "Root-cause failed turns by reason and offending field (bounded: extra fields count as other)",
+            ["agent", "release", "reason", "field"],
+            registry=r,
+        )
+        self._root_cause_fields: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._release_seen: dict[tuple[str, str], float] = {}
         self._children: dict[tuple[int, tuple[str, ...]], object] = {}
         # every metric labelled by (agent, release): a release's series expire together
@@ -87,11 +108,12 @@ class MonitorMetrics:
             self.dialogs,
             self.turn_score,
             self.release_first_seen,
+            self.root_causes,
         )
 
     # -- recording -----------------------------------------------------------------------------
 
-    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):  # type: ignore[no-untyped-def]
+    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):
         """The labelled child, cached (this runs several times per turn), and remembered per release."""
         labels = (agent, release, *values)
         child = self._children.get((id(metric), labels))
@@ -107,13 +129,17 @@ class MonitorMetrics:
             self.release_first_seen.labels(agent, release).set(event_time)
         self._release_seen[key] = now
 
-    def record_turn(self, verdict: TurnVerdict, agent: str, release: str, mode: str) -> None:
+    def record_turn(
+        self, verdict: TurnVerdict, agent: str, release: str, mode: str, conversation_id: str | None = None
+    ) -> None:
+        """Count a turn; a failing one becomes the exemplar {conversation_id, turn_no} of its series."""
         if verdict.success is None:
             self.events.labels("unscored").inc()
             return
         turn_type = verdict.turn_type
         outcome = "pass" if verdict.success else "fail"
-        self._labels(self.turns, agent, release, mode, turn_type, outcome).inc()
+        exemplar = None if verdict.success else failing_turn_exemplar(conversation_id, verdict.turn_no)
+        self._labels(self.turns, agent, release, mode, turn_type, outcome).inc(exemplar=exemplar)
         if not verdict.success:
             self._labels(
                 self.failures,
@@ -124,11 +150,13 @@ class MonitorMetrics:
                 verdict.sub_metric or "none",
                 verdict.failure_reason or "none",
                 verdict.attribution or "root_cause",
-            ).inc()
+            ).inc(exemplar=exemplar)
+            if (verdict.attribution or "root_cause") == "root_cause":
+                self._record_root_cause(agent, release, verdict.failure_reason or "none", verdict.field, exemplar)
         if verdict.chain_length is not None:
             self._labels(self.chain_turns, agent, release, verdict.chain_length, outcome).inc()
         if verdict.score is not None:
-            self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score)
+            self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score, exemplar=exemplar)
         if verdict.turn_no is not None:
             self.events.labels("scored").inc()
 
@@ -137,6 +165,18 @@ class MonitorMetrics:
         for success in outcomes:
             if success is not None:
                 self._labels(self.chain_turns, agent, release, bucket, "pass" if success else "fail").inc()
+
+    def _record_root_cause(
+        self, agent: str, release: str, reason: str, field: str | None, exemplar: dict[str, str] | None
+    ) -> None:
+        """Count a root cause as reason:field; past the per-release bound new fields count as `other`."""
+        seen = self._root_cause_fields[(agent, release)]
+        name = field or "none"
+        if name not in seen:
+            if len(seen) >= ROOT_CAUSE_FIELDS_PER_RELEASE:
+                name = "other"
+            seen.add(name)
+        self._labels(self.root_causes, agent, release, reason, name).inc(exemplar=exemplar)
 
     def record_dialog(self, result: DialogResult) -> None:
         release = result.release or "unknown"
@@ -169,6 +209,7 @@ class MonitorMetrics:
             for metric in self._by_release:
                 metric.remove_by_labels({"agent": agent, "release": release})
             del self._release_seen[(agent, release)]
+            self._root_cause_fields.pop((agent, release), None)
         if gone:
             self._children.clear()  # cached children of the removed series must not be reused
         return gone

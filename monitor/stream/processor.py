@@ -17,11 +17,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import structlog
 
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import ChainClosure, DialogSession
 from monitor.stream.bounds import WorkLimits, oversize
@@ -184,6 +186,7 @@ class Conversation:
     unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
     saved: set[int] = field(default_factory=set)  # turn numbers on the state changelog
     size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
+    last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
 
     def head(self) -> dict[str, Any]:
         return {
@@ -202,7 +205,7 @@ class Conversation:
 def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
-        turn=event.turn,
+        turn=TurnType(event.turn),
         predict=event.predict_turn,
         gold=event.gold_turn if event.turn != "User" else None,
         tags=tuple(event.tags),
@@ -437,6 +440,7 @@ class TurnProcessor:
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
     def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef) -> Outcome:
+        conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
         out = Outcome()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import structlog
 from kafka import TopicPartition
@@ -19,13 +19,14 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
-from monitor.sources.files import read_catalog, read_dialogs
+from monitor.sources.files import read_dialogs
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.otlp import otlp_input
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import Failure, Outcome, ProcessorLimits, TurnProcessor
 from monitor.stream.settings import MonitorSettings
@@ -33,6 +34,7 @@ from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, Verd
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 __all__ = ["Monitor", "RunStats", "load_references"]
 
@@ -58,7 +60,7 @@ class Monitor:
     def __init__(
         self,
         settings: MonitorSettings,
-        engine: ScoringEngine | None = None,
+        engine: ScoringEngine,
         registry: CollectorRegistry | None = None,
         consumer: Any = None,
         producer: Any = None,
@@ -67,9 +69,8 @@ class Monitor:
     ) -> None:
         self.settings = s = settings
         self.metrics = MonitorMetrics(registry, release_ttl_seconds=s.release_ttl_s)
-        self.engine = engine or ScoringEngine.create(
-            s.scoring, catalog=read_catalog(s.tools or None), registry=self.metrics.registry, judge_env=s.judge.as_env()
-        )
+        self.engine = engine
+        self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
         limits = ProcessorLimits(
             max_open=s.max_open_dialogs,
             idle_timeout_s=s.idle_timeout_s,
@@ -81,6 +82,7 @@ class Monitor:
         self.processor = TurnProcessor(self.engine, load_references(s.reference), limits, clock=clock)
         self.metrics.open_dialogs.set_function(lambda: len(self.processor.open))
         self.metrics.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
+        self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
         self.limits = EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth)
         self.stats = RunStats()
         self.stop_event = threading.Event()
@@ -188,6 +190,8 @@ class Monitor:
         try:
             revoked, restored = self.partitions.sync(set(self._consumer.assignment()))
             self.checkpoint.forget(revoked)
+            if self.otlp is not None and revoked:
+                self.otlp.drop(revoked)
             for tp in revoked:
                 self.metrics.forget_partition(tp.topic, tp.partition)
             if restored.emissions or restored.failed:
@@ -207,16 +211,25 @@ class Monitor:
 
     def step(self, records: Sequence[Any]) -> None:
         assert self.checkpoint is not None
-        decoded: list[tuple[TraceEvent, Position, float, bytes]] = []
+        decoded: list[tuple[TraceEvent, Position, float, bytes | None]] = []
         for rec in records:
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
             self.checkpoint.seen(position)
             self.stats.events += 1
             try:
-                decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec), rec.value))
+                if self.otlp is not None:  # OTLP batches: many spans per record, ready when their trace is
+                    got = self.otlp.decode(rec.value, position)
+                    decoded += [(e, p, _broker_time(rec), None) for e, p in _positions(got.events)]
+                    self.checkpoint.completed(_refs(got.done))
+                else:
+                    decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec), rec.value))
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self.checkpoint.completed([position])
+        if self.otlp is not None:
+            held = self.otlp.tick()
+            decoded += [(e, p, time.time(), None) for e, p in _positions(held.events)]
+            self.checkpoint.completed(_refs(held.done))
         work = self.processor.limits.work
         self.engine.prefetch(  # embeddings in one batch; never for an event too large to score
             (e.gold_turn, e.predict_turn)
@@ -293,6 +306,15 @@ class Monitor:
                 continue
             if position is not None:
                 self.metrics.set_lag(tp.topic, tp.partition, max(0, end - position))
+
+
+def _positions(items: Iterable[tuple[T, Any]]) -> list[tuple[T, Position]]:
+    """Items whose position is a (TopicPartition, offset) pair, typed as such (the OTLP hook's are Hashable)."""
+    return [(item, ref) for item, ref in items if isinstance(ref, tuple) and isinstance(ref[0], TopicPartition)]
+
+
+def _refs(refs: Iterable[Any]) -> list[Position]:
+    return [ref for _, ref in _positions((None, r) for r in refs)]
 
 
 def _broker_time(rec: Any) -> float:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.scoring.config import ScoringConfig, load_config_file
+from monitor.sources.otlp.genai import OtlpMapping
 
 
 class JudgeSettings(BaseModel):
@@ -73,6 +74,9 @@ class MonitorSettings(BaseModel):
     topic_partitions: int = Field(3, ge=1)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # What the trace topic carries: native events, or OpenTelemetry GenAI spans (docs/otlp.md).
+    input_format: Literal["aem", "otlp_json", "otlp_proto"] = "aem"
+    otlp: OtlpMapping = Field(default_factory=OtlpMapping)
 
 
 _ENV_PREFIX = "AEM_"

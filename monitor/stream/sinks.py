@@ -48,7 +48,9 @@ class PrometheusSink:
 
     def add(self, emission: Emission) -> None:
         if emission.verdict is not None:
-            self.metrics.record_turn(emission.verdict, emission.agent, emission.release, emission.mode)
+            self.metrics.record_turn(
+                emission.verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
+            )
             if emission.event_time is not None:
                 self.metrics.event_latency.observe(max(0.0, time.time() - emission.event_time))
         elif emission.chain is not None:
