@@ -36,6 +36,8 @@ EXTRA_METRICS = {
     "aem_evictions_total": "counter",
     "aem_dlq_messages_total": "counter",
     "aem_dlq_reduced_total": "counter",
+    "aem_turns_too_large_total": "counter",
+    "aem_open_dialog_bytes": "gauge",
     "aem_judge_requests_total": "counter",
     "aem_judge_latency_seconds": "histogram",
     "aem_judge_configured": "gauge",
