@@ -50,3 +50,12 @@ def test_per_sub_metric_bars(make_engine):
 def test_missing_turn_counts_and_first_failure(engine):
     result = engine.score_dialog(dialog(tool_turn(1, OK, OK), tool_turn(2, OK, BAD)))
     assert result.first_failure_turn == 2 and result.root_cause == "inconsistent_parameter_values"
+
+
+def test_an_empty_dialog_passes_with_no_success_rate(engine):
+    for empty in (dialog(), dialog(turns=None, gold_turns=[], predict_turns=[])):
+        result = engine.score_dialog(empty)
+        assert result.test_pass is True
+        assert result.success_rate is None
+        assert result.total_failures == 0 and result.turns == []
+
