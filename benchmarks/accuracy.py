@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+from monitor.equivalence import EmbeddingScorer, ValueComparator
 from monitor.equivalence.calibration import (
     VALUE_MODEL,
     LogisticModel,

@@ -68,8 +68,9 @@ class ReplyThresholds:
     """
 
     semantic: float = 0.45
-    clause: float = 0.35
-    align: float = 0.6
+    clause: float = 0.25
+    align: float = 0.5
+    entity: float = 0.9
 
 
 DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()

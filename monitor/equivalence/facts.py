@@ -170,11 +170,10 @@ def _extract(text: str) -> tuple[Fact, ...]:
             for i in range(s, e):
                 taken[i] = True
             facts.append(Fact(kind, surface, val, (s, e)))
-    for m in _ENTITY.finditer(norm):
-        s, e = m.span()
+    for s, e, run in _entity_runs(norm):
         if any(taken[s:e]):
             continue
-        words = m.group(0).split()
+        words = run.split()
         sentence_start = s == 0 or bool(re.search(r"[.!?:]\s*[\"']?$", norm[:s]))
         if sentence_start:
             # The first word of a sentence is capitalised anyway: keep the rest of the run, or an acronym.
@@ -182,8 +181,7 @@ def _extract(text: str) -> tuple[Fact, ...]:
                 pass
             elif len(words) > 1:
                 first = words[0]
-                s = s + len(first) + (len(m.group(0)) - len(m.group(0).lstrip()))
-                s = norm.index(words[1], s)
+                s = norm.index(words[1], s + len(first))
                 words = words[1:]
             else:
                 continue
@@ -194,6 +192,22 @@ def _extract(text: str) -> tuple[Fact, ...]:
         facts.append(Fact("entity", surface, key, (s, s + len(surface))))
     facts.sort(key=lambda f: f.span)
     return tuple(facts)
+
+
+_SENTENCE_END = re.compile(r"(?<=[a-z]{2})[.!?]\s+")
+
+
+def _entity_runs(norm: str) -> list[tuple[int, int, str]]:
+    """Runs of capitalised words, cut where a sentence ends inside them ("Sebastopol. Reframe Hair")
+    but not after an abbreviation ("Dr. Dan R. Lightfoot", "St. Louis")."""
+    out = []
+    for m in _ENTITY.finditer(norm):
+        start = m.start()
+        for piece in _SENTENCE_END.split(m.group(0)):
+            begin = norm.index(piece, start)
+            out.append((begin, begin + len(piece), piece))
+            start = begin + len(piece)
+    return out
 
 
 def extract_facts(text: str) -> list[Fact]:

@@ -15,9 +15,9 @@ from functools import lru_cache
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|(?<=[a-z0-9)][.!?])(?=[A-Z])|\s*[;:]\s+|\n+")
 # Joins of two statements or list items: commas, "and", "but", "while", "although".
 _JOIN = re.compile(r",\s+|\s+(?:and|but|while|whereas|although|though)\s+", re.I)
+# Lower-case only: a capitalised "No" inside a clause belongs to a name ("No Sleep by Martin Garrix").
 _NEG_CUE = re.compile(
-    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|unable|unavailable)\b|n't\b|n’t\b",
-    re.I,
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|unable|unavailable)\b|n't\b|n’t\b"
 )
 _NOT_NEGATING = re.compile(
     r"\b(?:no\s+(?:problem|worries|doubt|matter|later\s+than|more\s+than|less\s+than)|not\s+only"
@@ -41,6 +41,7 @@ def negated(text: str) -> bool:
     body = _NOT_NEGATING.sub(" ", text)
     particle = _PARTICLE.match(body)
     rest = body[particle.end():] if particle else body
+    rest = re.sub(r"^\W*(Not|No|Never|None|Nothing|Nobody|Neither)\b", lambda m: m.group(0).lower(), rest)
     cues = len(_NEG_CUE.findall(rest))
     if particle and particle.group(1).lower() in {"no", "nope"} and (cues == 0 and not rest.strip()):
         return True  # a bare "No."

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
 from monitor.equivalence.normalize import STOPWORDS, fold
+from monitor.equivalence.typed import Money, Quantity
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
 SLOT_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
@@ -23,7 +24,8 @@ SLOT_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quant
 # Capitalised words that are not values of a slot.
 _GENERIC = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today",
                       "tomorrow", "sure", "thanks", "thank", "hello", "hi", "ok", "okay", "yes", "no", "please",
-                      "dear", "great", "alright", "perfect", "sorry", "unfortunately", "yup", "yeah"})
+                      "dear", "great", "alright", "perfect", "sorry", "unfortunately", "yup", "yeah", "how", "what",
+                      "which", "when", "where", "who", "why", "there", "here", "let", "kindly"})
 _WORD = re.compile(r"[A-Za-z0-9$€£]+(?:['’.:,-][A-Za-z0-9]+)*")
 _PHRASE_WORDS = 2
 
@@ -36,6 +38,7 @@ class GoldFact:
 
     fact: Fact
     phrase: str
+    clause: int = 0  # index of its clause among ``clause_starts``
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,16 @@ class FactDiff:
 def reply_facts(text: str) -> tuple[str, tuple[Fact, ...]]:
     """The number-normalised text and the slot-value facts in it."""
     norm = normalise_numbers(text)
-    facts = tuple(f for f in extract_facts(text) if not (f.kind == "entity" and fold(f.text) in _GENERIC))
+    title_case = _title_cased(norm)
+    facts = tuple(f for f in extract_facts(text)
+                  if not (f.kind == "entity" and (title_case or fold(f.text) in _GENERIC)))
     return norm, facts
+
+
+def _title_cased(text: str) -> bool:
+    """A headline-style text ("Jordan Opens First Tent Camp"): its capitals mark no names."""
+    words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) >= 4]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
 
 
 def phrase_of(fact: Fact, norm: str, clause_start: int) -> str:
@@ -94,7 +105,7 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     missing: list[Fact] = []
     used: set[int] = set()
     for g in g_facts:
-        hit = next((i for i, p in enumerate(p_facts) if facts_agree(g, p)), None)
+        hit = next((i for i, p in enumerate(p_facts) if facts_agree(g, p) or _same_amount(g, p)), None)
         if hit is None and _mentioned(g, p_low):
             continue
         if hit is None:
@@ -108,8 +119,9 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     changed: list[tuple[GoldFact, Fact]] = []
     dropped: list[GoldFact] = []
     for g in missing:
-        start = max((s for s in clause_starts if s <= g.span[0]), default=0)
-        gf = GoldFact(g, phrase_of(g, g_norm, start))
+        clause = max((i for i, s in enumerate(clause_starts) if s <= g.span[0]), default=0)
+        start = clause_starts[clause] if clause_starts else 0
+        gf = GoldFact(g, phrase_of(g, g_norm, start), clause)
         rival = _rival(g, g_norm, free, p_norm)
         if rival is None:
             dropped.append(gf)
@@ -119,6 +131,26 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     return FactDiff(tuple(changed), tuple(dropped), len(g_facts) - len(missing))
 
 
+def _amount(f: Fact) -> float | None:
+    v = f.value
+    if isinstance(v, Money | Quantity):
+        return v.amount
+    return v if isinstance(v, float) else None
+
+
+def _same_amount(g: Fact, p: Fact) -> bool:
+    """Two amounts of one number in other units of speech ("7 miles per hour" / "7 miles an hour"), unless
+    both name currencies and they differ."""
+    if SLOT_GROUP[g.kind] != "amount" or SLOT_GROUP[p.kind] != "amount":
+        return False
+    if isinstance(g.value, Money) and isinstance(p.value, Money):
+        currencies = {g.value.currency, p.value.currency} - {None}
+        if len(currencies) > 1:
+            return False
+    a, b = _amount(g), _amount(p)
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a))
+
+
 def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
     """A predicted fact gold states too (it cannot stand in for another gold value)."""
-    return any(facts_agree(g, p) for g in g_facts) or _mentioned(p, g_low)
+    return any(facts_agree(g, p) or _same_amount(g, p) for g in g_facts) or _mentioned(p, g_low)
