@@ -30,11 +30,12 @@ from monitor.equivalence.reply_facts import FactDiff, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.types import ReplyMatch
 from monitor.equivalence.values import ValueComparator
+from monitor.models.vocabulary import FailureReason
 
 log = structlog.get_logger(__name__)
 
-INCONSISTENT = "inconsistent_response"
-INCOMPLETE = "incomplete_response"
+INCONSISTENT = FailureReason.INCONSISTENT_RESPONSE
+INCOMPLETE = FailureReason.INCOMPLETE_RESPONSE
 _MIN_CLAUSE_CONTENT = 2  # content words a fact-less gold clause needs before its coverage is checked
 _FACT_FAIL_SCORE = 0.45
 _RESTATES = 0.9  # clause cosine of a near word-for-word restatement
@@ -198,7 +199,7 @@ class ReplyComparator:
         return tuple(out)
 
 
-def reply_reason(match: ReplyMatch) -> str | None:
+def reply_reason(match: ReplyMatch) -> FailureReason | None:
     """The failure reason of a reply verdict: a contradiction wins over an omission; None when it passes."""
     if match.equivalent:
         return None

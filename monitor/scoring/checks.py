@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from monitor.equivalence.replies import reply_reason
+from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.models.dialog import Payload, Reply, ToolCall
+from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
 
 
@@ -21,7 +23,7 @@ class TurnChecker(Protocol):
 class ReferenceChecker:
     """Reference-mode checks for action and response turns, through the value/reply comparators."""
 
-    def __init__(self, values: Any, replies: Any) -> None:
+    def __init__(self, values: ValueComparing, replies: ReplyComparing) -> None:
         self.values = values
         self.replies = replies
 
@@ -48,26 +50,32 @@ class ReferenceChecker:
 
     def check_action(self, gold: ToolCall, pred: Payload) -> CheckResult:
         if not isinstance(pred, ToolCall):
-            return CheckResult.failed("tool_mismatch", STRUCTURAL, "tool_id", detail="expected a tool call")
+            return CheckResult.failed(FailureReason.TOOL_MISMATCH, STRUCTURAL, "tool_id", detail="expected a tool call")
         if pred.tool_id != gold.tool_id:
             return CheckResult.failed(
-                "tool_mismatch", STRUCTURAL, "tool_id", detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}"
+                FailureReason.TOOL_MISMATCH,
+                STRUCTURAL,
+                "tool_id",
+                detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}",
             )
         if pred.action != gold.action:
             return CheckResult.failed(
-                "action_mismatch", STRUCTURAL, "action", detail=f"{pred.action!r} instead of {gold.action!r}"
+                FailureReason.ACTION_MISMATCH,
+                STRUCTURAL,
+                "action",
+                detail=f"{pred.action!r} instead of {gold.action!r}",
             )
         missing = [k for k in gold.args if k not in pred.args]
         if missing:
             present = 1 - len(missing) / len(gold.args)
             return CheckResult.failed(
-                "missing_parameters", COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
+                FailureReason.MISSING_PARAMETERS, COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
             )
         extra = [k for k in pred.args if k not in gold.args]
         if extra:
             share = len(gold.args) / len(pred.args)
             return CheckResult.failed(
-                "extra_parameters", COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
+                FailureReason.EXTRA_PARAMETERS, COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
             )
         worst = 1.0
         mismatched_fields: list[str] = []
@@ -78,7 +86,7 @@ class ReferenceChecker:
                 mismatched_fields.append(key)
         if mismatched_fields:
             return CheckResult.failed(
-                "inconsistent_parameter_values",
+                FailureReason.INCONSISTENT_PARAMETER_VALUES,
                 TRUTHFULNESS,
                 mismatched_fields[0],
                 score=worst,
@@ -90,19 +98,19 @@ class ReferenceChecker:
 
     def check_response(self, gold: Reply, pred: Payload) -> CheckResult:
         if not isinstance(pred, Reply):
-            return CheckResult.failed("incomplete_response", COMPLETENESS, detail="expected a reply")
+            return CheckResult.failed(FailureReason.INCOMPLETE_RESPONSE, COMPLETENESS, detail="expected a reply")
         match = self.replies.compare(gold.response, pred.response)
         reason = reply_reason(match)
-        if reason == "incomplete_response":
+        if reason == FailureReason.INCOMPLETE_RESPONSE:
             return CheckResult.failed(
-                "incomplete_response",
+                FailureReason.INCOMPLETE_RESPONSE,
                 COMPLETENESS,
                 score=match.score,
                 detail=match.detail or (f"leaves out {list(match.missing)}" if match.missing else None),
             )
-        if reason == "inconsistent_response":
+        if reason == FailureReason.INCONSISTENT_RESPONSE:
             return CheckResult.failed(
-                "inconsistent_response",
+                FailureReason.INCONSISTENT_RESPONSE,
                 TRUTHFULNESS,
                 score=match.score,
                 mismatched=tuple(match.mismatched),

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.scoring.config import ScoringConfig, load_config_file
+from monitor.sources.otlp.genai import OtlpMapping
 
 
 class JudgeSettings(BaseModel):
@@ -55,6 +56,8 @@ class MonitorSettings(BaseModel):
     max_held_turns: int = Field(256, ge=1)
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)
+    # DLQ records above this are cut to it (headers keep the original size and sha256).
+    dlq_max_bytes: int = Field(512 * 1024, ge=1024)
     poll_timeout_ms: int = Field(200, ge=1)
     # Verdicts, checkpoints and commits are flushed together at most this often while events keep
     # arriving (and at once when a poll comes back empty): it bounds redelivered duplicates after a crash.
@@ -66,6 +69,9 @@ class MonitorSettings(BaseModel):
     topic_partitions: int = Field(3, ge=1)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # What the trace topic carries: native events, or OpenTelemetry GenAI spans (docs/otlp.md).
+    input_format: Literal["aem", "otlp_json", "otlp_proto"] = "aem"
+    otlp: OtlpMapping = Field(default_factory=OtlpMapping)
 
 
 _ENV_PREFIX = "AEM_"

@@ -1,0 +1,96 @@
+"""The dead-letter sink: every event the monitor cannot score leaves a record on the DLQ topic.
+
+A record carries the original bytes, key and headers, plus `aem-error` (the reason) and
+`aem-source` (topic/partition/offset). A record that cannot be sent whole is reduced, never lost:
+
+1. above `max_bytes` the value is cut to its first `max_bytes` bytes (`aem-truncated: 1`);
+2. if the broker or client still refuses it, the value becomes a small JSON document with the
+   reason, original size, sha256 and source (`aem-truncated: metadata`).
+
+Headers `aem-size` and `aem-sha256` always describe the original value, so an operator can match
+a reduced record with the producer's copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+import structlog
+from kafka.errors import MessageSizeTooLargeError
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_MAX_BYTES = 512 * 1024  # well below the producer's default max_request_size (1 MiB)
+REASON_BYTES = 1000  # the `aem-error` header is cut to this many bytes
+
+
+class Form(StrEnum):
+    WHOLE = "whole"
+    TRUNCATED = "truncated"
+    METADATA = "metadata"
+
+
+class DeadLetterProducer(Protocol):
+    """What the sink needs from a producer (ResendingProducer, or a fake in unit tests)."""
+
+    def send(self, topic: str, fallback: dict[str, Any] | None = None, **record: Any) -> None: ...
+
+
+class DeadLetterCounter(Protocol):
+    def dead_lettered(self, form: Form) -> None: ...
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """An event that will not be scored, and why."""
+
+    reason: str
+    value: bytes | None
+    source: str  # "topic/partition/offset"
+    key: bytes | None = None
+    headers: Sequence[tuple[str, bytes]] = field(default_factory=tuple)
+
+
+@dataclass
+class DeadLetterSink:
+    producer: DeadLetterProducer
+    topic: str
+    counter: DeadLetterCounter
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    def send(self, letter: DeadLetter) -> Form:
+        """Send `letter` (reduced if needed) and count it; the caller may then complete its offset."""
+        value = letter.value or b""
+        digest = hashlib.sha256(value).hexdigest()
+        ours = [
+            ("aem-error", letter.reason.encode("utf-8", "replace")[:REASON_BYTES]),
+            ("aem-source", letter.source.encode("utf-8", "replace")),
+            ("aem-size", str(len(value)).encode()),
+            ("aem-sha256", digest.encode()),
+        ]
+        headers = [*ours, *((k, v) for k, v in letter.headers if not k.startswith("aem-"))]
+        form = Form.WHOLE if len(value) <= self.max_bytes else Form.TRUNCATED
+        metadata = self._metadata(letter, len(value), digest, ours)
+        record: dict[str, Any] = {"key": letter.key, "value": value[: self.max_bytes], "headers": headers}
+        if form is Form.TRUNCATED:
+            record["headers"] = [*headers, ("aem-truncated", b"1")]
+        try:
+            self.producer.send(self.topic, fallback=metadata, **record)
+        except MessageSizeTooLargeError:  # e.g. large original headers: the metadata form always fits
+            form = Form.METADATA
+            self.producer.send(self.topic, **metadata)
+        self.counter.dead_lettered(form)
+        log.warning("invalid event", error=letter.reason[:300], source=letter.source, size=len(value), form=str(form))
+        return form
+
+    @staticmethod
+    def _metadata(letter: DeadLetter, size: int, digest: str, ours: list[tuple[str, bytes]]) -> dict[str, Any]:
+        doc = {"reason": letter.reason[:REASON_BYTES], "size": size, "sha256": digest, "source": letter.source}
+        value = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        headers = [*ours, ("aem-truncated", b"metadata")]
+        return {"key": (letter.key or b"")[:512] or None, "value": value, "headers": headers}
