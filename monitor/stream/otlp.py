@@ -77,9 +77,11 @@ class OtlpInput:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
         try:
             spans = decode_batch(raw, self.encoding, self.max_bytes)
+            mapped = [map_span(span, self.mapping) for span in spans]
         except BatchError as exc:
             raise InvalidEvent(str(exc)) from None
-        mapped = [map_span(span, self.mapping) for span in spans]
+        except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
+            raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
         for m in mapped:
             if m.skipped is not None:
                 log.debug("otlp span skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)

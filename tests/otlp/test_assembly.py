@@ -195,6 +195,7 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
     assert (pipeline.events[0].agent, pipeline.events[0].release) == ("sales-agent", "v7")  # from the resource
     only_skipped = pipeline.feed(batch(span("d" * 32, "d0" * 8, "", 0, **{"db.system": "redis"})))
     assert only_skipped.events == [] and only_skipped.done == [("p0", 1)]  # nothing to wait for: commit it
+    assert "d" * 32 not in pipeline.input.assembler.conversations  # a trace with no turn opens no conversation
 
 
 @pytest.mark.parametrize(
@@ -292,3 +293,17 @@ def test_reply_text_without_tool_calls_and_agent_replies_count_once(engine):
     )
     assert [(e.turn_no, e.turn) for e in pipeline.events] == [(1, "User"), (2, "Tool"), (3, "Agent")]
     assert pipeline.events[1].predict_turn.tool_id == "weather"  # no aem.tool_id: the tool name
+
+
+def test_integers_past_the_digit_limit_are_a_dlq_reason_or_plain_text_never_a_crash(engine):
+    pipeline = Pipeline(engine)
+    huge = "9" * 5000
+    with pytest.raises(InvalidEvent, match="invalid JSON"):
+        pipeline.feed(b'{"resourceSpans": [{"x": ' + huge.encode() + b"}]}")
+    pipeline.feed(
+        batch(
+            tool(TRACE_A, "a1" * 8, ROOT_A, 1, "Lookup", {}, {}, **{"gen_ai.tool.call.arguments": "[" + huge + "]"}),
+            span(TRACE_A, ROOT_A, "", 0, 2, **{"gen_ai.operation.name": "invoke_agent"}),
+        )
+    )
+    assert pipeline.events[0].predict_turn.args == {"input": "[" + huge + "]"}
