@@ -32,7 +32,7 @@ from monitor.sources.otlp import (
     map_span,
 )
 from monitor.sources.otlp.emit import dialog_records
-from monitor.stream.events import InvalidEvent, TraceEvent, parse_event, parse_event_json
+from monitor.stream.events import InvalidEvent, TraceEvent, parse_event
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.settings import MonitorSettings
 
@@ -132,9 +132,9 @@ def resume_from(processor: TurnProcessor) -> ResumeLookup:
         if seen is not None:
             return Resume(max(seen, default=0) + 1, None, finished=True)
         conv = processor.open.get(cid)
-        if conv is None or conv.next_turn is None or not conv.log:
+        if conv is None or conv.next_turn is None or conv.last_timestamp is None:
             return None
-        last = parse_event_json(conv.log[-1]).timestamp
+        last = conv.last_timestamp
         last = last if last.tzinfo else last.replace(tzinfo=UTC)
         return Resume(conv.next_turn, int(last.timestamp() * 1_000_000) * 1000)
 

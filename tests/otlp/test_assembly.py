@@ -9,6 +9,7 @@ from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import DialogSpans
 from monitor.stream.events import InvalidEvent
 from monitor.stream.otlp import NO_OFFSET
+from monitor.stream.processor import group_changelog
 from tests.otlp.builders import Pipeline, batch, chat, reply, sales_dialog, span, tool
 
 EXPECTED = [  # the sales report: turn 2 is the root cause, 3-5 cascade from it
@@ -158,10 +159,15 @@ def test_after_a_restart_redelivered_spans_are_not_scored_again_and_later_traces
     first, second = two_traces()
     before = sales_pipeline(engine)
     before.feed(first)
-    checkpoints = before.processor.checkpoint()
+    state: dict[str, bytes] = {}
+    for record in before.processor.checkpoint():  # the changelog, as compaction keeps it
+        if record.value is None:
+            state.pop(record.key, None)
+        else:
+            state[record.key] = record.value
     after = sales_pipeline(engine)  # a new process: the assembler remembers nothing, the processor restores
-    for cid, record in checkpoints:
-        after.out.extend(after.processor.restore(cid, record))
+    for cid, (head, events) in group_changelog(state).items():
+        after.out.extend(after.processor.restore(cid, head, events))
     if redelivered:
         after.feed(first)  # its position was not committed before the stop
     after.feed(second)
