@@ -56,12 +56,24 @@ def value_score(features: Sequence[float], model: LogisticModel = VALUE_MODEL) -
     return score
 
 # --- reply pairs -----------------------------------------------------------------------------------
-REPLY_FEATURES = ("cos", "coverage", "cos_x_coverage")
-REPLY_MODEL = LogisticModel(
-    names=REPLY_FEATURES,
-    weights=(6.149, 2.44, 3.704),
-    bias=-5.455,
-)
+@dataclass(frozen=True)
+class ReplyThresholds:
+    """Cosine cuts of the reply comparator (all-MiniLM-L6-v2), chosen by ``benchmarks/accuracy_replies.py``
+    on held-out folds of the development data.
+
+    ``semantic``: whole replies below it do not say the same thing. ``clause``: a gold clause that carries
+    no checkable fact is covered when some predicted clause (or the whole prediction) reaches it; 0 turns
+    the clause check off. ``align``: a gold and a predicted clause at least this close state the same
+    thing, so opposite polarity there is a contradiction (above 1 turns the negation check off).
+    """
+
+    semantic: float = 0.45
+    clause: float = 0.25
+    align: float = 0.5
+    entity: float = 0.9
+
+
+DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()
 
 
 @lru_cache(maxsize=65536)
@@ -126,7 +138,3 @@ def value_features(a_text: str, b_text: str, cos: float, rest_cos: float | None 
     head = 1.0 if head_a and head_b and _soft_overlap(head_a, head_b) == min(len(head_a), len(head_b)) else 0.0
     char = SequenceMatcher(None, a_text, b_text).ratio()
     return [cos, rest_cos, containment, head, char, overlap]
-
-
-def reply_features(cos: float, coverage: float) -> list[float]:
-    return [cos, coverage, cos * coverage]

@@ -22,7 +22,7 @@ from monitor.equivalence.typed import (
     parse_time,
 )
 
-NUMERIC_KINDS = frozenset({"money", "quantity", "percent", "number", "date", "time", "id"})
+NUMERIC_KINDS = frozenset({"money", "quantity", "percent", "number", "date", "time", "id", "phone", "address"})
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,24 @@ _UNIT_WORDS = "|".join(
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 
+_PHONE = re.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?|\d{2,4}[\s.-])\d{3,4}[\s.-]\d{4}(?!\w)"
+)
+_STREET = (r"(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|circle|court|ct|place|pl|parkway"
+           r"|pkwy|highway|hwy|square|sq|plaza|terrace|broadway|alley|row|yard|walk|expressway|trail|crescent)")
+_ADDRESS_WORD = r"(?!(?:am|pm|at|on|in|for|and|or|to|from|is|are|was|of|with|by|a|the)\b)[A-Za-z0-9.'&-]+"
+# Spoken clock times: "6 in the evening", "half past 5", "quarter to 11 in the morning", "5 o'clock".
+_DAY_PART = r"(?:in\s+the\s+(?:morning|afternoon|evening|night)|at\s+night|at\s+noon|tonight)"
+_SPOKEN_TIME = (rf"(?:(?:half|quarter)\s+(?:past|to)\s+)\d{{1,2}}(?:\s*o'?clock)?(?:\s+{_DAY_PART})?"
+                rf"|(?:morning|afternoon|evening|night)\s+\d{{1,2}}(?::\d{{2}})?(?!\s*(?:[ap]\.?m\b|:))"
+                rf"|\d{{1,2}}(?::\d{{2}})?(?:\s*o'?clock)?\s+{_DAY_PART}|\d{{1,2}}\s*o'?clock")
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("phone", _PHONE),
+    ("time", re.compile(rf"\b(?:{_SPOKEN_TIME})\b", re.I)),
+    ("address", re.compile(
+        rf"\b\d+[A-Za-z]?(?:-\d+)?\s+(?:{_ADDRESS_WORD}\s+){{0,4}}{_STREET}\b(?:,?\s+(?:suite|ste|unit|apt)"
+        rf"\s*#?\s*[A-Za-z0-9-]+)?", re.I)),
     ("date", re.compile(
         rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[t ]\d{{1,2}}:\d{{2}})?|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}"
         rf"|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s*,?\s*\d{{4}})?"
@@ -114,7 +131,20 @@ def _value(kind: str, text: str) -> object:
         return parse_time(text)
     if kind == "id":
         return re.sub(r"[\s_\-]+", "", fold(text))
+    if kind == "phone":
+        return re.sub(r"\D", "", text)
+    if kind == "address":
+        return _address_key(text)
     return fold(text)
+
+
+_STREET_SHORT = {"st": "street", "ave": "avenue", "rd": "road", "blvd": "boulevard", "ln": "lane", "dr": "drive",
+                 "ct": "court", "pl": "place", "pkwy": "parkway", "hwy": "highway", "sq": "square", "ste": "suite"}
+
+
+def _address_key(text: str) -> str:
+    words = re.findall(r"[a-z0-9]+", fold(text))
+    return " ".join(_STREET_SHORT.get(w, w) for w in words)
 
 
 @lru_cache(maxsize=32768)
@@ -131,6 +161,8 @@ def _extract(text: str) -> tuple[Fact, ...]:
             if kind == "id" and not _prose_identifier(surface):
                 continue
             val = _value(kind, surface)
+            if val is None and kind == "time":
+                val = fold(surface)  # a spoken time the typed parser does not read: compared as a value
             if val is None:
                 continue
             if kind == "date" and isinstance(val, DateValue) and not val.candidates:
@@ -138,11 +170,10 @@ def _extract(text: str) -> tuple[Fact, ...]:
             for i in range(s, e):
                 taken[i] = True
             facts.append(Fact(kind, surface, val, (s, e)))
-    for m in _ENTITY.finditer(norm):
-        s, e = m.span()
+    for s, e, run in _entity_runs(norm):
         if any(taken[s:e]):
             continue
-        words = m.group(0).split()
+        words = run.split()
         sentence_start = s == 0 or bool(re.search(r"[.!?:]\s*[\"']?$", norm[:s]))
         if sentence_start:
             # The first word of a sentence is capitalised anyway: keep the rest of the run, or an acronym.
@@ -150,8 +181,7 @@ def _extract(text: str) -> tuple[Fact, ...]:
                 pass
             elif len(words) > 1:
                 first = words[0]
-                s = s + len(first) + (len(m.group(0)) - len(m.group(0).lstrip()))
-                s = norm.index(words[1], s)
+                s = norm.index(words[1], s + len(first))
                 words = words[1:]
             else:
                 continue
@@ -162,6 +192,22 @@ def _extract(text: str) -> tuple[Fact, ...]:
         facts.append(Fact("entity", surface, key, (s, s + len(surface))))
     facts.sort(key=lambda f: f.span)
     return tuple(facts)
+
+
+_SENTENCE_END = re.compile(r"(?<=[a-z]{2})[.!?]\s+")
+
+
+def _entity_runs(norm: str) -> list[tuple[int, int, str]]:
+    """Runs of capitalised words, cut where a sentence ends inside them ("Sebastopol. Reframe Hair")
+    but not after an abbreviation ("Dr. Dan R. Lightfoot", "St. Louis")."""
+    out = []
+    for m in _ENTITY.finditer(norm):
+        start = m.start()
+        for piece in _SENTENCE_END.split(m.group(0)):
+            begin = norm.index(piece, start)
+            out.append((begin, begin + len(piece), piece))
+            start = begin + len(piece)
+    return out
 
 
 def extract_facts(text: str) -> list[Fact]:
@@ -194,7 +240,26 @@ def facts_agree(a: Fact, b: Fact) -> bool:
         return dates_equal(va, vb)
     if a.kind == "entity":
         return entities_agree(str(va), str(vb))
+    if a.kind == "phone":
+        return phones_agree(str(va), str(vb))
+    if a.kind == "address":
+        return addresses_agree(str(va), str(vb))
     return va == vb
+
+
+def phones_agree(a: str, b: str) -> bool:
+    """Digit strings of two phone numbers agree when one ends with the other (country code left out)."""
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 7 and long_.endswith(short)
+
+
+def addresses_agree(a: str, b: str) -> bool:
+    """Street addresses agree when their house numbers agree and one's words contain the other's."""
+    ta, tb = a.split(), b.split()
+    if not ta or not tb or ta[0] != tb[0]:
+        return False
+    sa, sb = set(ta) - {"street", "suite"}, set(tb) - {"street", "suite"}
+    return sa <= sb or sb <= sa
 
 
 def entities_agree(a: str, b: str) -> bool:

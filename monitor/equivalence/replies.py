@@ -1,67 +1,70 @@
-"""Reply comparison: truthfulness (nothing in pred contradicts gold) and completeness (pred covers gold)."""
+"""Reply comparison at the level of facts and clauses.
+
+* Every value-bearing fact of the gold reply must be in the prediction: a fact left out makes the reply
+  incomplete; another value in its slot makes it inconsistent (``reply_facts``).
+* A gold clause and the predicted clause that says the same thing must agree in polarity ("was approved" /
+  "was not approved"): a flip is inconsistent (``polarity``).
+* A gold clause without a checkable fact ("rented a car for the weekend") must be covered by the prediction,
+  judged by sentence embeddings, never by shared words.
+* The whole prediction must be close to gold in meaning (embedding cosine): wording is free.
+
+``analyse`` does the threshold-free work of a pair (facts, embeddings); ``decide`` applies the thresholds
+(``ReplyThresholds``), so the benchmark can choose them on held-out folds without recomputing.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
-from functools import lru_cache
 from typing import Any
 
 import structlog
 
 from monitor.equivalence.abbreviations import CATEGORIES
-from monitor.equivalence.calibration import REPLY_MODEL, reply_features
-from monitor.equivalence.facts import NUMERIC_KINDS, Fact, extract_facts, facts_agree, normalise_numbers
-from monitor.equivalence.normalize import STOPWORDS, alias_set, canon_string, expand_aliases, fold, lemma
+from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
+from monitor.equivalence.facts import Fact, extract_facts
+from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
+from monitor.equivalence.polarity import Clause, clauses
+from monitor.equivalence.reply_facts import FactDiff, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.types import ReplyMatch
 from monitor.equivalence.values import ValueComparator
+from monitor.models.vocabulary import FailureReason
 
 log = structlog.get_logger(__name__)
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[.'&/-][A-Za-z0-9]+)*")
-_COPULA = frozenset({"is", "was", "were", "are", "be", "been", "totaled", "totalled", "total", "totaling",
-                     "reached", "stood", "stands", "came", "amounted", "amounts", "equals", "equal", "of"})
-_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
-          "date": "date", "time": "time", "id": "id", "entity": "entity"}
-_MAX_LISTED = 6
-_TRUNCATED_PRECISION = 0.8
-_TRUNCATED_RECALL = 0.5
-# Words that link a label to its value: "revenue was 1.2M", "profit of $5", "EU revenue: 3%".
-_LINK = frozenset({"is", "was", "were", "are", "be", "been", "of", "for", "at", "to", "totaled", "totalled",
-                   "total", "totaling", "reached", "stood", "stands", "came", "amounted", "amounts", "equals",
-                   "equal", "the", "a", "an", "about", "around", "approximately", "roughly", "nearly", "by"})
+INCONSISTENT = FailureReason.INCONSISTENT_RESPONSE
+INCOMPLETE = FailureReason.INCOMPLETE_RESPONSE
+_MIN_CLAUSE_CONTENT = 2  # content words a fact-less gold clause needs before its coverage is checked
+_FACT_FAIL_SCORE = 0.45
+_RESTATES = 0.9  # clause cosine of a near word-for-word restatement
 
 
 @dataclass(frozen=True)
-class _Tok:
-    text: str  # surface
-    key: str  # lemma of the alias-expanded lower-case form
-    start: int
-    end: int
-    content: bool
-    fact: str  # kind of the fact the token belongs to, "" if none
-    idx: int
-    first: bool = True  # first token of its fact (a fact counts once in coverage)
+class ClauseCheck:
+    """One gold clause against the prediction."""
+
+    text: str
+    checkable: bool  # a fact-less statement with content (its coverage is judged)
+    coverage: float  # best similarity to a predicted clause or the whole prediction
+    align: float  # similarity to the closest predicted clause
+    flipped_by: str | None  # that predicted clause, when its polarity is the opposite of gold's
 
 
-@lru_cache(maxsize=32768)
-def _analyse(text: str) -> tuple[str, tuple[Fact, ...], tuple[_Tok, ...]]:
-    norm = normalise_numbers(text)
-    facts = tuple(extract_facts(text))
-    toks: list[_Tok] = []
-    for m in _WORD.finditer(norm):
-        w = m.group(0)
-        low = fold(w)
-        exp = expand_aliases(w) if (w.isupper() and len(w) >= 2) else low
-        key = " ".join(lemma(x) for x in exp.split())
-        owner = next((f for f in facts if f.span[0] <= m.start() < f.span[1]), None)
-        first = owner is None or not (toks and toks[-1].start >= owner.span[0] and toks[-1].fact)
-        toks.append(_Tok(w, _stem(key), m.start(), m.end(), low not in STOPWORDS,
-                         owner.kind if owner else "", len(toks), first))
-    return norm, facts, tuple(toks)
+@dataclass(frozen=True)
+class ReplyAnalysis:
+    """Everything about a reply pair that does not depend on the thresholds."""
+
+    exact: bool
+    cos: float
+    facts: FactDiff
+    swaps: tuple[str, ...]
+    clauses: tuple[ClauseCheck, ...]
+    method: str
+
+
+_EXACT = ReplyAnalysis(True, 1.0, FactDiff((), (), 0), (), (), "exact")
 
 
 class ReplyComparator:
@@ -72,66 +75,81 @@ class ReplyComparator:
         semantic: SemanticScorer | None = None,
         threshold: float = 0.5,
         values: ValueComparator | None = None,
+        thresholds: ReplyThresholds = DEFAULT_REPLY_THRESHOLDS,
     ) -> None:
         self.semantic = semantic
         self.threshold = threshold
+        self.thresholds = thresholds
         self.values = values or ValueComparator(semantic=semantic, threshold=threshold)
 
     # ------------------------------------------------------------------ public API
     def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """Encode all replies of ``pairs`` in one batch (one text per reply)."""
+        """Encode, in one batch, the replies of ``pairs`` and their clauses."""
         if self.semantic is None:
             return
         texts: list[str] = []
         for gold, pred in pairs:
             if canon_string(gold) != canon_string(pred):
                 texts.extend((gold.strip(), pred.strip()))
+                texts.extend(c.text for t in (gold, pred) for c in clauses(reply_facts(t)[0]))
         if texts:
             self.semantic.prefetch(list(dict.fromkeys(texts)))
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
+        return self.decide(self.analyse(gold, pred), self.thresholds)
+
+    def analyse(self, gold: str, pred: str) -> ReplyAnalysis:
         gold, pred = gold or "", pred or ""
         if canon_string(gold) == canon_string(pred):
+            return _EXACT
+        g_norm, g_facts = reply_facts(gold)
+        p_norm, _ = reply_facts(pred)
+        g_clauses, p_clauses = clauses(g_norm), clauses(p_norm)
+        facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
+        cos = self._similarity([(gold.strip(), pred.strip())])[0]
+        checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
+        method = "semantic" if self.semantic is not None else "lexical"
+        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method)
+
+    def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
+        """The verdict of an analysed pair under thresholds ``th``."""
+        if a.exact:
             return ReplyMatch(True, True, 1.0, (), (), "exact")
-        g_norm, g_facts, g_toks = _analyse(gold)
-        p_norm, p_facts, p_toks = _analyse(pred)
-        diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
-        mismatched = diff.mismatched + self._substitutions(g_toks, p_toks, diff.mismatched, g_norm, p_norm)
-        mismatched += tuple(m for m in metric_swaps(gold, pred) if m not in mismatched)
-        missing = diff.missing
-
-        g_items = _items(g_toks)
-        p_items = _items(p_toks)
-        g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
-        p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
-        recall = sum(g_cov) / len(g_cov) if g_cov else 1.0
-        precision = sum(p_cov) / len(p_cov) if p_cov else 1.0
-
-        if self.semantic is not None:
-            cos = self.semantic.similarity([(gold.strip(), pred.strip())])[0]
-            truth_score = REPLY_MODEL.score(reply_features(cos, precision))
-            comp_score = REPLY_MODEL.score(reply_features(cos, recall))
-            method = "semantic"
-        else:
-            truth_score, comp_score = precision, recall
-            method = "lexical"
-        # A prediction that only repeats part of gold (nothing of its own, most of gold left out) is
-        # a truncated reply, however close its embedding.
-        if precision >= _TRUNCATED_PRECISION and recall < _TRUNCATED_RECALL:
-            comp_score = min(comp_score, recall)
-        truthful = not mismatched and truth_score >= self.threshold
-        complete = not missing and comp_score >= self.threshold
-        score = min(truth_score, comp_score)
+        mismatched: list[str] = []
+        missing: list[str] = []
+        details: list[str] = []
+        for g, p in a.facts.changed:
+            mismatched.append(_shown(p.text))
+            details.append(f"'{_shown(p.text)}' vs gold '{_shown(g.fact.text)}'")
+        for swap in a.swaps:
+            mismatched.append(swap)
+            details.append(f"'{swap}' in place of gold's metric")
+        for c in a.clauses:
+            if c.flipped_by is not None and c.align >= th.align:
+                mismatched.append(c.flipped_by)
+                details.append(f"'{c.flipped_by}' negates gold '{c.text}'")
+        for g in a.facts.dropped:
+            if g.fact.kind == "entity" and _clause_coverage(a, g.clause) >= th.entity:
+                continue  # a name left out of a clause the prediction otherwise states: wording
+            missing.append(g.fact.text)
+            details.append(f"leaves out '{_shown(g.phrase)}'")
+        for c in a.clauses:
+            if c.checkable and th.clause > 0 and c.coverage < th.clause:
+                missing.append(c.text)
+                details.append(f"leaves out '{c.text}'")
+        off_topic = a.cos < th.semantic
+        if off_topic and not (mismatched or missing):
+            details.append(f"says something other than gold (similarity {a.cos:.2f})")
+        truthful = not mismatched and not off_topic
+        complete = not missing and not off_topic
+        score = _score(a.cos, th.semantic)
+        method = a.method
         if mismatched or missing:
-            score = min(score, 0.45)
+            score = min(score, _FACT_FAIL_SCORE)
             method += "+facts"
-        if not truthful and not mismatched:
-            mismatched = tuple(dict.fromkeys(
-                t.text for t, c in zip(p_items, p_cov, strict=True) if not c and t.content))[:_MAX_LISTED]
-        if not complete and not missing:
-            missing = tuple(dict.fromkeys(
-                t.text for t, c in zip(g_items, g_cov, strict=True) if not c and t.content))[:_MAX_LISTED]
-        return ReplyMatch(truthful, complete, round(float(score), 4), tuple(mismatched), tuple(missing), method)
+        detail = "; ".join(dict.fromkeys(details)) or None
+        return ReplyMatch(truthful, complete, round(score, 4), _unique(mismatched), _unique(missing), method,
+                          detail)
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Facts in ``reply`` (numbers, amounts, dates, ids, named entities) that no source supports."""
@@ -145,166 +163,94 @@ class ReplyComparator:
         return tuple(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ internals
-    def _substitutions(
-        self, g_toks: Sequence[_Tok], p_toks: Sequence[_Tok], already: Sequence[str], g_norm: str, p_norm: str
-    ) -> tuple[str, ...]:
-        """Content words swapped next to a fact ("revenue was 1.2M" -> "profit was 0.3M")."""
-        if not any(t.fact for t in p_toks) and not any(t.fact for t in g_toks):
+    def _same_value(self, g: Fact, p: Fact) -> bool:
+        if g.kind == "entity" and _variant(fold(g.text), fold(p.text)):
+            return True  # Greece / Greek, Syria / Syrian, Timothy / Tim
+        return self.values.compare(g.text, p.text).equivalent
+
+    def _similarity(self, pairs: list[tuple[str, str]]) -> list[float]:
+        if not pairs:
+            return []
+        if self.semantic is not None:
+            return [float(x) for x in self.semantic.similarity(pairs)]
+        return [_word_overlap(a, b) for a, b in pairs]
+
+    def _clause_checks(self, g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause],
+                       p_clauses: Sequence[Clause], pred: str) -> tuple[ClauseCheck, ...]:
+        if not g_clauses or not p_clauses:
             return ()
-        g = [t for t in g_toks if t.content or t.fact]
-        p = [t for t in p_toks if t.content or t.fact]
-        sm = SequenceMatcher(None, [t.key for t in g], [t.key for t in p], autojunk=False)
-        out: list[str] = []
-        for op, i1, i2, j1, j2 in sm.get_opcodes():
-            if op != "replace":
-                continue
-            gw = [t for t in g[i1:i2] if not t.fact]
-            pw = [t for t in p[j1:j2] if not t.fact]
-            if not gw or not pw or len(gw) > 2 or len(pw) > 2:
-                continue
-            if not (_labels_fact(p_toks, pw, p_norm) and _labels_fact(g_toks, gw, g_norm)):
-                continue
-            g_phrase = " ".join(t.text for t in gw)
-            p_phrase = " ".join(t.text for t in pw)
-            if alias_set(g_phrase) & alias_set(p_phrase):
-                continue
-            if not self.values.compare(g_phrase, p_phrase).equivalent:
-                out.append(p_phrase)
-        return tuple(x for x in out if x not in already)
+        pairs = [(g.text, p.text) for g in g_clauses for p in p_clauses] + [(g.text, pred) for g in g_clauses]
+        sims = self._similarity(pairs)
+        n = len(p_clauses)
+        rows = [sims[i * n : (i + 1) * n] for i in range(len(g_clauses))]
+        # A predicted clause that restates one gold clause nearly word for word says that and nothing else:
+        # it does not also cover the other gold clauses (nor does the whole prediction, if it is that clause).
+        owner = {j: i for i, row in enumerate(rows) for j in range(n) if row[j] >= _RESTATES}
+        out = []
+        for i, g in enumerate(g_clauses):
+            row = [0.0 if owner.get(j, i) != i else x for j, x in enumerate(rows[i])]
+            j = max(range(n), key=rows[i].__getitem__)
+            whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
+            has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
+            content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
+            checkable = not has_fact and not _is_question(g_norm, g) and content >= _MIN_CLAUSE_CONTENT
+            flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
+            out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
+        return tuple(out)
+
+
+def reply_reason(match: ReplyMatch) -> FailureReason | None:
+    """The failure reason of a reply verdict: a contradiction wins over an omission; None when it passes."""
+    if match.equivalent:
+        return None
+    if match.mismatched:
+        return INCONSISTENT
+    if match.missing or match.truthful:
+        return INCOMPLETE
+    return INCONSISTENT
+
+
+def _score(cos: float, cut: float) -> float:
+    """Cosine mapped so that the semantic cut sits at 0.5."""
+    if cos >= cut:
+        return 0.5 + 0.5 * (cos - cut) / max(1e-9, 1.0 - cut)
+    return max(0.0, 0.5 * cos / cut) if cut > 0 else 0.0
+
+
+def _is_question(text: str, clause: Clause) -> bool:
+    return bool(re.match(r"\s*[\"']?\s*\?", text[clause.span[1] :]))
+
+
+def _word_overlap(a: str, b: str) -> float:
+    """Without an embedding model: the share of the shorter text's content words the other has."""
+    ta, tb = set(content_tokens(a)), set(content_tokens(b))
+    if not ta or not tb:
+        return 1.0 if ta == tb else 0.0
+    return len(ta & tb) / min(len(ta), len(tb))
+
+
+def _variant(a: str, b: str) -> bool:
+    """One-word names that are forms of each other: same first four letters."""
+    return " " not in a and " " not in b and len(a) >= 4 and len(b) >= 4 and a[:4] == b[:4]
+
+
+def _clause_coverage(a: ReplyAnalysis, index: int) -> float:
+    return a.clauses[index].coverage if 0 <= index < len(a.clauses) else 0.0
+
+
+def _shown(text: str) -> str:
+    """A fact as quoted in a detail: without a sentence-final period ("4:15 pm." -> "4:15 pm", not "p.m.")."""
+    return re.sub(r"(?<![.\s][a-z])\.$", "", text)
+
+
+def _unique(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
 
 
 _GENERIC_ENTITIES = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
      "sure", "thanks", "thank", "hello", "hi", "ok", "okay", "yes", "no", "please", "dear"}
 )
-
-
-@dataclass(frozen=True)
-class _FactDiff:
-    mismatched: tuple[str, ...]
-    missing: tuple[str, ...]
-    g_unmatched_spans: tuple[tuple[int, int], ...]
-    p_unmatched_spans: tuple[tuple[int, int], ...]
-
-
-# A gold fact of these kinds that the prediction leaves out makes it incomplete outright; other facts
-# (plain numbers, named entities) only weigh in the coverage score.
-_HARD_MISSING = frozenset({"money", "percent", "quantity", "date", "time", "id"})
-
-
-def _fact_diff(g_facts: Sequence[Fact], p_facts: Sequence[Fact], g_norm: str, p_norm: str) -> _FactDiff:
-    g_low, p_low = fold(g_norm), fold(p_norm)
-    g_free = [g for g in g_facts if not any(facts_agree(g, p) for p in p_facts) and not _mentioned(g, p_low)]
-    p_free = [p for p in p_facts if not any(facts_agree(g, p) for g in g_facts) and not _mentioned(p, g_low)]
-    mismatched: list[str] = []
-    rivalled: set[int] = set()
-    for p in p_free:
-        group = _GROUP[p.kind]
-        for gi, g in enumerate(g_free):
-            if _GROUP[g.kind] != group:
-                continue
-            if p.kind in NUMERIC_KINDS or _entity_clash(p, g):
-                mismatched.append(p.text)
-                rivalled.add(gi)
-                break
-    missing = [g.text for gi, g in enumerate(g_free) if gi not in rivalled and g.kind in _HARD_MISSING]
-    return _FactDiff(
-        tuple(dict.fromkeys(mismatched)),
-        tuple(dict.fromkeys(missing)),
-        tuple(g.span for g in g_free),
-        tuple(p.span for p in p_free),
-    )
-
-
-def _items(toks: Sequence[_Tok]) -> list[_Tok]:
-    """The units coverage counts: content words, and each fact once."""
-    return [t for t in toks if (t.fact and t.first) or (t.content and not t.fact)]
-
-
-def _coverage(items: Sequence[_Tok], other: Sequence[_Tok], unmatched: Sequence[tuple[int, int]],
-              other_low: str) -> list[bool]:
-    """Per token of ``items``: does the other text cover it? Fact tokens follow their fact's verdict."""
-    other_keys = {t.key for t in other}
-    out = []
-    for t in items:
-        k = t.key
-        if t.fact and (k in other_keys or not any(s <= t.start < e for s, e in unmatched)):
-            out.append(True)
-            continue
-        hit = k in other_keys or any(
-            len(k) >= 4 and len(b) >= 4 and (b.startswith(k[:5]) or k.startswith(b[:5])) for b in other_keys)
-        out.append(hit or (" " in k and k in other_low))
-    return out
-
-
-def _labels_fact(toks: Sequence[_Tok], words: Sequence[_Tok], text: str) -> bool:
-    """Are ``words`` the label of an adjacent fact, with only link words between ("revenue was 1.2M")?
-
-    A clause break (":", ";", a dash, a comma) ends the label unless the fact follows it directly
-    ("EU revenue: 3%"): in "the report is ready: the total was 450" the label of 450 is "total".
-    """
-    return _reaches_fact(toks, words[-1].idx + 1, 1, text)
-
-
-_CLAUSE_BREAK = re.compile(r"[:;,\u2013\u2014(]|\s-\s")
-
-
-def _reaches_fact(toks: Sequence[_Tok], i: int, step: int, text: str = "") -> bool:
-    hops = 0
-    copula = False
-    while 0 <= i < len(toks) and hops <= 3:
-        if text and step == 1 and i > 0 and not toks[i].fact and _CLAUSE_BREAK.search(
-            text[toks[i - 1].end : toks[i].start]
-        ):
-            return False
-        if toks[i].fact:
-            return copula and toks[i].fact in NUMERIC_KINDS
-        word = fold(toks[i].text)
-        if word not in _LINK:
-            return False
-        copula = copula or word in _COPULA
-        i += step
-        hops += 1
-    return False
-
-
-def _stem(key: str) -> str:
-    """A crude suffix stripper for matching inflections (departs/departed/departing)."""
-    if " " in key or not key.isalpha() or len(key) <= 4:
-        return key
-    for suf in ("ing", "ed", "es", "ly", "s"):
-        if key.endswith(suf) and len(key) - len(suf) >= 3:
-            return key[: -len(suf)]
-    return key
-
-
-def _mentioned(f: Fact, other_low: str) -> bool:
-    key = fold(f.text)
-    return bool(re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", other_low))
-
-
-def _entity_clash(p: Fact, g: Fact) -> bool:
-    """A one-word name replaced by another, unrelated one (EU -> US, Paris -> London), not a variant of it
-    (Greece -> Greek, Syria -> Syrian)."""
-    if p.kind != "entity" or g.kind != "entity" or " " in p.text or " " in g.text:
-        return False
-    a, b = fold(p.text).strip("."), fold(g.text).strip(".")
-    if a[:4] == b[:4] or alias_set(a) & alias_set(b):
-        return False
-    return p.text.isupper() == g.text.isupper()
-
-
-def reply_coverage(gold: str, pred: str) -> tuple[float, float]:
-    """(recall, precision): how much of gold the prediction covers, and of the prediction gold covers."""
-    g_norm, g_facts, g_toks = _analyse(gold)
-    p_norm, p_facts, p_toks = _analyse(pred)
-    diff = _fact_diff(g_facts, p_facts, g_norm, p_norm)
-    g_items = _items(g_toks)
-    p_items = _items(p_toks)
-    g_cov = _coverage(g_items, p_items, diff.g_unmatched_spans, fold(p_norm))
-    p_cov = _coverage(p_items, g_items, diff.p_unmatched_spans, fold(g_norm))
-    return (sum(g_cov) / len(g_cov) if g_cov else 1.0, sum(p_cov) / len(p_cov) if p_cov else 1.0)
-
 
 _METRIC_NAMES = sorted(CATEGORIES.get("metric", {}), key=len, reverse=True)
 _METRIC_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in _METRIC_NAMES) + r")(?![\w-])")

@@ -30,6 +30,7 @@ class ReplyMatch:
     mismatched: tuple[str, ...]
     missing: tuple[str, ...]
     method: str
+    detail: str | None = None  # names the facts at fault ("'4:15 pm' vs gold '7:45 pm'; leaves out 'closes at 6'")
 
     @property
     def equivalent(self) -> bool:

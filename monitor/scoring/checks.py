@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from monitor.equivalence.replies import reply_reason
 from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
@@ -104,22 +105,20 @@ class ReferenceChecker:
         if not isinstance(pred, Reply):
             return CheckResult.failed(FailureReason.INCOMPLETE_RESPONSE, COMPLETENESS, detail="expected a reply")
         match = self.replies.compare(gold.response, pred.response)
-        # A gold fact that the prediction *replaced* with a contradicting one is a truthfulness
-        # failure, not an omission: only gold facts beyond those replaced count as left out.
-        left_out = len(match.missing) - len(match.mismatched) if not match.truthful else len(match.missing)
-        if not match.complete and (match.truthful or left_out > 0):
+        reason = reply_reason(match)
+        if reason == FailureReason.INCOMPLETE_RESPONSE:
             return CheckResult.failed(
                 FailureReason.INCOMPLETE_RESPONSE,
                 COMPLETENESS,
                 score=match.score,
-                detail=f"leaves out {list(match.missing)}" if match.missing else "leaves out gold content",
+                detail=match.detail or (f"leaves out {list(match.missing)}" if match.missing else None),
             )
-        if not match.truthful:
+        if reason == FailureReason.INCONSISTENT_RESPONSE:
             return CheckResult.failed(
                 FailureReason.INCONSISTENT_RESPONSE,
                 TRUTHFULNESS,
                 score=match.score,
                 mismatched=tuple(match.mismatched),
-                detail=f"contradicts gold: {list(match.mismatched)}" if match.mismatched else None,
+                detail=match.detail or (f"contradicts gold: {list(match.mismatched)}" if match.mismatched else None),
             )
         return CheckResult.passed(match.score)

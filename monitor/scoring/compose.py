@@ -34,6 +34,8 @@ def success_rate(turns: Sequence[ScoredTurn], config: CompositionConfig) -> floa
 
 
 def test_pass(turns: Sequence[ScoredTurn], rate: float | None, config: CompositionConfig) -> bool:
+    if not turns:
+        return True  # nothing expected and nothing done: no failure to report (success_rate stays None)
     if rate is None:
         return False
     if config.kind == "gating":

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from monitor.equivalence.calibration import (
+    DEFAULT_REPLY_THRESHOLDS,
     NO_OVERLAP_MIN_COS,
-    REPLY_MODEL,
     VALUE_MODEL,
     remainders,
-    reply_features,
     sigmoid,
     value_features,
     value_score,
@@ -23,7 +22,6 @@ def test_sigmoid_is_stable():
 
 def test_models_are_tiny():
     assert len(VALUE_MODEL.weights) == len(VALUE_MODEL.names) <= 8
-    assert len(REPLY_MODEL.weights) == len(REPLY_MODEL.names) <= 8
 
 
 def test_no_shared_word_needs_a_near_synonym_cosine():
@@ -38,9 +36,11 @@ def test_remainders():
     assert remainders("paris", "london") is None
 
 
-def test_reply_score_increases_with_similarity_and_coverage():
-    low = REPLY_MODEL.score(reply_features(0.4, 0.3))
-    mid = REPLY_MODEL.score(reply_features(0.8, 0.3))
-    high = REPLY_MODEL.score(reply_features(0.8, 0.9))
-    assert low < 0.5 < high
-    assert low < mid < high
+def test_reply_score_puts_the_semantic_cut_at_one_half():
+    """The reply score maps the whole-reply cosine so the tuned cut sits at 0.5, facts aside."""
+    from monitor.equivalence.replies import _score
+
+    cut = DEFAULT_REPLY_THRESHOLDS.semantic
+    assert _score(cut, cut) == 0.5
+    assert _score(cut - 0.1, cut) < 0.5 < _score(cut + 0.1, cut) < _score(1.0, cut) == 1.0
+    assert 0 < DEFAULT_REPLY_THRESHOLDS.clause < DEFAULT_REPLY_THRESHOLDS.semantic < 1

@@ -73,3 +73,12 @@ def test_missing_turn_counts_and_first_failure(engine):
 def test_first_failure_turn_is_the_earliest_failing_turn(engine):
     result = engine.score_dialog(dialog(tool_turn(1, OK, OK), tool_turn(2, OK, BAD), tool_turn(3, BAD, BAD)))
     assert result.first_failure_turn == 2 and result.root_cause == "inconsistent_parameter_values"
+
+
+def test_an_empty_dialog_passes_with_no_success_rate(engine):
+    for empty in (dialog(), dialog(turns=None, gold_turns=[], predict_turns=[])):
+        result = engine.score_dialog(empty)
+        assert result.test_pass is True
+        assert result.success_rate is None
+        assert result.total_failures == 0 and result.turns == []
+

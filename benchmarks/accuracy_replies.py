@@ -1,0 +1,325 @@
+"""Held-out accuracy of the reply comparator on the development data, beside bare-cosine baselines.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py --data DIR [--folds 5] [--errors N]
+
+``DIR`` must hold ``sgd_reply_pairs_dev.jsonl`` and ``stsb_en_dev.csv`` (see /work/shared/data/README.md).
+
+What is tuned, and how it is held out:
+
+* The comparator has four thresholds (``ReplyThresholds``: whole-reply cosine, clause coverage, clause
+  alignment for negation, clause coverage that excuses a left-out name). For every fold they are chosen on
+  the other folds (coordinate ascent over a grid, from the shipped defaults) to maximise balanced accuracy
+  (for the SGD replies, its mean with failure-reason accuracy), then scored on the fold.
+* SGD replies carry no domain field. Folds are grouped by *inferred domain*: the gold replies'
+  sentence embeddings are clustered with k-means (k = 4 x folds, fixed seed) and whole clusters are held
+  out, so pairs about the same kind of service never sit on both sides of a split.
+* STS-B: plain k-fold over pairs (shuffled, fixed seed).
+* Baselines: bare cosine >= 0.5, and the best single cosine threshold, the latter also held out the same
+  way (chosen on the other folds) and, for reference, in-sample (chosen on all pairs, an upper bound).
+
+The quoted figures are the held-out ones. The in-sample figure of the shipped defaults is printed too,
+labelled as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from monitor.equivalence import EmbeddingScorer, ReplyComparator, ReplyMatch
+from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
+from monitor.equivalence.replies import reply_reason
+
+REPLY_FILE = "sgd_reply_pairs_dev.jsonl"
+STSB_FILE = "stsb_en_dev.csv"
+PASS = "pass"
+
+GRID = {
+    "semantic": (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65),
+    "clause": (0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
+    "align": (0.5, 0.6, 0.7, 0.8, 0.9, 1.01),
+    "entity": (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01),
+}
+SWEEPS = 3
+
+
+@dataclass(frozen=True)
+class Pair:
+    gold: str
+    pred: str
+    expected: str  # "pass" or the expected failure reason ("fail" when the data gives none)
+
+
+def load_reply_pairs(path: Path) -> list[Pair]:
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            out.append(Pair(row["gold"], row["predicted"], row["expected_reason"] or PASS))
+        except (json.JSONDecodeError, KeyError) as exc:
+            raise SystemExit(f"{path}:{n}: bad reply pair ({exc})") from exc
+    return out
+
+
+def load_stsb_pairs(path: Path) -> list[Pair]:
+    out = []
+    with path.open(newline="") as fh:
+        for row in csv.reader(fh):
+            if len(row) != 3 or row[2] == "score":
+                continue
+            score = float(row[2])
+            if score >= 4:
+                out.append(Pair(row[0], row[1], PASS))
+            elif score <= 1:
+                out.append(Pair(row[0], row[1], "fail"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ measures
+def balanced(expected: Sequence[str], passed: Sequence[bool]) -> tuple[float, float, float]:
+    pos = [p for e, p in zip(expected, passed, strict=True) if e == PASS]
+    neg = [p for e, p in zip(expected, passed, strict=True) if e != PASS]
+    tpr = sum(pos) / len(pos) if pos else float("nan")
+    tnr = sum(not p for p in neg) / len(neg) if neg else float("nan")
+    return (tpr + tnr) / 2, tpr, tnr
+
+
+def reason_accuracy(expected: Sequence[str], got: Sequence[str]) -> float:
+    failing = [(e, g) for e, g in zip(expected, got, strict=True) if e != PASS]
+    return sum(e == g for e, g in failing) / len(failing) if failing else float("nan")
+
+
+def caught(expected: Sequence[str], got: Sequence[str], reason: str) -> float:
+    rows = [g for e, g in zip(expected, got, strict=True) if e == reason]
+    return sum(g != PASS for g in rows) / len(rows) if rows else float("nan")
+
+
+def best_threshold(cos: Sequence[float], expected: Sequence[str]) -> float:
+    cands = sorted(set(round(c, 3) for c in cos))
+    return max(cands, key=lambda t: balanced(expected, [c >= t for c in cos])[0])
+
+
+# ------------------------------------------------------------------------------------------ folds
+def kmeans_groups(vectors: np.ndarray, k: int, seed: int = 0, rounds: int = 50) -> np.ndarray:
+    """Cluster ids of unit ``vectors`` (spherical k-means, k-means++ start, fixed seed)."""
+    rng = np.random.default_rng(seed)
+    centres = [vectors[rng.integers(len(vectors))]]
+    for _ in range(1, k):
+        d = 1.0 - np.max(vectors @ np.array(centres).T, axis=1)
+        p = np.clip(d, 0, None) ** 2
+        centres.append(vectors[rng.choice(len(vectors), p=p / p.sum())])
+    c = np.array(centres)
+    labels = np.zeros(len(vectors), dtype=int)
+    for _ in range(rounds):
+        labels = np.argmax(vectors @ c.T, axis=1)
+        for j in range(k):
+            members = vectors[labels == j]
+            if len(members):
+                m = members.sum(axis=0)
+                c[j] = m / (np.linalg.norm(m) or 1.0)
+    return labels
+
+
+def grouped_folds(groups: np.ndarray, folds: int) -> list[np.ndarray]:
+    """Assign whole groups to folds, largest first onto the smallest fold (balanced sizes)."""
+    sizes = {g: int((groups == g).sum()) for g in np.unique(groups)}
+    fold_of: dict[int, int] = {}
+    load = [0] * folds
+    for g in sorted(sizes, key=lambda g: -sizes[g]):
+        f = int(np.argmin(load))
+        fold_of[int(g)] = f
+        load[f] += sizes[g]
+    assign = np.array([fold_of[int(g)] for g in groups])
+    return [np.flatnonzero(assign == f) for f in range(folds)]
+
+
+def random_folds(n: int, folds: int, seed: int = 0) -> list[np.ndarray]:
+    order = np.random.default_rng(seed).permutation(n)
+    return [np.sort(order[f::folds]) for f in range(folds)]
+
+
+# ------------------------------------------------------------------------------------------ evaluation
+Verdicts = Callable[[ReplyThresholds, Sequence[int]], list[str]]
+
+
+def verdict_fn(comparator: ReplyComparator, pairs: Sequence[Pair]) -> Verdicts:
+    """Verdicts of pairs under given thresholds; the threshold-free analysis of each pair is cached."""
+    comparator.prefetch([(p.gold, p.pred) for p in pairs])
+    analyses = [comparator.analyse(p.gold, p.pred) for p in pairs]
+
+    def run(th: ReplyThresholds, idx: Sequence[int]) -> list[str]:
+        return [reply_reason(comparator.decide(analyses[i], th)) or PASS for i in idx]
+
+    return run
+
+
+def objective(expected: Sequence[str], got: Sequence[str], with_reason: bool) -> float:
+    bal = balanced(expected, [g == PASS for g in got])[0]
+    return (bal + reason_accuracy(expected, got)) / 2 if with_reason else bal
+
+
+def tune(run: Verdicts, pairs: Sequence[Pair], idx: Sequence[int], with_reason: bool) -> ReplyThresholds:
+    """Coordinate ascent over ``GRID`` from the shipped defaults: each threshold in turn, ``SWEEPS`` rounds."""
+    expected = [pairs[i].expected for i in idx]
+    best = DEFAULT_REPLY_THRESHOLDS
+    best_score = objective(expected, run(best, idx), with_reason)
+    for _ in range(SWEEPS):
+        before = best
+        for name, values in GRID.items():
+            for v in values:
+                th = replace(best, **{name: v})
+                score = objective(expected, run(th, idx), with_reason)
+                if score > best_score + 1e-12:
+                    best, best_score = th, score
+        if best == before:
+            break
+    return best
+
+
+@dataclass
+class Figures:
+    held_out: list[str]
+    defaults: list[str]
+    chosen: list[ReplyThresholds]
+    cos_held_out: list[bool]
+    cos: list[float]
+
+
+def evaluate(comparator: ReplyComparator, scorer: EmbeddingScorer, pairs: Sequence[Pair],
+             folds: Sequence[np.ndarray], with_reason: bool) -> Figures:
+    run = verdict_fn(comparator, pairs)
+    cos = scorer.similarity([(p.gold.strip(), p.pred.strip()) for p in pairs])
+    held_out = [PASS] * len(pairs)
+    cos_held = [False] * len(pairs)
+    chosen = []
+    for test in folds:
+        train = np.setdiff1d(np.arange(len(pairs)), test)
+        th = tune(run, pairs, train, with_reason)
+        chosen.append(th)
+        for i, v in zip(test, run(th, test), strict=True):
+            held_out[i] = v
+        t = best_threshold([cos[i] for i in train], [pairs[i].expected for i in train])
+        for i in test:
+            cos_held[i] = cos[i] >= t
+    defaults = run(DEFAULT_REPLY_THRESHOLDS, range(len(pairs)))
+    return Figures(held_out, defaults, chosen, cos_held, cos)
+
+
+def _baselines(expected: Sequence[str], fig: Figures) -> list[str]:
+    t_all = best_threshold(fig.cos, expected)
+    return [
+        "  bare cosine >= 0.5:                balanced {:.3f}  (pass {:.3f}, fail {:.3f})".format(
+            *balanced(expected, [c >= 0.5 for c in fig.cos])),
+        "  best single threshold, held out:   balanced {:.3f}  (pass {:.3f}, fail {:.3f})".format(
+            *balanced(expected, fig.cos_held_out)),
+        f"  best single threshold, in-sample:  balanced {balanced(expected, [c >= t_all for c in fig.cos])[0]:.3f}"
+        f"  (cosine >= {t_all:.3f}; an upper bound, not a held-out figure)",
+    ]
+
+
+def _chosen(fig: Figures) -> str:
+    return "  thresholds chosen per fold: " + "; ".join(
+        f"semantic {t.semantic} clause {t.clause} align {t.align} entity {t.entity}" for t in fig.chosen)
+
+
+def sgd_section(comparator: ReplyComparator, scorer: EmbeddingScorer, data: Path, folds: int) -> list[str]:
+    pairs = load_reply_pairs(data / REPLY_FILE)
+    golds = list(dict.fromkeys(p.gold.strip() for p in pairs))
+    emb = scorer.encode(golds)
+    cluster_of = dict(zip(golds, kmeans_groups(emb, 4 * folds), strict=True))
+    groups = np.array([cluster_of[p.gold.strip()] for p in pairs])
+    fig = evaluate(comparator, scorer, pairs, grouped_folds(groups, folds), with_reason=True)
+    expected = [p.expected for p in pairs]
+    lines = [
+        f"== Replies: {REPLY_FILE} ({sum(e == PASS for e in expected)} same, "
+        f"{sum(e == 'inconsistent_response' for e in expected)} changed, "
+        f"{sum(e == 'incomplete_response' for e in expected)} dropped) ==",
+        f"held out ({folds} folds grouped by inferred domain: k-means of gold-reply embeddings, "
+        f"{4 * folds} clusters):",
+    ]
+    for name, got in (("project, held out", fig.held_out), ("project, shipped defaults (in-sample)", fig.defaults)):
+        bal, tpr, tnr = balanced(expected, [g == PASS for g in got])
+        lines.append(
+            f"  {name}: balanced {bal:.3f} (same passed {tpr:.3f}, failing caught {tnr:.3f}; "
+            f"changed caught {caught(expected, got, 'inconsistent_response'):.3f}, "
+            f"dropped caught {caught(expected, got, 'incomplete_response'):.3f}); "
+            f"failure reason right for {reason_accuracy(expected, got):.3f} of failing replies")
+    return lines + _baselines(expected, fig) + [_chosen(fig)]
+
+
+def stsb_section(comparator: ReplyComparator, scorer: EmbeddingScorer, data: Path, folds: int) -> list[str]:
+    pairs = load_stsb_pairs(data / STSB_FILE)
+    fig = evaluate(comparator, scorer, pairs, random_folds(len(pairs), folds), with_reason=False)
+    expected = [p.expected for p in pairs]
+    lines = [
+        f"== Replies: {STSB_FILE} ({sum(e == PASS for e in expected)} pairs scored >= 4, "
+        f"{sum(e != PASS for e in expected)} scored <= 1) ==",
+        f"held out ({folds}-fold over pairs):",
+    ]
+    for name, got in (("project, held out", fig.held_out), ("project, shipped defaults (in-sample)", fig.defaults)):
+        lines.append("  {}: balanced {:.3f}  (pass {:.3f}, fail {:.3f})".format(
+            name, *balanced(expected, [g == PASS for g in got])))
+    return lines + _baselines(expected, fig) + [_chosen(fig)]
+
+
+def check_data_dir(data: Path) -> None:
+    missing = [name for name in (REPLY_FILE, STSB_FILE) if not (data / name).is_file()]
+    if missing:
+        raise SystemExit(f"--data {data}: missing {', '.join(missing)} (the development data directory, "
+                         "e.g. ../shared/data)")
+
+
+def replies_report(data_dir: Path | str, folds: int = 5, scorer: EmbeddingScorer | None = None) -> list[str]:
+    """Report lines for the SGD reply pairs and STS-B: held-out project figures beside the baselines."""
+    data = Path(data_dir)
+    check_data_dir(data)
+    scorer = scorer or EmbeddingScorer()
+    comparator = ReplyComparator(semantic=scorer)
+    return sgd_section(comparator, scorer, data, folds) + stsb_section(comparator, scorer, data, folds)
+
+
+def error_lines(data: Path, limit: int, scorer: EmbeddingScorer) -> list[str]:
+    """Misjudged SGD pairs under the shipped defaults (for reading, not for tuning on single pairs)."""
+    comparator = ReplyComparator(semantic=scorer)
+    out = []
+    for p in load_reply_pairs(data / REPLY_FILE):
+        m = comparator.compare(p.gold, p.pred)
+        got = reply_reason(m) or PASS
+        if got != p.expected:
+            out.append(f"  {p.expected} -> {got}: {p.gold!r} || {p.pred!r} :: {m.detail}")
+    return out[:limit]
+
+
+def _match_line(m: ReplyMatch) -> str:
+    return f"{reply_reason(m) or PASS}: {m.detail}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, required=True, help="directory with the development data files")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--errors", type=int, default=0, help="also list this many misjudged SGD pairs")
+    args = ap.parse_args()
+    check_data_dir(args.data)
+    scorer = EmbeddingScorer()
+    for line in replies_report(args.data, args.folds, scorer):
+        print(line)
+    if args.errors:
+        print("\n".join(error_lines(args.data, args.errors, scorer)))
+
+
+if __name__ == "__main__":
+    main()

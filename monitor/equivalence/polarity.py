@@ -1,0 +1,72 @@
+"""Clauses of a reply and their polarity: "the refund was approved" vs "the refund was not approved".
+
+A reply is cut into clauses at sentence ends, semicolons and colons, and at "and" / "but" / commas
+that join two statements. A clause is negated when it holds an odd number of negation cues ("not",
+"n't", "no", "never", "without", ...). An answer particle that agrees with the clause ("No, they don't")
+is not counted twice, and set phrases that negate nothing ("no problem", "not only") are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|(?<=[a-z0-9)][.!?])(?=[A-Z])|\s*[;:]\s+|\n+")
+# Joins of two statements or list items: commas, "and", "but", "while", "although".
+_JOIN = re.compile(r",\s+|\s+(?:and|but|while|whereas|although|though)\s+", re.I)
+# Lower-case only: a capitalised "No" inside a clause belongs to a name ("No Sleep by Martin Garrix").
+_NEG_CUE = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|unable|unavailable)\b|n't\b|n’t\b"
+)
+_NOT_NEGATING = re.compile(
+    r"\b(?:no\s+(?:problem|worries|doubt|matter|later\s+than|more\s+than|less\s+than)|not\s+only"
+    r"|not\s+a\s+problem|why\s+not|if\s+not)\b",
+    re.I,
+)
+_PARTICLE = re.compile(r"^\W*(yes|yeah|yep|yup|sure|no|nope)\b[\s,.!-]*", re.I)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One statement of a reply: its ``text``, character ``span`` in the reply, and ``negated``."""
+
+    text: str
+    span: tuple[int, int]
+    negated: bool
+
+
+def negated(text: str) -> bool:
+    """Does ``text`` state its content negatively? ("they do not serve alcohol", "No, it's not.")"""
+    body = _NOT_NEGATING.sub(" ", text)
+    particle = _PARTICLE.match(body)
+    rest = body[particle.end():] if particle else body
+    rest = re.sub(r"^\W*(Not|No|Never|None|Nothing|Nobody|Neither)\b", lambda m: m.group(0).lower(), rest)
+    cues = len(_NEG_CUE.findall(rest))
+    if particle and particle.group(1).lower() in {"no", "nope"} and (cues == 0 and not rest.strip()):
+        return True  # a bare "No."
+    return cues % 2 == 1
+
+
+def _pieces(text: str, start: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    out, pos = [], start
+    for m in pattern.finditer(text, start):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(text)))
+    return out
+
+
+@lru_cache(maxsize=32768)
+def clauses(text: str) -> tuple[Clause, ...]:
+    """The clauses of ``text`` in order (empty pieces dropped)."""
+    out: list[Clause] = []
+    for s, e in _pieces(text, 0, _SENTENCE):
+        sentence = text[s:e]
+        for cs, ce in _pieces(sentence, 0, _JOIN):
+            piece = sentence[cs:ce].strip(" ,.!?;:-\u2013\u2014\"'")
+            if not piece:
+                continue
+            left = s + cs + sentence[cs:ce].find(piece)
+            out.append(Clause(piece, (left, left + len(piece)), negated(piece)))
+    return tuple(out)
