@@ -72,6 +72,11 @@ class LruCache(Generic[K, V]):
         with self._lock:
             return key in self._data
 
+    def keys(self) -> list[K]:
+        """The cached keys (a copy, in no promised order)."""
+        with self._lock:
+            return list(self._data.keys())
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)

@@ -45,3 +45,10 @@ def test_collector_exports_counts_at_scrape_time():
     assert registry.get_sample_value("aem_cache_hits_total", labels) == 2
     assert registry.get_sample_value("aem_cache_misses_total", labels) == 1
     assert registry.get_sample_value("aem_cache_entries", labels) == 1
+
+
+def test_keys_are_the_entries_held():
+    cache: LruCache[str, int] = LruCache("t", maxsize=2)
+    for k in "abc":
+        cache.put(k, 1)
+    assert sorted(cache.keys()) == ["b", "c"]

@@ -95,6 +95,13 @@ class EmbeddingScorer(SemanticScorer):
         self.encoder_kind = self._encoder.kind
 
     @property
+    def cached_texts(self) -> frozenset[str]:
+        """Every text with a cached vector, in either cache."""
+        return frozenset(self.texts.keys()) | frozenset(self.references.keys())
+
+    _cache = cached_texts  # the name of the former single cache, read by older tests
+
+    @property
     def caches(self) -> tuple[LruCache[str, np.ndarray], ...]:
         return (self.texts, self.references)
 

@@ -54,6 +54,4 @@ def test_reference_set_and_predictions_batched_up_front(embedding_scorer):
     start = scorer.encoded_texts
     preds = [Reply(response="What region do you want?"), Reply(response="What region do you want?"), None]
     engine.prefetch_predictions(preds)
-    assert scorer.encoded_texts == start + 1
-    engine.checker.check(Reply(response="Which region should the report cover?"), preds[0])
-    assert scorer.encoded_texts == start + 1  # both sides were cached: the check encodes nothing
+    assert scorer.encoded_texts == start + 1 and "What region do you want?" in scorer.cached_texts
