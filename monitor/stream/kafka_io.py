@@ -13,6 +13,8 @@ from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import KafkaError, KafkaTimeoutError, MessageSizeTooLargeError, TopicAlreadyExistsError
 
+from monitor.stream.security import KafkaClient, client_kwargs
+
 log = structlog.get_logger(__name__)
 
 # Against Tansu a default group join takes ~23 s; these bring it to ~3 s (and suit Kafka too).
@@ -27,7 +29,7 @@ class Topics:
 
 
 def ensure_topics(
-    bootstrap: str,
+    bootstrap: str | KafkaClient,
     names: Iterable[str],
     partitions: int = 3,
     timeout: float = 30.0,
@@ -37,7 +39,7 @@ def ensure_topics(
     deadline = time.monotonic() + timeout
     while True:
         try:
-            admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aem-admin", request_timeout_ms=10000)
+            admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
             break
         except KafkaError:
             if time.monotonic() > deadline:
@@ -58,9 +60,9 @@ def ensure_topics(
         admin.close()
 
 
-def partition_count(bootstrap: str, topic: str, timeout: float = 30.0) -> int:
+def partition_count(bootstrap: str | KafkaClient, topic: str, timeout: float = 30.0) -> int:
     """How many partitions a topic has (waits for its metadata)."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, client_id="aem-metadata")
+    consumer = KafkaConsumer(**client_kwargs(bootstrap), group_id=None, client_id="aem-metadata")
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -73,12 +75,12 @@ def partition_count(bootstrap: str, topic: str, timeout: float = 30.0) -> int:
         consumer.close()
 
 
-def ensure_partitions(bootstrap: str, topic: str, partitions: int) -> None:
+def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int) -> None:
     """Grow a topic to at least `partitions` (the state topic must mirror the trace topic's partitions)."""
     have = partition_count(bootstrap, topic)
     if have >= partitions:
         return
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aem-admin", request_timeout_ms=10000)
+    admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
     try:
         admin.create_partitions({topic: NewPartitions(total_count=partitions)})
     except KafkaError as exc:
@@ -92,10 +94,14 @@ def ensure_partitions(bootstrap: str, topic: str, partitions: int) -> None:
 
 
 def make_consumer(
-    bootstrap: str, topics: Sequence[str], group_id: str | None, client_id: str = "aem-monitor", **overrides: object
+    bootstrap: str | KafkaClient,
+    topics: Sequence[str],
+    group_id: str | None,
+    client_id: str = "aem-monitor",
+    **overrides: object,
 ) -> KafkaConsumer:
     options: dict[str, object] = {
-        "bootstrap_servers": bootstrap,
+        **client_kwargs(bootstrap),
         "group_id": group_id,
         "client_id": client_id,
         "enable_auto_commit": False,
@@ -202,9 +208,9 @@ class ResendingProducer:
             self.producer.close(timeout=timeout)
 
 
-def make_producer(bootstrap: str, client_id: str = "aem-monitor", **overrides: object) -> KafkaProducer:
+def make_producer(bootstrap: str | KafkaClient, client_id: str = "aem-monitor", **overrides: object) -> KafkaProducer:
     options: dict[str, object] = {
-        "bootstrap_servers": bootstrap,
+        **client_kwargs(bootstrap),
         "client_id": client_id,
         "acks": "all",
         "linger_ms": 5,
