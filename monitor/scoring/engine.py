@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,15 +76,16 @@ class ScoringEngine:
         judge: ReferenceFreeChecker | None = None,
         catalog: Any = (),
         registry: Any = None,
-        judge_env: Mapping[str, str] | None = None,
+        judge_settings: Any = None,
     ) -> ScoringEngine:
         """An engine with the default comparators (embedding scorer loaded lazily, offline).
 
         Turns without a reference go to the reference-free checker: the tool `catalog`, grounding,
-        and the LLM judge when `AEM_JUDGE_URL` (or `judge_env`) names one; its metrics go to `registry`.
+        and the LLM judge that `judge_settings` (a `JudgeSettings`; None reads `AEM_JUDGE_*`) names;
+        its metrics go to `registry`.
         """
         from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
-        from monitor.judge import GroundingChecker
+        from monitor.judge import GroundingChecker, judge_settings_from_env
 
         config = config or ScoringConfig()
         if semantic == "default":
@@ -92,7 +93,8 @@ class ScoringEngine:
         values = ValueComparator(semantic=semantic, threshold=config.threshold)
         replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
         if judge is None:
-            judge = GroundingChecker.from_env(values, replies, registry=registry, catalog=catalog, env=judge_env)
+            settings = judge_settings if judge_settings is not None else judge_settings_from_env()
+            judge = GroundingChecker.create(values, replies, settings, registry=registry, catalog=catalog)
         return cls(config=config, checker=ReferenceChecker(values, replies), judge=judge)
 
     def session(

@@ -100,7 +100,7 @@ class Monitor:
             settings.scoring,
             catalog=read_catalog(settings.tools or None),
             registry=self.metrics.registry,
-            judge_env=settings.judge.as_env(),
+            judge_settings=settings.judge,
         )
         self.processor = TurnProcessor(
             self.engine,
