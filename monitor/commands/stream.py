@@ -13,8 +13,29 @@ import structlog
 from pydantic import ValidationError
 
 from monitor.sources.files import InputError, read_dialogs, validation_error
+from monitor.stream.security import SaslMechanism, SecurityProtocol
 
 log = structlog.get_logger(__name__)
+
+
+def add_kafka_security(parser: argparse.ArgumentParser) -> None:
+    """Flags of the `kafka` settings section (also AEM_KAFKA_* and the config file's `kafka:`)."""
+    group = parser.add_argument_group("Kafka security (docs/operating.md)")
+    group.add_argument("--security-protocol", choices=[p.value for p in SecurityProtocol])
+    group.add_argument("--sasl-mechanism", choices=[m.value for m in SaslMechanism])
+    group.add_argument("--sasl-username")
+    group.add_argument(
+        "--sasl-password", help="visible in the process list: prefer AEM_KAFKA_SASL_PASSWORD or the config file"
+    )
+    group.add_argument("--ssl-cafile", help="CA bundle that signs the brokers' certificates")
+    group.add_argument("--ssl-certfile", help="client certificate (mutual TLS)")
+    group.add_argument("--ssl-keyfile", help="private key of the client certificate")
+
+
+def kafka_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    names = ("security_protocol", "sasl_mechanism", "sasl_username", "sasl_password")
+    names += ("ssl_cafile", "ssl_certfile", "ssl_keyfile")
+    return {name: getattr(args, name) for name in names}
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,16 +50,26 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     run.add_argument("--tools", help="tool catalog for judge-only turns")
     run.add_argument("--idle-timeout", type=float, dest="idle_timeout_s", help="seconds before an idle dialog ends")
     run.add_argument("--config", type=Path, help="YAML/JSON config file (monitor and scoring sections)")
+    run.add_argument(
+        "--broker-unreachable-exit",
+        type=float,
+        dest="broker_unreachable_exit_s",
+        help="exit non-zero after this many seconds without the broker (default 300; 0 = never)",
+    )
+    run.add_argument("--dlq-payload", help="what the DLQ keeps of a rejected event: full, truncate:N or redact")
+    add_kafka_security(run)
     run.set_defaults(func=cmd_run)
 
     replay = sub.add_parser("replay", help="publish dialog files as trace events")
     replay.add_argument("paths", nargs="*", metavar="PATH")
     replay.add_argument("--sample", action="store_true", help="publish the bundled sample traffic")
-    replay.add_argument("--bootstrap-servers", required=True)
+    replay.add_argument("--bootstrap-servers", help="Kafka bootstrap servers (env AEM_BOOTSTRAP_SERVERS)")
+    replay.add_argument("--config", type=Path, help="config file whose bootstrap_servers and kafka section to use")
     replay.add_argument("--topic", default="aem.traces")
     replay.add_argument("--rate", type=float, help="events per second (default: as fast as possible)")
     replay.add_argument("--repeat", type=int, default=1, help="publish each dialog N times as new conversations")
     replay.add_argument("--release", help="override the release of every dialog")
+    add_kafka_security(replay)
     replay.set_defaults(func=cmd_replay)
 
     demo = sub.add_parser("demo", help="local demo: embedded broker, sample traffic, monitor, /metrics, live view")
@@ -72,6 +103,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         "reference": args.reference,
         "tools": args.tools,
         "idle_timeout_s": args.idle_timeout_s,
+        "broker_unreachable_exit_s": args.broker_unreachable_exit_s,
+        "dlq_payload": args.dlq_payload,
+        "kafka": kafka_overrides(args),
     }
     try:
         settings = load_settings(args.config, overrides=overrides)
@@ -87,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _install_stop(monitor.stop)
     try:
         monitor.run()
-    except (RuntimeError, TimeoutError) as exc:  # start-up problems: topics, partitions, broker
+    except (RuntimeError, TimeoutError) as exc:  # start-up problems, or the broker gone for too long
         sys.stderr.write(f"aem run: error: {exc}\n")
         return 2
     return 0
@@ -98,9 +132,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from monitor.models.dialog import Dialog
     from monitor.stream.kafka_io import make_producer
     from monitor.stream.replay import dialog_events, publish
+    from monitor.stream.settings import load_cluster
 
     try:
+        cluster = load_cluster(
+            args.config, overrides={"bootstrap_servers": args.bootstrap_servers, "kafka": kafka_overrides(args)}
+        )
         dialogs = [d for path in args.paths for d in read_dialogs(path)]
+    except ValidationError as exc:
+        sys.stderr.write(f"aem replay: error: {validation_error(str(args.config or 'settings'), None, exc)}\n")
+        return 2
     except InputError as exc:
         sys.stderr.write(f"aem replay: error: {exc}\n")
         return 2
@@ -116,7 +157,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 cid = dialog.dialog_id if args.repeat == 1 else f"{dialog.dialog_id}#{round_no}"
                 yield from dialog_events(dialog, conversation_id=cid, release=args.release)
 
-    producer = make_producer(args.bootstrap_servers, client_id="aem-replay")
+    producer = make_producer(cluster, client_id="aem-replay")
     try:
         sent = publish(producer, args.topic, events(), rate=args.rate)
     finally:

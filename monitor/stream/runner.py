@@ -14,12 +14,14 @@ import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.errors import CommitFailedError, KafkaError
 from kafka.structs import OffsetAndMetadata
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.sources.files import read_catalog, read_dialogs
+from monitor.stream.dlq import dlq_headers, dlq_payload
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
+from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.kafka_io import (
     ResendingProducer,
     ensure_partitions,
@@ -28,6 +30,7 @@ from monitor.stream.kafka_io import (
     make_producer,
     partition_count,
 )
+from monitor.stream.labels import LabelGuard, trusted_time
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.offsets import OffsetTracker
 from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
@@ -95,7 +98,11 @@ class Monitor:
         registry: CollectorRegistry | None = None,
     ) -> None:
         self.settings = settings
-        self.metrics = MonitorMetrics(registry, release_ttl_seconds=settings.release_ttl_s)
+        self.metrics = MonitorMetrics(  # hardening hook: bounded labels (monitor/stream/labels.py)
+            registry,
+            release_ttl_seconds=settings.release_ttl_s,
+            labels=LabelGuard(settings.max_label_chars, settings.max_release_pairs),
+        )
         self.engine = engine or ScoringEngine.create(
             settings.scoring,
             catalog=read_catalog(settings.tools or None),
@@ -126,46 +133,68 @@ class Monitor:
         self._rebalancing = False  # partitions revoked, new assignment not yet known
         self._consumer: Any = None
         self._producer: Any = None
-        self._http: Any = None
+        self._http: HealthServer | None = None
         self.metrics_port: int | None = None
+        # hardening hooks: /healthz, the broker probe, the one Kafka client config (monitor/stream/health.py)
+        self.kafka = settings.cluster
+        self.health = Health(settings.healthz_max_poll_age_s, settings.healthz_max_broker_silence_s)
+        self.failure: BrokerUnreachable | None = None
+        self.dlq_policy = settings.dlq_policy
+        self._probe: BrokerProbe | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def serve_metrics(self) -> int:
         if self._http is None:
-            server, _ = start_http_server(
-                self.settings.metrics_port, addr=self.settings.metrics_host, registry=self.metrics.registry
-            )
-            self._http = server
-            self.metrics_port = int(server.server_address[1])
+            s = self.settings
+            self._http = HealthServer(
+                self.metrics.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
+            ).start()
+            self.metrics_port = self._http.port
             log.info("metrics served", port=self.metrics_port)
-        return self.metrics_port  # type: ignore[return-value]
+        return self._http.port
+
+    def _give_up_on_broker(self, silent_s: float) -> None:
+        """Called by the broker probe: stop, and make `run` raise (so `aem run` exits non-zero)."""
+        self.failure = BrokerUnreachable(
+            f"no contact with the broker at {self.kafka} for {silent_s:.0f}s "
+            f"(broker_unreachable_exit_s={self.settings.broker_unreachable_exit_s:g})"
+        )
+        self.stop_event.set()
 
     def stop(self) -> None:
         self.stop_event.set()
 
     def run(self) -> None:
         s = self.settings
+        self._probe = BrokerProbe(
+            self.kafka,
+            self.health,
+            interval_s=s.broker_probe_interval_s,
+            silence_limit_s=s.broker_unreachable_exit_s,
+            on_silence=self._give_up_on_broker,
+        ).start()
         if s.create_topics:
-            ensure_topics(s.bootstrap_servers, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
+            ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
         # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
         self._producer = ResendingProducer(
-            lambda: make_producer(s.bootstrap_servers, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
+            lambda: make_producer(self.kafka, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
         )
         if s.resolved_state_topic:
-            partitions = partition_count(s.bootstrap_servers, s.topic)
-            ensure_topics(s.bootstrap_servers, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
-            ensure_partitions(s.bootstrap_servers, s.resolved_state_topic, partitions)
-            self.state = KafkaStateStore(s.bootstrap_servers, s.resolved_state_topic, self._producer)
+            partitions = partition_count(self.kafka, s.topic)
+            ensure_topics(self.kafka, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
+            ensure_partitions(self.kafka, s.resolved_state_topic, partitions)
+            self.state = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer)
             self._producer.partitions_for(s.resolved_state_topic)
-        self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
+        self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self._listener)
-        log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=s.bootstrap_servers)
+        log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
         last_lag = 0.0
         try:
             while not self.stop_event.is_set():
                 try:
                     batch = self._consumer.poll(timeout_ms=s.poll_timeout_ms)
+                    self.health.polled()
                     try:
                         self._handle_rebalance()
                     except KafkaError:
@@ -188,12 +217,17 @@ class Monitor:
                     self.stop_event.wait(1.0)
         finally:
             self._shutdown()
+        if self.failure is not None:
+            raise self.failure
 
     def _shutdown(self) -> None:
         """Finish the current batch: record what is ready, flush, commit, leave the group."""
+        if self._probe is not None:
+            self._probe.stop()
         try:
-            self._record(self.processor.tick())
-            self._flush_and_commit(timeout=10)
+            if self.failure is None:  # with the broker gone nothing could be flushed or committed
+                self._record(self.processor.tick())
+                self._flush_and_commit(timeout=10)
         except KafkaError as exc:
             log.warning("shutdown commit failed", error=repr(exc))
         finally:
@@ -208,8 +242,10 @@ class Monitor:
 
     def step(self, records: Sequence[Any]) -> None:
         decoded: list[tuple[TraceEvent, tuple[TopicPartition, int]]] = []
+        record_ms: dict[tuple[TopicPartition, int], int] = {}  # hardening hook: broker timestamps
         for rec in records:
             tp = TopicPartition(rec.topic, rec.partition)
+            record_ms[(tp, rec.offset)] = rec.timestamp
             self.offsets.seen(tp, rec.offset)
             self.stats.events += 1
             try:
@@ -223,7 +259,8 @@ class Monitor:
         out = Outcome()
         for event, ref in decoded:
             self.owner[event.conversation_id] = ref[0]
-            self.metrics.see_release(event.agent, event.release, event.epoch_seconds)
+            seen_at = trusted_time(event.epoch_seconds, record_ms.get(ref), time.time(), self.settings.clock_skew_s)
+            self.metrics.see_release(event.agent, event.release, seen_at)
             result = self.processor.process(event, ref)
             if result.event_outcome:
                 self.metrics.record_event(result.event_outcome)
@@ -291,9 +328,11 @@ class Monitor:
         )
 
     def _dead_letter(self, rec: Any, exc: InvalidEvent) -> None:
-        headers = [("aem-error", str(exc).encode("utf-8")[:1000])]
-        headers += [("aem-source", f"{rec.topic}/{rec.partition}/{rec.offset}".encode())]
-        self._producer.send(self.settings.dlq_topic, key=rec.key, value=rec.value or b"", headers=headers)
+        # hardening hook: payload policy and original headers (monitor/stream/dlq.py)
+        source = f"{rec.topic}/{rec.partition}/{rec.offset}"
+        headers = dlq_headers(rec.headers, str(exc), source, rec.value, self.dlq_policy)
+        value = dlq_payload(rec.value, self.dlq_policy)
+        self._producer.send(self.settings.dlq_topic, key=rec.key, value=value, headers=headers)
         self.metrics.record_event("invalid")
         self.metrics.dlq_messages.inc()
         self.stats.invalid += 1
@@ -310,10 +349,12 @@ class Monitor:
                 verdict = emission.verdict
                 self.metrics.record_turn(verdict, emission.agent, emission.release, emission.mode)
                 if emission.event_time is not None:
-                    self.metrics.event_latency.observe(max(0.0, now - emission.event_time))
+                    event_time = trusted_time(emission.event_time, None, now, self.settings.clock_skew_s)
+                    self.metrics.event_latency.observe(max(0.0, now - event_time))
                 self.stats.verdicts += 1
                 if verdict.success is not None:
-                    tally = self.stats.by_release.setdefault((emission.agent, emission.release), [0, 0])
+                    labels = self.metrics.labels.admit(emission.agent, emission.release, count=False)
+                    tally = self.stats.by_release.setdefault(labels, [0, 0])
                     tally[0] += int(verdict.success)
                     tally[1] += 1
                 if verdict.success is False and verdict.attribution == "root_cause" and verdict.failure_reason:

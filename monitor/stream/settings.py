@@ -42,8 +42,10 @@ class MonitorSettings(BaseSettings):
     http_max_connections: int = Field(8, ge=1, le=256)  # /metrics and /healthz served at once; more wait
     # `aem run` exits non-zero after this long without any successful broker contact (0: never).
     broker_unreachable_exit_s: float = Field(300.0, ge=0)
-    # /healthz fails when no poll succeeded for this long.
+    # /healthz fails when no poll succeeded for this long, or no broker contact for this long.
     healthz_max_poll_age_s: float = Field(60.0, gt=0)
+    healthz_max_broker_silence_s: float = Field(15.0, gt=0)
+    broker_probe_interval_s: float = Field(5.0, gt=0)
     reference: Annotated[list[str], NoDecode] = Field(default_factory=list)  # golden dialogs for reference_id
     tools: str | None = None  # tool catalog for judge-only turns
     idle_timeout_s: float = Field(300.0, gt=0)
@@ -138,3 +140,37 @@ def load_settings(
     data = file_section(config_file) if config_file is not None else {}
     with settings_context(environ=environ, file_data=data):
         return MonitorSettings(**_drop_none(overrides or {}))
+
+
+class ClusterSettings(BaseSettings):
+    """Only where the cluster is and how to reach it: for commands that talk to Kafka without scoring."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="ignore"
+    )
+
+    bootstrap_servers: str = "127.0.0.1:9092"
+    kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return layered_sources(settings_cls, init_settings)
+
+
+def load_cluster(
+    config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> KafkaClient:
+    """The cluster of a config file's monitor section, ``AEM_BOOTSTRAP_SERVERS``/``AEM_KAFKA_*`` and flags."""
+    data = file_section(config_file) if config_file is not None else {}
+    with settings_context(environ=environ, file_data=data):
+        found = ClusterSettings(**_drop_none(overrides or {}))
+    return KafkaClient(bootstrap_servers=found.bootstrap_servers, security=found.kafka)
