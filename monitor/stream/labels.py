@@ -44,7 +44,7 @@ class LabelGuard:
     def __init__(
         self,
         max_chars: int = 64,
-        max_pairs: int = 500,
+        max_pairs: int = 100,
         on_overflow: Callable[[], None] | None = None,
     ) -> None:
         self.max_chars = max_chars

@@ -65,7 +65,7 @@ class MonitorSettings(BaseSettings):
     # Label bounds (docs/reliability.md): longer or odd agent/release values are cleaned up, and
     # (agent, release) pairs beyond the cap are counted under release="other".
     max_label_chars: int = Field(64, ge=8, le=256)
-    max_release_pairs: int = Field(500, ge=1)
+    max_release_pairs: int = Field(100, ge=1)
     clock_skew_s: float = Field(300.0, gt=0)  # event timestamps further from now are clamped
     create_topics: bool = True
     topic_partitions: int = Field(3, ge=1)
