@@ -420,7 +420,8 @@ class Monitor:
         if not assigned:
             return
         try:
-            ends = self._consumer.end_offsets(assigned)
+            # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
+            ends = self._consumer.end_offsets(assigned, timeout_ms=5000)
         except KafkaError as exc:
             log.warning("lag lookup failed", error=str(exc))
             return
