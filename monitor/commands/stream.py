@@ -33,8 +33,8 @@ def add_kafka_security(parser: argparse.ArgumentParser) -> None:
 
 
 def kafka_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    names = ("security_protocol", "sasl_mechanism", "sasl_username", "sasl_password")
-    names += ("ssl_cafile", "ssl_certfile", "ssl_keyfile")
+    names = ["security_protocol", "sasl_mechanism", "sasl_username", "sasl_password"]
+    names += ["ssl_cafile", "ssl_certfile", "ssl_keyfile"]
     return {name: getattr(args, name) for name in names}
 
 
