@@ -45,14 +45,15 @@ def child(conversations: int, turns: int, max_open: int, typed_only: bool) -> di
     from monitor.demo.traffic import sample_dialogs
     from monitor.logs import configure_logging
     from monitor.models.dialog import Dialog
-    from monitor.scoring import ScoringConfig, ScoringEngine
+    from monitor.scoring import ScoringConfig
     from monitor.stream.events import TraceEvent
     from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
     from monitor.stream.replay import dialog_events
+    from monitor.wiring import build_engine
 
     configure_logging("warning")
     engine = (
-        ScoringEngine.create(ScoringConfig(), semantic=None) if typed_only else ScoringEngine.create(ScoringConfig())
+        build_engine(ScoringConfig(), embed=not typed_only)
     )
     pool = [
         [e for e in dialog_events(Dialog.model_validate(d)) if e["turn_no"] <= turns]

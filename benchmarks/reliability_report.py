@@ -24,8 +24,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from monitor.logs import configure_logging  # noqa: E402
-from monitor.scoring import ScoringConfig, ScoringEngine  # noqa: E402
+from monitor.scoring import ScoringConfig  # noqa: E402
 from monitor.stream.broker import TansuBroker  # noqa: E402
+from monitor.wiring import build_engine  # noqa: E402
 from tests.reliability import scenarios  # noqa: E402
 
 ALL = ("kill9", "join_leave", "freeze", "sigterm")
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown scenarios: {sorted(unknown)}")
 
     started = time.monotonic()
-    engine = ScoringEngine.create(ScoringConfig())
+    engine = build_engine(ScoringConfig())
     results = []
     with TansuBroker() as broker:
         for name in chosen:

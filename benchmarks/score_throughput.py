@@ -18,7 +18,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from monitor.equivalence import EmbeddingScorer
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ScoringConfig
+from monitor.wiring import build_engine
 
 CITIES = ["Paris", "Berlin", "Madrid", "Rome", "Lisbon", "Vienna", "Prague", "Warsaw", "Dublin", "Oslo"]
 METRICS = ["revenue", "profit", "units sold", "gross margin", "churn", "active users"]
@@ -107,7 +108,7 @@ def main() -> None:
 
     acts = action_dialogs(args.actions, rng)
     n_actions = sum(len(d.turns or []) for d in acts)
-    engine = ScoringEngine.create(ScoringConfig(), semantic=EmbeddingScorer())
+    engine = build_engine(ScoringConfig(), semantic=EmbeddingScorer())
     engine.checker.values.semantic._model = model  # share loaded weights, not caches  # type: ignore[attr-defined]
     seconds, _ = timed(lambda: engine.score_dialogs(acts))
     print(f"action turns:   {n_actions:>6} in {seconds:6.2f} s = {n_actions / seconds:8.0f} turns/s (aem score engine)")
@@ -122,7 +123,7 @@ def main() -> None:
     print(f" in {bare_seconds:6.2f} s = {bare_rate:8.0f} turns/s")
 
     dialogs = response_dialogs(pairs)
-    engine = ScoringEngine.create(ScoringConfig(), semantic=EmbeddingScorer())
+    engine = build_engine(ScoringConfig(), semantic=EmbeddingScorer())
     engine.checker.values.semantic._model = model  # type: ignore[attr-defined]
     seconds, results = timed(lambda: engine.score_dialogs(dialogs))
     rate = len(pairs) / seconds

@@ -34,6 +34,7 @@ from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.replay import dialog_events, publish
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.wiring import build_engine
 
 sys_path_benchmarks = os.path.dirname(os.path.abspath(__file__))
 import sys  # noqa: E402
@@ -170,12 +171,66 @@ def latency(bootstrap: str, make_engine, rate: float, seconds: float) -> None:  
     )
 
 
+def otlp_backlog(bootstrap: str, dialogs: list[Dialog], make_engine) -> None:  # type: ignore[no-untyped-def]
+    """The OTLP input beside native events on the same backlog, gold from one reference file in all three runs."""
+    import tempfile
+    from pathlib import Path
+
+    from monitor.sources.otlp import Encoding
+    from monitor.sources.otlp.emit import dialog_records
+
+    def unaligned(d: Dialog) -> dict:  # type: ignore[type-arg]
+        turns = d.turns or []
+        return {
+            "dialog_id": d.dialog_id,
+            "gold_turns": [{"turn": t.turn, "gold_turn": t.gold_turn} for t in turns],
+            "predict_turns": [{"turn_no": t.turn_no, "turn": t.turn, "predict_turn": t.predict_turn} for t in turns],
+        }
+
+    refs = [Dialog.model_validate(unaligned(d)) for d in dialogs]
+    turns = sum(len(d.turns or []) for d in dialogs)
+    rates = []
+    with tempfile.TemporaryDirectory() as tmp:
+        reference = Path(tmp) / "references.jsonl"
+        reference.write_text("".join(d.model_dump_json(exclude_none=True) + "\n" for d in refs))
+        for input_format in ("aem", "otlp_json", "otlp_proto"):
+            names = topics(bootstrap)
+            producer = make_producer(bootstrap)
+            if input_format == "aem":
+                records = publish(producer, names[0], [e for d in refs for e in dialog_events(d)])
+            else:
+                records = 0
+                for record in dialog_records(((d, d.dialog_id) for d in dialogs), Encoding(input_format)):
+                    producer.send(names[0], key=record.key, value=record.value)
+                    records += 1
+                producer.flush(timeout=60)
+            producer.close()
+            settings = MonitorSettings(
+                bootstrap_servers=bootstrap,
+                topic=names[0],
+                verdict_topic=names[1],
+                dlq_topic=names[2],
+                state_topic=names[3],
+                group_id=f"aem-{uuid.uuid4().hex[:6]}",
+                create_topics=False,
+                metrics_port=0,
+                metrics_host="127.0.0.1",
+                input_format=input_format,
+                reference=[str(reference)],
+            )
+            monitor = Monitor(settings, engine=make_engine(), registry=CollectorRegistry())
+            seconds = run_monitor_until(monitor, turns)
+            rates.append(f"{input_format} {turns / seconds:6.0f} turns/s ({records} records)")
+    print(f"{'otlp vs native':<15} {turns:>6} turns (gold by reference_id): " + "   ".join(rates))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--actions", type=int, default=10_000)
     parser.add_argument("--responses", type=int, default=2_000)
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--otlp-actions", type=int, default=3_000, help="action turns for the OTLP run (0: skip)")
     args = parser.parse_args()
     configure_logging("error")
     import random
@@ -188,11 +243,13 @@ def main() -> None:
     def make_engine() -> ScoringEngine:
         scorer = EmbeddingScorer()
         scorer._model = shared.model  # same weights, cold caches
-        return ScoringEngine.create(ScoringConfig(), semantic=scorer)
+        return build_engine(ScoringConfig(), semantic=scorer)
 
     rng = random.Random(3)
     with TansuBroker() as broker:
         backlog(broker.bootstrap, action_dialogs(args.actions, rng), "action turns", make_engine)
+        if args.otlp_actions:
+            otlp_backlog(broker.bootstrap, action_dialogs(args.otlp_actions, random.Random(4)), make_engine)
         backlog(broker.bootstrap, response_dialogs(reply_pairs(args.responses, rng)), "response turns", make_engine)
         latency(broker.bootstrap, make_engine, args.rate, args.seconds)
 

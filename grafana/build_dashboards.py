@@ -20,13 +20,22 @@ OUT_DIR = Path(__file__).resolve().parent / "dashboards"
 DATASOURCE = {"type": "prometheus", "uid": "aem-prometheus"}
 SEL = 'agent=~"$agent",release=~"$release"'
 AGENT = 'agent=~"$agent"'
+JOB = 'job=~"$job"'  # raw series: the scrape job(s) of the monitor, chosen in the dashboard
+RAW = f"{JOB},{SEL}"
+NOT_CONFIGURED = "judge not configured"
 
 
-def target(expr: str, legend: str = "", ref: str = "A", instant: bool = False) -> dict[str, Any]:
+def target(
+    expr: str, legend: str = "", ref: str = "A", instant: bool = False, exemplar: bool = False, table: bool = False
+) -> dict[str, Any]:
     t: dict[str, Any] = {"datasource": DATASOURCE, "refId": ref, "expr": expr, "legendFormat": legend}
     if instant:
         t["instant"] = True
         t["range"] = False
+    if exemplar:
+        t["exemplar"] = True  # diamonds on the graph: {conversation_id, turn_no} of a failing turn
+    if table:
+        t["format"] = "table"
     return t
 
 
@@ -58,8 +67,84 @@ def panel(
     }
 
 
-def ratio(title: str, expr: str, legend: str, description: str = "", **kw: Any) -> dict[str, Any]:
-    return panel(title, [target(expr, legend)], unit="percentunit", minmax=(0, 1), description=description, **kw)
+def ratio(
+    title: str, expr: str, legend: str, description: str = "", exemplar: bool = False, **kw: Any
+) -> dict[str, Any]:
+    targets = [target(expr, legend, exemplar=exemplar)]
+    return panel(title, targets, unit="percentunit", minmax=(0, 1), description=description, **kw)
+
+
+def failure_share(by: str) -> str:
+    """Share of scored turns failing per `by`, from the raw counters (so the panel can show exemplars)."""
+    return (
+        f"sum by (agent, release, {by}) (rate(aem_turn_failures_total{{{RAW}}}[$__rate_interval]))\n"
+        "  / on (agent, release) group_left ()\n"
+        f"sum by (agent, release) (rate(aem_turns_total{{{RAW}}}[$__rate_interval]))"
+    )
+
+
+def comparison_table(title: str, dimension: str, description: str) -> dict[str, Any]:
+    """Per agent and `dimension`: the newest release (1h) against the previous one (1d), and the change."""
+    newest = f"aem:release_comparison:newest_turn_failures_by_{dimension}:ratio_rate1h{{{AGENT}}}"
+    previous = f"aem:release_comparison:previous_turn_failures_by_{dimension}:ratio_rate1d{{{AGENT}}}"
+    filled_newest = f"({newest} or 0 * {previous})"
+    filled_previous = f"({previous} or 0 * {newest})"
+    p = panel(
+        title,
+        [
+            target(filled_newest, ref="A", instant=True, table=True),
+            target(filled_previous, ref="B", instant=True, table=True),
+            target(f"{filled_newest} - {filled_previous}", ref="C", instant=True, table=True),
+        ],
+        kind="table",
+        unit="percentunit",
+        description=description,
+    )
+    p["options"] = {"showHeader": True, "sortBy": [{"displayName": "change", "desc": True}]}
+    p["transformations"] = [
+        {"id": "merge", "options": {}},
+        {
+            "id": "organize",
+            "options": {
+                "excludeByName": {"Time": True},
+                "indexByName": {"agent": 0, "release": 1, "previous_release": 2, dimension: 3},
+                "renameByName": {
+                    "release": "newest release",
+                    "previous_release": "previous release",
+                    "Value #A": "newest (1h)",
+                    "Value #B": "previous (1d)",
+                    "Value #C": "change",
+                },
+            },
+        },
+    ]
+    return p
+
+
+def judge_panel(title: str, expr: str, legend: str, unit: str) -> dict[str, Any]:
+    """A judge panel that reads "judge not configured" (not No data) when the monitor has no LLM judge."""
+    p = panel(
+        title,
+        [
+            target(expr, legend, "A"),
+            target(f"max(aem_judge_configured{{{JOB}}}) == 0", "LLM judge", "B"),
+        ],
+        kind="stat",
+        unit=unit,
+        description="Only with the optional LLM judge (AEM_JUDGE_URL); without one the panel says so.",
+    )
+    p["fieldConfig"]["overrides"] = [
+        {
+            "matcher": {"id": "byFrameRefID", "options": "B"},
+            "properties": [
+                {"id": "unit", "value": "none"},
+                {"id": "mappings", "value": [{"type": "value", "options": {"0": {"text": NOT_CONFIGURED}}}]},
+            ],
+        }
+    ]
+    p["options"]["graphMode"] = "area"
+    p["fieldConfig"]["defaults"]["noValue"] = "no judge requests yet"
+    return p
 
 
 def variables() -> list[dict[str, Any]]:
@@ -80,6 +165,7 @@ def variables() -> list[dict[str, Any]]:
         }
 
     return [
+        {**var("job", "label_values(aem_events_total, job)"), "label": "monitor job"},
         var("agent", "label_values(aem_turns_total, agent)"),
         var("release", 'label_values(aem_turns_total{agent=~"$agent"}, release)'),
     ]
@@ -120,22 +206,9 @@ def dashboard(uid: str, title: str, description: str, panels: list[dict[str, Any
     }
 
 
-def overview() -> dict[str, Any]:
-    panels = [
-        ratio(
-            "Turn correctness by release (5m)",
-            f"aem:turn_correctness:ratio_rate5m{{{SEL}}}",
-            "{{agent}} {{release}}",
-            "Share of scored turns that pass (aem_turns_total outcome=pass / all). Unscored turns are excluded.",
-            w=16,
-        ),
-        panel(
-            "Turn correctness, last hour",
-            [target(f"aem:turn_correctness:ratio_rate1h{{{SEL}}}", "{{agent}} {{release}}", instant=True)],
-            kind="stat",
-            unit="percentunit",
-            w=8,
-        ),
+def release_comparison() -> list[dict[str, Any]]:
+    """What did the newest release break? Newest vs previous per agent, on one screen."""
+    return [
         panel(
             "Newest vs previous release",
             [
@@ -156,39 +229,96 @@ def overview() -> dict[str, Any]:
                 "(ignores the release selector). The AemReleaseCorrectnessRegression alert compares exactly "
                 "these two lines (newest over 1h, previous over 1d) with a margin."
             ),
-            w=12,
         ),
+        panel(
+            "Top root causes of the newest release (reason:field)",
+            [
+                target(
+                    "topk by (agent) (10, sum by (agent, release, reason, field) "
+                    f"(increase(aem_root_causes_total{{{JOB},{AGENT}}}[$__range])) "
+                    "and on (agent, release) aem:release:newest)",
+                    "{{agent}} {{release}} {{reason}}:{{field}}",
+                    instant=True,
+                )
+            ],
+            kind="bargauge",
+            description=(
+                "Root-cause failed turns of each agent's newest release over the dashboard's range, by "
+                "reason and offending field (parameter). Cascading failures are left out: fix these first. "
+                "Example conversations: the exemplars of the failure-rate panels, then `aem inspect ID`."
+            ),
+        ),
+        comparison_table(
+            "Newest vs previous: failures by sub-metric",
+            "sub_metric",
+            "Share of turns failing on each sub-metric: newest release over 1h, previous over 1d, and the "
+            "change in points. Largest increase first. Ignores the release selector.",
+        ),
+        comparison_table(
+            "Newest vs previous: failures by reason",
+            "reason",
+            "Share of turns failing with each reason: newest release over 1h, previous over 1d, and the "
+            "change in points. A reason the previous release never had shows previous = 0.",
+        ),
+    ]
+
+
+def overview() -> dict[str, Any]:
+    panels = [
+        ratio(
+            "Turn correctness by release (5m)",
+            f"aem:turn_correctness:ratio_rate5m{{{SEL}}}",
+            "{{agent}} {{release}}",
+            "Share of scored turns that pass (aem_turns_total outcome=pass / all). Unscored turns are excluded. "
+            "A release that fails every turn reads 0.",
+            w=16,
+        ),
+        panel(
+            "Turn correctness, last hour",
+            [target(f"aem:turn_correctness:ratio_rate1h{{{SEL}}}", "{{agent}} {{release}}", instant=True)],
+            kind="stat",
+            unit="percentunit",
+            w=8,
+        ),
+        *release_comparison(),
         panel(
             "Scored turns/s by release",
             [target(f"aem:turns:rate5m{{{SEL}}}", "{{agent}} {{release}}")],
             unit="reqps",
-            w=12,
+            w=24,
+            h=6,
         ),
         ratio(
             "Failure rate by sub-metric",
-            f"aem:turn_failures_by_sub_metric:ratio_rate5m{{{SEL}}}",
+            failure_share("sub_metric"),
             "{{release}} {{sub_metric}}",
-            "Share of scored turns failing on each sub-metric (structural / completeness / truthfulness).",
+            "Share of scored turns failing on each sub-metric (structural / completeness / truthfulness). "
+            "Diamonds are exemplars: hover one for the conversation_id and turn_no of a failing turn, then "
+            "run `aem inspect <conversation_id>`.",
+            exemplar=True,
         ),
         ratio(
             "Failure rate by reason",
-            f"aem:turn_failures_by_reason:ratio_rate5m{{{SEL}}}",
+            failure_share("reason"),
             "{{release}} {{reason}}",
+            "Share of scored turns failing with each reason. Diamonds are exemplars (a failing turn's "
+            "conversation_id and turn_no): `aem inspect <conversation_id>` shows its cascade.",
+            exemplar=True,
         ),
         panel(
             "Top failure reasons (selected range)",
             [
                 target(
-                    f"topk(10, sum by (reason, sub_metric) (increase(aem_turn_failures_total{{{SEL}}}[$__range])))",
+                    f"topk(10, sum by (reason, sub_metric) (increase(aem_turn_failures_total{{{RAW}}}[$__range])))",
                     "{{reason}} ({{sub_metric}})",
                     instant=True,
                 )
             ],
             kind="bargauge",
             description=(
-                "Failed turns by reason over the dashboard's time range. The offending field (parameter) "
-                "is not a metric label (unbounded cardinality): per-field detail is in the verdicts on "
-                "aem.verdicts and in `aem score --format json`."
+                "Failed turns by reason over the dashboard's time range. The offending field of root causes "
+                "is in 'Top root causes of the newest release'; per-turn detail is in the verdicts on "
+                "aem.verdicts (`aem inspect`, `aem tail aem.verdicts`)."
             ),
         ),
         ratio(
@@ -224,56 +354,62 @@ def overview() -> dict[str, Any]:
             [
                 target(
                     "histogram_quantile(0.5, sum by (le, release) "
-                    f"(rate(aem_turn_score_bucket{{{SEL}}}[$__rate_interval])))",
+                    f"(rate(aem_turn_score_bucket{{{RAW}}}[$__rate_interval])))",
                     "p50 {{release}}",
                     "A",
+                    exemplar=True,
                 ),
                 target(
                     "histogram_quantile(0.1, sum by (le, release) "
-                    f"(rate(aem_turn_score_bucket{{{SEL}}}[$__rate_interval])))",
+                    f"(rate(aem_turn_score_bucket{{{RAW}}}[$__rate_interval])))",
                     "p10 {{release}}",
                     "B",
                 ),
             ],
             minmax=(0, 1),
+            description="The continuous score behind pass/fail. Diamonds: scores of failing turns (exemplars).",
         ),
     ]
     return dashboard(
         "aem-overview",
         "AEM / Agent correctness",
-        "Per-release turn correctness, failure breakdowns, attribution and chains (AEM monitor).",
+        "Per-release turn correctness, newest vs previous release, failure breakdowns with example "
+        "conversations (exemplars), attribution and chains (AEM monitor).",
         panels,
     )
 
 
 def pipeline() -> dict[str, Any]:
     rate = "[$__rate_interval]"
+    job = f"{{{JOB}}}"
     panels = [
         panel(
             "Events/s by outcome",
-            [target(f"sum by (outcome) (rate(aem_events_total{rate}))", "{{outcome}}")],
+            [target(f"sum by (outcome) (rate(aem_events_total{job}{rate}))", "{{outcome}}")],
             unit="reqps",
         ),
         panel(
             "Dead-letter messages/s",
-            [target(f"sum(rate(aem_dlq_messages_total{rate}))", "to aem.traces.dlq")],
+            [target(f"sum(rate(aem_dlq_messages_total{job}{rate}))", "to aem.traces.dlq")],
             unit="reqps",
+            description="Inspect with `aem tail aem.traces.dlq`; re-drive fixed events with `aem redrive`.",
         ),
         ratio("Invalid event share (10m)", "aem:events_invalid:ratio_rate10m", "invalid"),
         panel(
             "Consumer lag per partition",
-            [target("aem:consumer_lag_messages:max", "{{topic}}/{{partition}}")],
+            [target(f"max by (topic, partition) (aem_consumer_lag_messages{job})", "{{topic}}/{{partition}}")],
+            description="Per topic/partition, the max across replicas (as aem:consumer_lag_messages:max).",
         ),
         panel(
             "Event-to-verdict latency p50 / p99",
             [
                 target(
-                    f"histogram_quantile(0.5, sum by (le) (rate(aem_event_latency_seconds_bucket{rate})))",
+                    f"histogram_quantile(0.5, sum by (le) (rate(aem_event_latency_seconds_bucket{job}{rate})))",
                     "p50",
                     "A",
                 ),
                 target(
-                    f"histogram_quantile(0.99, sum by (le) (rate(aem_event_latency_seconds_bucket{rate})))",
+                    f"histogram_quantile(0.99, sum by (le) (rate(aem_event_latency_seconds_bucket{job}{rate})))",
                     "p99",
                     "B",
                 ),
@@ -282,39 +418,36 @@ def pipeline() -> dict[str, Any]:
         ),
         panel(
             "Open conversations",
-            [target("sum by (instance) (aem_open_dialogs)", "{{instance}}")],
+            [target(f"sum by (instance) (aem_open_dialogs{job})", "{{instance}}")],
         ),
         panel(
             "Evictions/s (memory bound)",
-            [target(f"sum(rate(aem_evictions_total{rate}))", "evicted")],
+            [target(f"sum(rate(aem_evictions_total{job}{rate}))", "evicted")],
             unit="reqps",
             description="Open conversations finished early because the in-memory bound was reached.",
         ),
         panel(
             "Monitor instances up",
-            [target('sum(up{job="aem-monitor"})', "up", instant=True)],
+            [target(f"sum(up{job})", "up", instant=True)],
             kind="stat",
+            description="Scrape targets of the selected job(s) that are up (the job variable: `monitor job`).",
         ),
         panel(
             "Scored turns/s (selected agent, release)",
-            [target(f"sum by (agent, release) (rate(aem_turns_total{{{SEL}}}{rate}))", "{{agent}} {{release}}")],
+            [target(f"sum by (agent, release) (rate(aem_turns_total{{{RAW}}}{rate}))", "{{agent}} {{release}}")],
             unit="reqps",
         ),
-        panel(
+        judge_panel(
             "LLM judge requests/s by outcome",
-            [target(f"sum by (outcome) (rate(aem_judge_requests_total{rate}))", "{{outcome}}")],
-            unit="reqps",
-            description="Only when the optional LLM judge is configured.",
+            f"sum by (outcome) (rate(aem_judge_requests_total{job}{rate}))",
+            "{{outcome}}",
+            "reqps",
         ),
-        panel(
+        judge_panel(
             "LLM judge latency p99",
-            [
-                target(
-                    f"histogram_quantile(0.99, sum by (le) (rate(aem_judge_latency_seconds_bucket{rate})))",
-                    "p99",
-                )
-            ],
-            unit="s",
+            f"histogram_quantile(0.99, sum by (le) (rate(aem_judge_latency_seconds_bucket{job}{rate})))",
+            "p99",
+            "s",
         ),
     ]
     return dashboard(

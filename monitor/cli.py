@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
-def _score_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _score_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score annotated dialog files (JSON/JSONL) offline")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--format", choices=["jsonl", "json", "table"], default="jsonl")
@@ -36,7 +35,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     return run_score(args)
 
 
-def _stream_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _stream_commands(sub: argparse._SubParsersAction) -> None:
     try:
         from monitor.commands import stream as stream_commands
     except ImportError:  # pragma: no cover - the streaming package is optional at import time
@@ -64,10 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-
-
-def print_json(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,18 +29,20 @@ def embedding_scorer():
 
 @pytest.fixture(scope="session")
 def engine(embedding_scorer):
-    from monitor.scoring import ScoringConfig, ScoringEngine
+    from monitor.scoring import ScoringConfig
+    from monitor.wiring import build_engine
 
-    return ScoringEngine.create(ScoringConfig(), semantic=embedding_scorer)
+    return build_engine(ScoringConfig(), semantic=embedding_scorer)
 
 
 @pytest.fixture(scope="session")
 def make_engine(embedding_scorer):
     """Build an engine with another config but the same (already loaded) model."""
-    from monitor.scoring import ScoringConfig, ScoringEngine
+    from monitor.scoring import ScoringConfig
+    from monitor.wiring import build_engine
 
     def build(**config):
-        return ScoringEngine.create(ScoringConfig.model_validate(config), semantic=embedding_scorer)
+        return build_engine(ScoringConfig.model_validate(config), semantic=embedding_scorer)
 
     return build
 

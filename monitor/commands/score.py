@@ -11,9 +11,10 @@ import structlog
 from pydantic import ValidationError
 
 from monitor.report import render_table, summarize
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ScoringConfig
 from monitor.scoring.config import load_config_file
-from monitor.sources.files import InputError, read_catalog, read_dialogs, validation_error
+from monitor.sources.files import InputError, read_dialogs, validation_error
+from monitor.wiring import build_engine, judge_from_env, read_catalog
 
 log = structlog.get_logger(__name__)
 
@@ -41,7 +42,7 @@ def run_score(args: argparse.Namespace) -> int:
     except InputError as exc:
         sys.stderr.write(f"aem score: error: {exc}\n")
         return 2
-    engine = ScoringEngine.create(config, catalog=tools)
+    engine = build_engine(config, catalog=tools, judge=judge_from_env())
     results = engine.score_dialogs(dialogs)
     summary = summarize(results)
     out = sys.stdout

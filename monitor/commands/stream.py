@@ -38,7 +38,7 @@ def kafka_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names}
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="the streaming monitor: score trace events from Kafka, export metrics")
     run.add_argument("--bootstrap-servers", help="Kafka bootstrap servers (env AEM_BOOTSTRAP_SERVERS)")
     run.add_argument("--topic", help="trace topic (default aem.traces; env AEM_TOPIC)")
@@ -50,6 +50,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     run.add_argument("--tools", help="tool catalog for judge-only turns")
     run.add_argument("--idle-timeout", type=float, dest="idle_timeout_s", help="seconds before an idle dialog ends")
     run.add_argument("--config", type=Path, help="YAML/JSON config file (monitor and scoring sections)")
+    run.add_argument(
+        "--input-format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        help="what the topic carries: aem trace events (default) or OTLP GenAI spans (docs/otlp.md)",
+    )
     run.add_argument(
         "--broker-unreachable-exit",
         type=float,
@@ -69,6 +74,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     replay.add_argument("--rate", type=float, help="events per second (default: as fast as possible)")
     replay.add_argument("--repeat", type=int, default=1, help="publish each dialog N times as new conversations")
     replay.add_argument("--release", help="override the release of every dialog")
+    replay.add_argument(
+        "--format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        default="aem",
+        help="aem trace events (default), or each dialog as a trace of OpenTelemetry GenAI spans in OTLP",
+    )
     add_kafka_security(replay)
     replay.set_defaults(func=cmd_replay)
 
@@ -90,8 +101,8 @@ def _install_stop(stop: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from monitor.stream.runner import Monitor
     from monitor.stream.settings import load_settings
+    from monitor.wiring import build_monitor
 
     overrides = {
         "bootstrap_servers": args.bootstrap_servers,
@@ -106,10 +117,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         "broker_unreachable_exit_s": args.broker_unreachable_exit_s,
         "dlq_payload": args.dlq_payload,
         "kafka": kafka_overrides(args),
+        "input_format": args.input_format,
     }
     try:
         settings = load_settings(args.config, overrides=overrides)
-        monitor = Monitor(settings)
+        monitor = build_monitor(settings)
     except ValidationError as exc:
         sys.stderr.write(f"aem run: error: {validation_error(str(args.config or 'settings'), None, exc)}\n")
         return 2
@@ -159,10 +171,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     producer = make_producer(cluster, client_id="aem-replay")
     try:
+        if args.format != "aem":
+            return _replay_otlp(args, producer, dialogs)
         sent = publish(producer, args.topic, events(), rate=args.rate)
     finally:
         producer.close(timeout=10)
     sys.stderr.write(f"aem replay: published {sent} events to {args.topic}\n")
+    return 0
+
+
+def _replay_otlp(args: argparse.Namespace, producer: Any, dialogs: list[Any]) -> int:
+    """Each dialog as one trace of GenAI spans (docs/otlp.md), as OTLP batches of the chosen encoding."""
+    from monitor.stream.otlp import publish_otlp
+
+    pairs = (
+        (dialog, dialog.dialog_id if args.repeat == 1 else f"{dialog.dialog_id}#{round_no}")
+        for round_no in range(args.repeat)
+        for dialog in dialogs
+    )
+    sent = publish_otlp(producer, args.topic, pairs, args.format, release=args.release, rate=args.rate)
+    sys.stderr.write(f"aem replay: published {sent} {args.format} batches to {args.topic}\n")
     return 0
 
 

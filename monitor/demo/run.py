@@ -20,6 +20,7 @@ from monitor.stream.kafka_io import Topics, ensure_topics, make_producer
 from monitor.stream.replay import RateLimiter, dialog_events
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.wiring import build_monitor
 
 log = structlog.get_logger(__name__)
 
@@ -82,7 +83,7 @@ def run_demo(duration: float | None, metrics_port: int, rate: float, refresh: fl
             idle_timeout_s=30.0,
             create_topics=False,
         )
-        monitor = Monitor(settings)
+        monitor = build_monitor(settings)
         port = monitor.serve_metrics()
         url = f"http://127.0.0.1:{port}/metrics"
         out.write(f"broker {broker.bootstrap}; loading the model and joining the consumer group…\n")

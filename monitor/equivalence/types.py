@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -32,3 +34,23 @@ class ReplyMatch:
     @property
     def equivalent(self) -> bool:
         return self.truthful and self.complete
+
+
+class ValueComparing(Protocol):
+    """What the scoring stages need of a value comparator (`ValueComparator` is the implementation)."""
+
+    def compare(self, gold: Any, pred: Any, field: str | None = None) -> Match: ...
+
+    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None: ...
+
+    def supported(self, value: Any, sources: Sequence[Any]) -> Match: ...
+
+
+class ReplyComparing(Protocol):
+    """What the scoring stages need of a reply comparator (`ReplyComparator` is the implementation)."""
+
+    def compare(self, gold: str, pred: str) -> ReplyMatch: ...
+
+    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None: ...
+
+    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]: ...

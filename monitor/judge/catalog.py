@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from monitor.models.dialog import ToolCall, ToolSpec
+from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
 
 _FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
@@ -154,7 +155,7 @@ class ToolCatalog:
         if call.tool_id not in self.tools:
             return (
                 CheckResult.failed(
-                    "tool_mismatch",
+                    FailureReason.TOOL_MISMATCH,
                     STRUCTURAL,
                     "tool_id",
                     detail=f"unknown tool {call.tool_id!r}; catalog has {sorted(self.tools)}",
@@ -164,7 +165,7 @@ class ToolCatalog:
         if call.action not in self.actions(call.tool_id):
             return (
                 CheckResult.failed(
-                    "action_mismatch",
+                    FailureReason.ACTION_MISMATCH,
                     STRUCTURAL,
                     "action",
                     detail=f"tool {call.tool_id!r} has no action {call.action!r}; "
@@ -186,7 +187,7 @@ def _check_against(entry: CatalogEntry, args: Mapping[str, Any]) -> CheckResult 
         missing = [k for k in required if isinstance(k, str) and k not in args]
         if missing:
             return CheckResult.failed(
-                "missing_parameters",
+                FailureReason.MISSING_PARAMETERS,
                 COMPLETENESS,
                 missing[0],
                 score=1 - len(missing) / len(required),
@@ -195,7 +196,7 @@ def _check_against(entry: CatalogEntry, args: Mapping[str, Any]) -> CheckResult 
     extra = [k for k in args if not entry.allows_key(k)]
     if extra:
         return CheckResult.failed(
-            "extra_parameters",
+            FailureReason.EXTRA_PARAMETERS,
             COMPLETENESS,
             extra[0],
             score=(len(args) - len(extra)) / len(args),
@@ -206,7 +207,7 @@ def _check_against(entry: CatalogEntry, args: Mapping[str, Any]) -> CheckResult 
     if nested_missing:
         first = nested_missing[0]
         return CheckResult.failed(
-            "missing_parameters",
+            FailureReason.MISSING_PARAMETERS,
             COMPLETENESS,
             _field_of(first, args),
             score=0.0,
@@ -221,7 +222,7 @@ def _check_against(entry: CatalogEntry, args: Mapping[str, Any]) -> CheckResult 
     key = _field_of(first, args)
     total = max(len(args), 1)
     return CheckResult.failed(
-        "inconsistent_parameter_values",
+        FailureReason.INCONSISTENT_PARAMETER_VALUES,
         TRUTHFULNESS,
         key,
         score=max(0.0, 1 - len(bad_fields) / total),
@@ -274,8 +275,3 @@ def load_catalog(path: str | Path, strict: bool = True) -> ToolCatalog:
         return ToolCatalog.from_specs(specs, strict=strict)
     except CatalogError as exc:
         raise CatalogError(f"{source}: {exc}") from None
-
-
-def validate_specs(specs: Sequence[ToolSpec]) -> list[CatalogProblem]:
-    """The entries among ``specs`` whose parameters are not a valid Draft 2020-12 schema."""
-    return list(ToolCatalog.from_specs(specs).invalid.values())

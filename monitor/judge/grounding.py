@@ -45,13 +45,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from prometheus_client import CollectorRegistry
 
+from monitor.equivalence.facts import extract_facts
+from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
-from monitor.judge.config import JudgeSettings
-from monitor.judge.llm import JudgeMetrics, JudgeUnavailable, LLMJudge
+from monitor.judge.llm import JudgeUnavailable, LLMJudge
 from monitor.judge.prompts import render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
+from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn
 
 log = structlog.get_logger(__name__)
@@ -92,7 +93,7 @@ def _sub_schema(schema: Mapping[str, Any] | None, step: str | int) -> Mapping[st
         return items if isinstance(items, Mapping) else None
     props = schema.get("properties")
     if isinstance(props, Mapping) and isinstance(props.get(step), Mapping):
-        return props[step]  # type: ignore[no-any-return]
+        return props[step]
     return None
 
 
@@ -145,10 +146,6 @@ def _pending_question(history: Sequence[ObservedTurn]) -> str | None:
 
 def _count_facts(reply: str) -> int | None:
     try:
-        from monitor.equivalence.facts import extract_facts
-    except ImportError:  # pragma: no cover - the extractor is part of the equivalence package
-        return None
-    try:
         return len(extract_facts(reply))
     except Exception:  # pragma: no cover - a score detail must never break a verdict
         return None
@@ -163,8 +160,8 @@ class GroundingChecker:
     the dialog/event extend and override per ``(tool_id, action)``; ``llm`` the optional LLM judge.
     """
 
-    values: Any
-    replies: Any
+    values: ValueComparing
+    replies: ReplyComparing
     llm: LLMJudge | None = None
     catalog: ToolCatalog | Sequence[ToolSpec] = ()
     _base: ToolCatalog = field(init=False, repr=False)
@@ -175,19 +172,6 @@ class GroundingChecker:
         self._base = self.catalog if isinstance(self.catalog, ToolCatalog) else ToolCatalog.from_specs(self.catalog)
         for problem in self._base.invalid.values():
             log.warning("judge_catalog_invalid_schema", problem=str(problem))
-
-    @classmethod
-    def create(
-        cls,
-        values: Any,
-        replies: Any,
-        judge: JudgeSettings,
-        registry: CollectorRegistry | None = None,
-        catalog: ToolCatalog | Sequence[ToolSpec] = (),
-    ) -> GroundingChecker:
-        """A checker with the LLM judge of ``judge`` (none without a url); its metrics go to ``registry``."""
-        llm = LLMJudge(judge, metrics=JudgeMetrics(registry)) if judge.enabled else None
-        return cls(values=values, replies=replies, llm=llm, catalog=catalog)
 
     # -- entry point -----------------------------------------------------------------------------
 
@@ -256,7 +240,7 @@ class GroundingChecker:
             paths = ", ".join(f"{u.path}={u.value!r}" for u in unsupported)
             detail = f"not supported by the conversation so far: {paths}"
             return CheckResult.failed(
-                "inconsistent_parameter_values",
+                FailureReason.INCONSISTENT_PARAMETER_VALUES,
                 TRUTHFULNESS,
                 first.key,
                 score=worst,
@@ -273,7 +257,7 @@ class GroundingChecker:
             question = _pending_question(history)
             if question is not None:
                 return CheckResult.failed(
-                    "incomplete_response",
+                    FailureReason.INCOMPLETE_RESPONSE,
                     COMPLETENESS,
                     score=0.0,
                     detail=f"blank reply to the user's message {question[:80]!r}",
@@ -287,7 +271,7 @@ class GroundingChecker:
             if total:
                 share = max(0.0, (total - len(unsupported)) / total)
             return CheckResult.failed(
-                "inconsistent_response",
+                FailureReason.INCONSISTENT_RESPONSE,
                 TRUTHFULNESS,
                 score=share,
                 mismatched=unsupported,
@@ -314,10 +298,13 @@ class GroundingChecker:
                 if sub_metric == COMPLETENESS:
                     missing = f"; missing {verdict.missing}" if verdict.missing else ""
                     return CheckResult.failed(
-                        "incomplete_response", COMPLETENESS, score=verdict.score, detail=f"{verdict.reason}{missing}"
+                        FailureReason.INCOMPLETE_RESPONSE,
+                        COMPLETENESS,
+                        score=verdict.score,
+                        detail=f"{verdict.reason}{missing}",
                     )
                 return CheckResult.failed(
-                    "inconsistent_response",
+                    FailureReason.INCONSISTENT_RESPONSE,
                     TRUTHFULNESS,
                     score=verdict.score,
                     mismatched=tuple(verdict.unsupported),

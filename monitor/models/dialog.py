@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-TurnType = Literal["Agent", "Tool", "User"]
+from monitor.models.vocabulary import TurnType
 
 
 class _Model(BaseModel):
@@ -94,7 +94,7 @@ class _TypedTurn(_Model):
             return data
         turn = data.get("turn")
         if not isinstance(turn, str) or turn not in _PAYLOAD_FOR_TURN:
-            return data  # the Literal check reports it (any type, hashable or not)
+            return data  # the enum check reports it (any type, hashable or not)
         data = dict(data)
         for key in ("gold_turn", "predict_turn"):
             if data.get(key) is not None:

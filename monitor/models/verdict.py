@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict
 
-SubMetric = Literal["structural", "completeness", "truthfulness"]
-ChainBucket = Literal["1", "2", "3+"]
-Mode = Literal["reference", "judge"]
+from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, SubMetric, TurnType
 
 
 class TurnVerdict(BaseModel):
@@ -17,23 +13,23 @@ class TurnVerdict(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     turn_no: int | None
-    turn: str
+    turn: TurnType
     success: bool | None
-    failure_reason: str | None = None
+    failure_reason: FailureReason | None = None
     sub_metric: SubMetric | None = None
     field: str | None = None
     score: float | None = None
     caused_by: int | None = None
     chain_length: ChainBucket | None = None
-    attribution: Literal["root_cause", "cascading"] | None = None
+    attribution: Attribution | None = None
     gold_index: int | None = None
     mode: Mode | None = None
-    symptom: str | None = None  # for a cascade: what the checks saw (e.g. inconsistent_parameter_values)
+    symptom: FailureReason | None = None  # for a cascade: what the checks saw (e.g. inconsistent_parameter_values)
     detail: str | None = None
 
     @property
     def turn_type(self) -> str:
-        return "action" if self.turn == "Tool" else "response"
+        return "action" if self.turn == TurnType.TOOL else "response"
 
 
 class DialogResult(BaseModel):
@@ -42,7 +38,7 @@ class DialogResult(BaseModel):
     dialog_id: str
     release: str | None = None
     agent: str = "default"
-    mode: Mode = "reference"
+    mode: Mode = Mode.REFERENCE
     success_rate: float | None
     test_pass: bool
     first_failure_turn: int | None

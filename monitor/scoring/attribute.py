@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from monitor.models.vocabulary import Attribution, ChainBucket
 from monitor.scoring.types import CASCADING, ROOT_CAUSE, TRUTHFULNESS, ScoredTurn
 
-CASCADE_REASON = "prior_action_failed"
 _MIN_CONTAINED = 3  # shorter strings only match by equality: "EU" must not be "found" inside "EUR"
 
 
@@ -50,7 +50,7 @@ def flows_from(value: Any, earlier: ScoredTurn) -> bool:
     return False
 
 
-def attribute(current: ScoredTurn, history: Sequence[ScoredTurn]) -> tuple[str | None, int | None]:
+def attribute(current: ScoredTurn, history: Sequence[ScoredTurn]) -> tuple[Attribution | None, int | None]:
     """(attribution, caused_by) of a checked turn, given the turns before it.
 
     Structural and completeness failures are the turn's own. A truthfulness failure cascades when
@@ -83,6 +83,6 @@ def attribute(current: ScoredTurn, history: Sequence[ScoredTurn]) -> tuple[str |
     return CASCADING, min(roots) if roots else None
 
 
-def chain_bucket(length: int) -> str:
-    """Bucket an action-chain length as DESIGN.md §2 exports it."""
-    return "3+" if length >= 3 else str(length)
+def chain_bucket(length: int) -> ChainBucket:
+    """Bucket an action-chain length as the chain metric exports it."""
+    return ChainBucket.THREE_PLUS if length >= 3 else ChainBucket(str(length))

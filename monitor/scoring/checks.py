@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.models.dialog import Payload, Reply, ToolCall
+from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
 
 
@@ -20,7 +22,7 @@ class TurnChecker(Protocol):
 class ReferenceChecker:
     """Reference-mode checks for action and response turns, through the value/reply comparators."""
 
-    def __init__(self, values: Any, replies: Any) -> None:
+    def __init__(self, values: ValueComparing, replies: ReplyComparing) -> None:
         self.values = values
         self.replies = replies
 
@@ -47,26 +49,32 @@ class ReferenceChecker:
 
     def check_action(self, gold: ToolCall, pred: Payload) -> CheckResult:
         if not isinstance(pred, ToolCall):
-            return CheckResult.failed("tool_mismatch", STRUCTURAL, "tool_id", detail="expected a tool call")
+            return CheckResult.failed(FailureReason.TOOL_MISMATCH, STRUCTURAL, "tool_id", detail="expected a tool call")
         if pred.tool_id != gold.tool_id:
             return CheckResult.failed(
-                "tool_mismatch", STRUCTURAL, "tool_id", detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}"
+                FailureReason.TOOL_MISMATCH,
+                STRUCTURAL,
+                "tool_id",
+                detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}",
             )
         if pred.action != gold.action:
             return CheckResult.failed(
-                "action_mismatch", STRUCTURAL, "action", detail=f"{pred.action!r} instead of {gold.action!r}"
+                FailureReason.ACTION_MISMATCH,
+                STRUCTURAL,
+                "action",
+                detail=f"{pred.action!r} instead of {gold.action!r}",
             )
         missing = [k for k in gold.args if k not in pred.args]
         if missing:
             present = 1 - len(missing) / len(gold.args)
             return CheckResult.failed(
-                "missing_parameters", COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
+                FailureReason.MISSING_PARAMETERS, COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
             )
         extra = [k for k in pred.args if k not in gold.args]
         if extra:
             share = len(gold.args) / len(pred.args)
             return CheckResult.failed(
-                "extra_parameters", COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
+                FailureReason.EXTRA_PARAMETERS, COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
             )
         worst = 1.0
         mismatched_fields: list[str] = []
@@ -77,7 +85,7 @@ class ReferenceChecker:
                 mismatched_fields.append(key)
         if mismatched_fields:
             return CheckResult.failed(
-                "inconsistent_parameter_values",
+                FailureReason.INCONSISTENT_PARAMETER_VALUES,
                 TRUTHFULNESS,
                 mismatched_fields[0],
                 score=worst,
@@ -89,21 +97,21 @@ class ReferenceChecker:
 
     def check_response(self, gold: Reply, pred: Payload) -> CheckResult:
         if not isinstance(pred, Reply):
-            return CheckResult.failed("incomplete_response", COMPLETENESS, detail="expected a reply")
+            return CheckResult.failed(FailureReason.INCOMPLETE_RESPONSE, COMPLETENESS, detail="expected a reply")
         match = self.replies.compare(gold.response, pred.response)
         # A gold fact that the prediction *replaced* with a contradicting one is a truthfulness
         # failure, not an omission: only gold facts beyond those replaced count as left out.
         left_out = len(match.missing) - len(match.mismatched) if not match.truthful else len(match.missing)
         if not match.complete and (match.truthful or left_out > 0):
             return CheckResult.failed(
-                "incomplete_response",
+                FailureReason.INCOMPLETE_RESPONSE,
                 COMPLETENESS,
                 score=match.score,
                 detail=f"leaves out {list(match.missing)}" if match.missing else "leaves out gold content",
             )
         if not match.truthful:
             return CheckResult.failed(
-                "inconsistent_response",
+                FailureReason.INCONSISTENT_RESPONSE,
                 TRUTHFULNESS,
                 score=match.score,
                 mismatched=tuple(match.mismatched),

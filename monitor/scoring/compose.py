@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from monitor.models.verdict import DialogResult
 from monitor.scoring.config import CompositionConfig
-from monitor.scoring.types import CASCADING, ROOT_CAUSE, ScoredTurn
+from monitor.scoring.types import CASCADING, ROOT_CAUSE, DialogMeta, ScoredTurn
 from monitor.scoring.verdicts import to_verdict
-
-if TYPE_CHECKING:
-    from monitor.scoring.session import DialogMeta
 
 _SUB_METRICS = ("structural", "completeness", "truthfulness")
 
@@ -66,7 +62,7 @@ def compose(meta: DialogMeta, mode: str, turns: Sequence[ScoredTurn], config: Co
         dialog_id=meta.dialog_id,
         release=meta.release,
         agent=meta.agent,
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         success_rate=None if rate is None else round(rate, 6),
         test_pass=test_pass(turns, rate, config),
         first_failure_turn=min(numbered) if numbered else None,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from monitor.equivalence import ReplyComparator, SemanticScorer, ValueComparator
 from monitor.models.dialog import Dialog, Payload, ToolSpec
 from monitor.models.verdict import DialogResult
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
-from monitor.scoring.session import DialogMeta, DialogSession, ReferenceFreeChecker
-from monitor.scoring.types import ObservedTurn, ReferenceTurn
+from monitor.scoring.session import DialogSession, ReferenceFreeChecker
+from monitor.scoring.types import DialogMeta, ObservedTurn, ReferenceTurn
 
 _PREFETCH_BATCH = 512
 
@@ -25,8 +25,10 @@ def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
         ]
     if dialog.turns is not None:
         return [
-            ReferenceTurn(index=i, turn=t.turn, gold=t.gold_turn, tags=tuple(t.tags))
-            for i, t in enumerate((t for t in dialog.turns if t.gold_turn is not None), start=1)
+            ReferenceTurn(index=i, turn=turn, gold=gold, tags=tags)
+            for i, (turn, gold, tags) in enumerate(
+                ((t.turn, t.gold_turn, tuple(t.tags)) for t in dialog.turns if t.gold_turn is not None), start=1
+            )
         ]
     return None
 
@@ -72,29 +74,17 @@ class ScoringEngine:
     def create(
         cls,
         config: ScoringConfig | None = None,
-        semantic: Any | None = "default",
+        semantic: SemanticScorer | None = None,
         judge: ReferenceFreeChecker | None = None,
-        catalog: Any = (),
-        registry: Any = None,
-        judge_settings: Any = None,
     ) -> ScoringEngine:
-        """An engine with the default comparators (embedding scorer loaded lazily, offline).
+        """An engine over the typed comparators, with `semantic` as the fallback scorer (None: typed only).
 
-        Turns without a reference go to the reference-free checker: the tool `catalog`, grounding,
-        and the LLM judge that `judge_settings` (a `JudgeSettings`; None reads `AEM_JUDGE_*`) names;
-        its metrics go to `registry`.
+        Turns without a reference go to `judge`; the composition root (`monitor.wiring`) builds the
+        reference-free checker (catalog, grounding, optional LLM judge) and passes it in.
         """
-        from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
-        from monitor.judge import GroundingChecker, judge_settings_from_env
-
         config = config or ScoringConfig()
-        if semantic == "default":
-            semantic = EmbeddingScorer(model=config.embedding_model)
         values = ValueComparator(semantic=semantic, threshold=config.threshold)
         replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
-        if judge is None:
-            settings = judge_settings if judge_settings is not None else judge_settings_from_env()
-            judge = GroundingChecker.create(values, replies, settings, registry=registry, catalog=catalog)
         return cls(config=config, checker=ReferenceChecker(values, replies), judge=judge)
 
     def session(

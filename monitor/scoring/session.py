@@ -8,6 +8,7 @@ from typing import Protocol
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode
 from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
 from monitor.scoring.attribute import attribute, chain_bucket
 from monitor.scoring.checks import TurnChecker
@@ -17,6 +18,7 @@ from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
     CheckResult,
+    DialogMeta,
     ObservedTurn,
     ReferenceTurn,
     ScoredTurn,
@@ -28,13 +30,6 @@ class ReferenceFreeChecker(Protocol):
     """Judge-only checks (no reference): catalog structure, grounding, optional LLM judge."""
 
     def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
-
-
-@dataclass
-class DialogMeta:
-    dialog_id: str
-    release: str | None = None
-    agent: str = "default"
 
 
 @dataclass
@@ -97,7 +92,7 @@ class DialogSession:
             self._close_chain()
             self.finished = True
         verdicts = self._release()
-        mode = "judge" if self.used_judge and not self.used_reference else "reference"
+        mode = Mode.JUDGE if self.used_judge and not self.used_reference else Mode.REFERENCE
         return verdicts, compose(self.meta, mode, [s for s in self.released], self.config.composition)
 
     # -- scoring -------------------------------------------------------------------------------
@@ -106,7 +101,7 @@ class DialogSession:
         assert turn.predict is not None
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
-        mode = "reference"
+        mode = Mode.REFERENCE
         if gold is not None:
             self.used_reference = True
             check = self.checker.check(gold, turn.predict)
@@ -121,10 +116,10 @@ class DialogSession:
                 gold_index = decision.gold.index
                 check = self.checker.check(decision.gold.gold, turn.predict)
         elif self.judge is not None:
-            self.used_judge, mode = True, "judge"
+            self.used_judge, mode = True, Mode.JUDGE
             check = self.judge.check(turn, self.history, self.tools)
         else:
-            self.used_judge, mode = True, "judge"
+            self.used_judge, mode = True, Mode.JUDGE
             check = CheckResult.unscored("no reference and no reference-free checker configured")
         scored = ScoredTurn(
             turn_no=turn.turn_no,
@@ -143,22 +138,24 @@ class DialogSession:
             self._chain.append(scored)
             if len(self._chain) >= 3:
                 for member in self._chain:
-                    member.chain_length = "3+"
+                    member.chain_length = ChainBucket.THREE_PLUS
         else:
             self._close_chain()
 
     def _unexpected(self, pred: Payload) -> CheckResult:
         if isinstance(pred, ToolCall) and self.config.is_side_effect_free(pred.tool_id, pred.action):
             return CheckResult(success=True, score=1.0, detail="extra call to a side-effect-free action")
-        return CheckResult.failed("unexpected_turn", STRUCTURAL, detail="no reference step matches this turn")
+        return CheckResult.failed(
+            FailureReason.UNEXPECTED_TURN, STRUCTURAL, detail="no reference step matches this turn"
+        )
 
     def _record_missing(self, gold: ReferenceTurn) -> None:
         scored = ScoredTurn(
             turn_no=None,
             turn=gold.turn,
-            check=CheckResult.failed("missing_turn", COMPLETENESS, detail="reference step not taken"),
+            check=CheckResult.failed(FailureReason.MISSING_TURN, COMPLETENESS, detail="reference step not taken"),
             gold_index=gold.index,
-            attribution="root_cause",
+            attribution=Attribution.ROOT_CAUSE,
         )
         self.scored.append(scored)
         self._pending.append(scored)

@@ -6,14 +6,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
+from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, SubMetric, TurnType
 
-STRUCTURAL = "structural"
-COMPLETENESS = "completeness"
-TRUTHFULNESS = "truthfulness"
+# Short aliases of the vocabulary members the scoring stages use most.
+STRUCTURAL = SubMetric.STRUCTURAL
+COMPLETENESS = SubMetric.COMPLETENESS
+TRUTHFULNESS = SubMetric.TRUTHFULNESS
 
-ROOT_CAUSE = "root_cause"
-CASCADING = "cascading"
-UNSCORED = "unscored"
+ROOT_CAUSE = Attribution.ROOT_CAUSE
+CASCADING = Attribution.CASCADING
+UNSCORED = FailureReason.UNSCORED
+
+
+@dataclass
+class DialogMeta:
+    """Who a conversation belongs to: its id, the agent and the agent's release."""
+
+    dialog_id: str
+    release: str | None = None
+    agent: str = "default"
 
 
 @dataclass(frozen=True)
@@ -21,7 +32,7 @@ class ObservedTurn:
     """A turn as the agent took it (plus its inline reference, if any)."""
 
     turn_no: int
-    turn: str  # "Agent" | "Tool" | "User"
+    turn: TurnType
     predict: Payload | None
     gold: Payload | None = None
     tags: tuple[str, ...] = ()
@@ -30,11 +41,11 @@ class ObservedTurn:
 
     @property
     def is_action(self) -> bool:
-        return self.turn == "Tool"
+        return self.turn == TurnType.TOOL
 
     @property
     def scored(self) -> bool:
-        return self.turn != "User"
+        return self.turn != TurnType.USER
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class ReferenceTurn:
     """A gold turn of a reference dialog (shape 3, or a reference set entry)."""
 
     index: int  # 1-based position in the reference
-    turn: str
+    turn: TurnType
     gold: Payload
     tags: tuple[str, ...] = ()
 
@@ -52,8 +63,8 @@ class CheckResult:
     """What the checks found on one turn, before attribution."""
 
     success: bool | None
-    failure_reason: str | None = None
-    sub_metric: str | None = None
+    failure_reason: FailureReason | None = None
+    sub_metric: SubMetric | None = None
     field: str | None = None
     score: float | None = None
     mismatched: tuple[Any, ...] = ()  # predicted values that disagree with the reference (for data flow)
@@ -66,8 +77,8 @@ class CheckResult:
     @classmethod
     def failed(
         cls,
-        reason: str,
-        sub_metric: str,
+        reason: FailureReason,
+        sub_metric: SubMetric,
         field: str | None = None,
         score: float = 0.0,
         mismatched: tuple[Any, ...] = (),
@@ -93,16 +104,16 @@ class ScoredTurn:
     """A turn after checks and attribution; the unit the session keeps as history."""
 
     turn_no: int | None
-    turn: str
+    turn: TurnType
     check: CheckResult
     predict: Payload | None = None
     depends_on: tuple[int, ...] = ()
     tags: tuple[str, ...] = ()
-    attribution: str | None = None
+    attribution: Attribution | None = None
     caused_by: int | None = None
-    chain_length: str | None = None
+    chain_length: ChainBucket | None = None
     gold_index: int | None = None
-    mode: str = "reference"  # "reference" or "judge": which path scored it
+    mode: Mode = Mode.REFERENCE  # which path scored it
 
     @property
     def failed(self) -> bool:

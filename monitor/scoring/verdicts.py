@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 from monitor.models.verdict import TurnVerdict
+from monitor.models.vocabulary import Attribution, FailureReason
 from monitor.scoring.types import ScoredTurn
 
 
 def to_verdict(scored: ScoredTurn) -> TurnVerdict:
     check = scored.check
+    cascading = scored.attribution == Attribution.CASCADING
     return TurnVerdict(
         turn_no=scored.turn_no,
         turn=scored.turn,
         success=check.success,
-        failure_reason="prior_action_failed" if scored.attribution == "cascading" else check.failure_reason,
+        failure_reason=FailureReason.PRIOR_ACTION_FAILED if cascading else check.failure_reason,
         sub_metric=check.sub_metric,
         field=check.field,
         score=None if check.score is None else round(check.score, 4),
         caused_by=scored.caused_by,
-        chain_length=scored.chain_length,  # type: ignore[arg-type]
-        attribution=scored.attribution,  # type: ignore[arg-type]
+        chain_length=scored.chain_length,
+        attribution=scored.attribution,
         gold_index=scored.gold_index,
         mode=scored.mode,
-        symptom=check.failure_reason if scored.attribution == "cascading" else None,
+        symptom=check.failure_reason if cascading else None,
         detail=check.detail,
     )

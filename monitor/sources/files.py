@@ -109,23 +109,3 @@ def _read_jsonl(text: str, file: str, stem: str) -> Iterator[Dialog]:
         except RecursionError:
             raise InputError(f"{file}:{lineno}", "JSON nested too deeply") from None
         yield parse_dialog(obj, f"{file}:{lineno}", f"line {lineno}", default_id=f"{stem}-{lineno}")
-
-
-def check_unique_ids(dialogs: list[Dialog], file: str) -> None:
-    seen: set[str] = set()
-    for dialog in dialogs:
-        if dialog.dialog_id in seen:
-            raise InputError(file, "duplicate dialog_id", dialog=dialog.dialog_id, field="dialog_id")
-        seen.add(dialog.dialog_id)
-
-
-def read_catalog(path: str | Path | None) -> Any:
-    """A `--tools` catalog, validated (a bad JSON Schema is an input error), or an empty one."""
-    from monitor.judge import CatalogError, load_catalog
-
-    if path is None:
-        return ()
-    try:
-        return load_catalog(path)
-    except CatalogError as exc:
-        raise InputError(str(path), str(exc).removeprefix(f"{path}: ")) from None

@@ -1,16 +1,16 @@
-"""What a dead-letter record keeps of a rejected event: the payload policy and the headers.
+"""The dead-letter sink: every event the monitor cannot score leaves a record on the DLQ topic.
 
-Policies (setting ``dlq_payload``):
+A record carries the original bytes, key and headers, plus `aem-error` (the reason) and
+`aem-source` (topic/partition/offset). A record that cannot be sent whole is reduced, never lost:
 
-* ``full`` — the raw payload as received (the default);
-* ``truncate:N`` — its first N bytes;
-* ``redact`` — the event's structure without user data: the text of user messages, replies and tool
-  outputs and the values of tool arguments become ``"<redacted N chars>"``; ids, turn numbers, tool
-  names and argument keys stay. A payload that is not a JSON object is dropped (only the headers stay).
+1. above `max_bytes` the value is cut to its first `max_bytes` bytes (`aem-truncated: 1`);
+2. if the broker or client still refuses it, the value becomes a small JSON document with the
+   reason, original size, sha256 and source (`aem-truncated: metadata`).
 
-:func:`dlq_payload` is pure; the DLQ sink applies it. :func:`dlq_headers` keeps the original record's
-headers and adds ``aem-error``, ``aem-source``, ``aem-payload-bytes``, ``aem-payload-sha256`` and
-``aem-payload-policy``.
+Headers `aem-size` and `aem-sha256` always describe the original value, so an operator can match
+a reduced record with the producer's copy. Before all this the payload policy (`dlq_payload`:
+`full`, `truncate:N`, `redact`; :mod:`monitor.stream.dlq_policy`) decides what of the value is kept;
+a policy other than `full` adds `aem-payload-policy`.
 """
 
 from __future__ import annotations
@@ -18,95 +18,87 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
-# Keys whose values are conversation content (user data); everything else is structure.
-_CONTENT_KEYS = frozenset({"content", "response", "output", "args", "text", "message"})
-_MAX_REDACT_DEPTH = 64
+import structlog
+from kafka.errors import MessageSizeTooLargeError
+
+from monitor.stream.dlq_policy import DlqPayloadPolicy, PayloadMode, dlq_payload
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_MAX_BYTES = 512 * 1024  # well below the producer's default max_request_size (1 MiB)
+REASON_BYTES = 1000  # the `aem-error` header is cut to this many bytes
 
 
-class PayloadMode(StrEnum):
-    FULL = "full"
-    TRUNCATE = "truncate"
-    REDACT = "redact"
+class Form(StrEnum):
+    WHOLE = "whole"
+    TRUNCATED = "truncated"
+    METADATA = "metadata"
+
+
+class DeadLetterProducer(Protocol):
+    """What the sink needs from a producer (ResendingProducer, or a fake in unit tests)."""
+
+    def send(self, topic: str, fallback: dict[str, Any] | None = None, **record: Any) -> None: ...
+
+
+class DeadLetterCounter(Protocol):
+    def dead_lettered(self, form: Form) -> None: ...
 
 
 @dataclass(frozen=True)
-class DlqPayloadPolicy:
-    mode: PayloadMode = PayloadMode.FULL
-    limit: int = 0  # bytes kept by TRUNCATE
+class DeadLetter:
+    """An event that will not be scored, and why."""
 
-    def __str__(self) -> str:
-        return f"truncate:{self.limit}" if self.mode is PayloadMode.TRUNCATE else self.mode.value
-
-
-def parse_dlq_policy(text: str) -> DlqPayloadPolicy:
-    """``full`` | ``truncate:N`` (N ≥ 0 bytes) | ``redact``; a ValueError names what is wrong."""
-    name, _, arg = text.strip().partition(":")
-    try:
-        mode = PayloadMode(name.lower())
-    except ValueError:
-        raise ValueError(f"dlq_payload must be full, truncate:N or redact, not {text!r}") from None
-    if mode is PayloadMode.TRUNCATE:
-        if not arg.isdigit():
-            raise ValueError(f"dlq_payload truncate needs a byte count, as in truncate:4096, not {text!r}")
-        return DlqPayloadPolicy(mode, int(arg))
-    if arg:
-        raise ValueError(f"dlq_payload {mode.value} takes no argument: {text!r}")
-    return DlqPayloadPolicy(mode)
+    reason: str
+    value: bytes | None
+    source: str  # "topic/partition/offset"
+    key: bytes | None = None
+    headers: Sequence[tuple[str, bytes]] = field(default_factory=tuple)
 
 
-def _redacted(value: Any) -> str:
-    size = len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False, default=str))
-    return f"<redacted {size} chars>"
+@dataclass
+class DeadLetterSink:
+    producer: DeadLetterProducer
+    topic: str
+    counter: DeadLetterCounter
+    max_bytes: int = DEFAULT_MAX_BYTES
+    policy: DlqPayloadPolicy = field(default_factory=DlqPayloadPolicy)
 
+    def send(self, letter: DeadLetter) -> Form:
+        """Send `letter` (reduced if needed) and count it; the caller may then complete its offset."""
+        value = letter.value or b""
+        digest = hashlib.sha256(value).hexdigest()
+        ours = [
+            ("aem-error", letter.reason.encode("utf-8", "replace")[:REASON_BYTES]),
+            ("aem-source", letter.source.encode("utf-8", "replace")),
+            ("aem-size", str(len(value)).encode()),
+            ("aem-sha256", digest.encode()),
+        ]
+        if self.policy.mode is not PayloadMode.FULL:
+            ours.append(("aem-payload-policy", str(self.policy).encode()))
+        headers = [*ours, *((k, v) for k, v in letter.headers if not k.startswith("aem-"))]
+        kept = dlq_payload(value, self.policy)
+        form = Form.WHOLE if len(kept) <= self.max_bytes else Form.TRUNCATED
+        metadata = self._metadata(letter, len(value), digest, ours)
+        record: dict[str, Any] = {"key": letter.key, "value": kept[: self.max_bytes], "headers": headers}
+        if form is Form.TRUNCATED:
+            record["headers"] = [*headers, ("aem-truncated", b"1")]
+        try:
+            self.producer.send(self.topic, fallback=metadata, **record)
+        except MessageSizeTooLargeError:  # e.g. large original headers: the metadata form always fits
+            form = Form.METADATA
+            self.producer.send(self.topic, **metadata)
+        self.counter.dead_lettered(form)
+        log.warning("invalid event", error=letter.reason[:300], source=letter.source, size=len(value), form=str(form))
+        return form
 
-def _redact(value: Any, depth: int = 0) -> Any:
-    if depth > _MAX_REDACT_DEPTH:
-        return "<redacted: too deep>"
-    if isinstance(value, dict):
-        return {
-            key: _redacted(item) if key in _CONTENT_KEYS and item is not None else _redact(item, depth + 1)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_redact(item, depth + 1) for item in value]
-    return value
-
-
-def dlq_payload(raw: bytes | None, policy: DlqPayloadPolicy) -> bytes:
-    """The payload a DLQ record carries for ``raw`` under ``policy`` (pure; never raises)."""
-    data = raw or b""
-    if policy.mode is PayloadMode.FULL:
-        return data
-    if policy.mode is PayloadMode.TRUNCATE:
-        return data[: policy.limit]
-    try:
-        event = json.loads(data)
-    except (ValueError, RecursionError):  # not JSON, too deep or an over-long integer: keep nothing
-        return b""
-    if not isinstance(event, dict):
-        return b""
-    return json.dumps(_redact(event), ensure_ascii=False).encode("utf-8")
-
-
-def dlq_headers(
-    original: Sequence[tuple[str, bytes | None]] | None,
-    error: str,
-    source: str,
-    raw: bytes | None,
-    policy: DlqPayloadPolicy,
-) -> list[tuple[str, bytes]]:
-    """The original record's headers, then the reason, the source and what the payload was."""
-    data = raw or b""
-    headers = [(key, value or b"") for key, value in (original or [])]
-    headers += [
-        ("aem-error", error.encode("utf-8")[:1000]),
-        ("aem-source", source.encode("utf-8")),
-        ("aem-payload-bytes", str(len(data)).encode()),
-        ("aem-payload-sha256", hashlib.sha256(data).hexdigest().encode()),
-        ("aem-payload-policy", str(policy).encode()),
-    ]
-    return headers
+    @staticmethod
+    def _metadata(letter: DeadLetter, size: int, digest: str, ours: list[tuple[str, bytes]]) -> dict[str, Any]:
+        doc = {"reason": letter.reason[:REASON_BYTES], "size": size, "sha256": digest, "source": letter.source}
+        value = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        headers = [*ours, ("aem-truncated", b"metadata")]
+        return {"key": (letter.key or b"")[:512] or None, "value": value, "headers": headers}

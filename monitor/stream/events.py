@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from monitor.models.dialog import Reply, ToolCall, ToolSpec, TurnType, UserMessage, error_path
+from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage, error_path
 
 
 class TraceEvent(BaseModel):
@@ -22,7 +22,7 @@ class TraceEvent(BaseModel):
     agent: str = Field("default", min_length=1, max_length=200)
     release: str = Field(min_length=1, max_length=200)
     turn_no: int = Field(ge=0, le=1_000_000)
-    turn: TurnType
+    turn: Literal["Agent", "Tool", "User"]  # the wire spelling of TurnType; subclasses narrow it
     timestamp: datetime
     predict_turn: ToolCall | Reply | UserMessage
     gold_turn: ToolCall | Reply | UserMessage | None = None
@@ -62,12 +62,12 @@ _EVENT = TypeAdapter(Annotated[ToolEvent | AgentEvent | UserEvent, Field(discrim
 
 def parse_event(data: Any) -> TraceEvent:
     """Validate a decoded event (a dict)."""
-    return _EVENT.validate_python(data)  # type: ignore[no-any-return]
+    return _EVENT.validate_python(data)
 
 
 def parse_event_json(data: str | bytes) -> TraceEvent:
     """Validate an event straight from JSON text."""
-    return _EVENT.validate_json(data)  # type: ignore[no-any-return]
+    return _EVENT.validate_json(data)
 
 
 @dataclass(frozen=True)
@@ -102,19 +102,30 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
+def _int_or_zero(digits: str) -> int:
+    """`json.loads(parse_int=...)`: a number too long for `int()` (the int-digit limit) reads as 0."""
+    return int(digits) if len(digits) <= 100 else 0
+
+
 def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidEvent:
     """The one-line reason an event failed (the slow path: only invalid events get here)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_int_or_zero)
     except json.JSONDecodeError as exc:
         return InvalidEvent(f"invalid JSON: {exc.msg} at column {exc.colno}")
     except RecursionError:
         return InvalidEvent(f"nesting deeper than {limits.max_depth}")
+    except ValueError:  # e.g. an integer beyond Python's int-digit limit: pydantic's own reason stands
+        return _first_error(error)
     if not isinstance(data, dict):
         return InvalidEvent(f"expected a JSON object, got {type(data).__name__}")
     version = data.get("schema_version")
     if version != 1:
         return InvalidEvent(f"unsupported schema_version {version!r} (this monitor reads 1)", "schema_version")
+    return _first_error(error)
+
+
+def _first_error(error: ValidationError) -> InvalidEvent:
     first = error.errors(include_url=False)[0]
     if first["type"].startswith("union_tag"):
         return InvalidEvent("turn must be one of Agent, Tool, User", "turn")
@@ -122,7 +133,19 @@ def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidE
 
 
 def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> TraceEvent:
-    """Bytes from Kafka → a validated event, or InvalidEvent naming the problem."""
+    """Bytes from Kafka → a validated event, or InvalidEvent naming the problem — never another exception.
+
+    Total by construction: whatever the bytes, the caller gets an event or a reason for the DLQ.
+    """
+    try:
+        return _decode(raw, limits)
+    except InvalidEvent:
+        raise
+    except Exception as exc:  # a hostile payload found a path we did not foresee: still a DLQ reason
+        raise InvalidEvent(f"undecodable event ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _decode(raw: bytes | None, limits: EventLimits) -> TraceEvent:
     if raw is None:
         raise InvalidEvent("empty message (tombstone)")
     if len(raw) > limits.max_bytes:
@@ -133,8 +156,8 @@ def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> Trac
         raise InvalidEvent(f"not valid UTF-8 (byte {exc.start})") from None
     if raw.count(b"{") + raw.count(b"[") > limits.max_depth:  # only then can it be nested too deeply
         try:
-            nested = _depth(json.loads(text), limits.max_depth)
-        except (json.JSONDecodeError, RecursionError):
+            nested = _depth(json.loads(text, parse_int=_int_or_zero), limits.max_depth)
+        except (ValueError, RecursionError):  # bad JSON, or an integer past the int-digit limit
             nested = 0  # reported below
         if nested > limits.max_depth:
             raise InvalidEvent(f"nesting deeper than {limits.max_depth}")

@@ -11,13 +11,20 @@ from typing import Any
 import structlog
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
-from kafka.errors import KafkaError, KafkaTimeoutError, MessageSizeTooLargeError, TopicAlreadyExistsError
+from kafka.errors import (
+    KafkaError,
+    KafkaTimeoutError,
+    MessageSizeTooLargeError,
+    RecordListTooLargeError,
+    TopicAlreadyExistsError,
+)
 
 from monitor.stream.security import KafkaClient, client_kwargs
 
 log = structlog.get_logger(__name__)
 
 # Against Tansu a default group join takes ~23 s; these bring it to ~3 s (and suit Kafka too).
+TOO_LARGE = (MessageSizeTooLargeError, RecordListTooLargeError)  # no resend can cure these
 GROUP_TIMEOUTS = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000}
 
 
@@ -117,6 +124,16 @@ def make_consumer(
     return consumer
 
 
+@dataclass
+class _Pending:
+    """A record sent since the last successful flush, with its smaller form and delivery future."""
+
+    topic: str
+    record: dict[str, Any]
+    fallback: dict[str, Any] | None
+    future: Any = None
+
+
 class ResendingProducer:
     """A producer that does not let a record of the current batch go missing.
 
@@ -126,7 +143,9 @@ class ResendingProducer:
     stalls (seen with kafka-python 3.0 against Tansu, and after a broker freeze) the producer is
     replaced by a fresh one first. Records the old producer did deliver may appear twice, within
     one batch. Errors resending cannot cure (a record above `max_request_size`) are raised by
-    `send` and the record is not kept.
+    `send` and the record is not kept. A record the broker refuses as too large is replaced by its
+    `fallback` (a smaller form the caller gave, e.g. the DLQ's metadata-only record) or, without
+    one, dropped with an error log: resending it could never succeed and would stall every commit.
     """
 
     def __init__(
@@ -140,10 +159,11 @@ class ResendingProducer:
         self.topics = [t for t in topics if t]
         self.flush_timeout_s = flush_timeout_s
         self.attempts = attempts
-        self.pending: list[tuple[str, dict[str, Any], Any]] = []
+        self.pending: list[_Pending] = []
         self.broken = False
         self.replaced = 0
         self.resent = 0
+        self.dropped = 0
         self.producer = self._fresh()
 
     def _fresh(self) -> KafkaProducer:
@@ -157,16 +177,19 @@ class ResendingProducer:
             self.topics.append(topic)
         return self.producer.partitions_for(topic)
 
-    def send(self, topic: str, **record: Any) -> None:
-        future = None
+    def send(self, topic: str, fallback: dict[str, Any] | None = None, **record: Any) -> None:
+        self._send(_Pending(topic, record, fallback))
+
+    def _send(self, item: _Pending) -> None:
+        item.future = None
         try:
-            future = self.producer.send(topic, **record)
+            item.future = self.producer.send(item.topic, **item.record)
         except (MessageSizeTooLargeError, TypeError, ValueError):
             raise
         except KafkaError as exc:
-            log.warning("send failed; will resend with a fresh producer", topic=topic, error=repr(exc))
+            log.warning("send failed; will resend with a fresh producer", topic=item.topic, error=repr(exc))
             self.broken = True
-        self.pending.append((topic, record, future))
+        self.pending.append(item)
 
     def flush(self, timeout: float | None = None) -> None:
         """Return once every pending record is acknowledged; raise if that cannot be done now."""
@@ -180,28 +203,43 @@ class ResendingProducer:
                 log.warning("producer stalled; resending with a fresh one", records=len(self.pending), error=repr(exc))
                 self.broken = True
                 continue
-            failed = [(t, r) for t, r, f in self.pending if f is None or f.failed()]
+            failed = [p for p in self.pending if p.future is None or p.future.failed()]
             if not failed:
                 self.pending.clear()
                 return
-            errors = {repr(f.exception) for _, _, f in self.pending if f is not None and f.failed()}
+            errors = {repr(p.future.exception) for p in failed if p.future is not None}
             log.warning("records not delivered; resending", records=len(failed), errors=sorted(errors)[:3])
             self.pending = []
-            for topic, record in failed:
-                self.send(topic, **record)
-            self.resent += len(failed)
+            for item in self._curable(failed):
+                self._send(item)
+                self.resent += 1
         raise KafkaTimeoutError(f"{len(self.pending)} records still not delivered after {self.attempts} attempts")
 
+    def _curable(self, failed: list[_Pending]) -> list[_Pending]:
+        """Failed records worth resending: one refused as too large becomes its fallback, or is dropped."""
+        out: list[_Pending] = []
+        for item in failed:
+            if item.future is None or not isinstance(item.future.exception, TOO_LARGE):
+                out.append(item)
+            elif item.fallback is not None:
+                log.warning("record too large for the broker; sending its reduced form", topic=item.topic)
+                out.append(_Pending(item.topic, item.fallback, None))
+            else:
+                self.dropped += 1
+                error = repr(item.future.exception)
+                log.error("record too large for the broker; dropped", topic=item.topic, error=error)
+        return out
+
     def _replace(self) -> None:
-        old, self.producer = self.producer, None  # type: ignore[assignment]
+        old, self.producer = self.producer, None
         with contextlib.suppress(Exception):
             old.close(timeout=0)
         self.producer = self._fresh()
         self.replaced += 1
         self.broken = False
         pending, self.pending = self.pending, []
-        for topic, record, _ in pending:
-            self.send(topic, **record)
+        for item in pending:
+            self._send(item)
 
     def close(self, timeout: float | None = None) -> None:
         with contextlib.suppress(KafkaError):

@@ -15,6 +15,18 @@ from monitor.stream.labels import LabelGuard
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
+EXEMPLAR_MAX_CHARS = 128  # OpenMetrics: label names and values of one exemplar, together
+ROOT_CAUSE_FIELDS_PER_RELEASE = 50  # distinct `field` values per (agent, release); the rest count as "other"
+
+
+def failing_turn_exemplar(conversation_id: str | None, turn_no: int | None) -> dict[str, str] | None:
+    """The exemplar labels naming one failing turn, or None when there is no id or it is too long to fit."""
+    if not conversation_id:
+        return None
+    labels = {"conversation_id": conversation_id, "turn_no": "" if turn_no is None else str(turn_no)}
+    if sum(len(k) + len(v) for k, v in labels.items()) > EXEMPLAR_MAX_CHARS:
+        return None
+    return labels
 
 
 class MonitorMetrics:
@@ -70,6 +82,17 @@ class MonitorMetrics:
         self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
         self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
         self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self.dlq_reduced = Counter(
+            "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
+        )
+        self.judge_configured = Gauge("aem_judge_configured", "1 when an LLM judge is configured, else 0", registry=r)
+        self.root_causes = Counter(
+            "aem_root_causes",
+            "Root-cause failed turns by reason and offending field (bounded: extra fields count as other)",
+            ["agent", "release", "reason", "field"],
+            registry=r,
+        )
+        self._root_cause_fields: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.label_overflow = Counter(
             "aem_label_overflow",
             'Events whose (agent, release) pair was beyond the label cap, counted under release="other"',
@@ -83,7 +106,7 @@ class MonitorMetrics:
 
     # -- recording -----------------------------------------------------------------------------
 
-    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):  # type: ignore[no-untyped-def]
+    def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):
         """The labelled child, cached (this runs several times per turn), and remembered per release."""
         agent, release = self.labels.admit(agent, release, count=False)
         labels = (agent, release, *values)
@@ -104,13 +127,18 @@ class MonitorMetrics:
             self._release_labels[key].add((self.release_first_seen, key))
         self._release_seen[key] = now
 
-    def record_turn(self, verdict: TurnVerdict, agent: str, release: str, mode: str) -> None:
+    def record_turn(
+        self, verdict: TurnVerdict, agent: str, release: str, mode: str, conversation_id: str | None = None
+    ) -> None:
+        """Count a turn; a failing one becomes the exemplar {conversation_id, turn_no} of its series."""
+        agent, release = self.labels.admit(agent, release, count=False)
         if verdict.success is None:
             self.events.labels("unscored").inc()
             return
         turn_type = verdict.turn_type
         outcome = "pass" if verdict.success else "fail"
-        self._labels(self.turns, agent, release, mode, turn_type, outcome).inc()
+        exemplar = None if verdict.success else failing_turn_exemplar(conversation_id, verdict.turn_no)
+        self._labels(self.turns, agent, release, mode, turn_type, outcome).inc(exemplar=exemplar)
         if not verdict.success:
             self._labels(
                 self.failures,
@@ -121,13 +149,27 @@ class MonitorMetrics:
                 verdict.sub_metric or "none",
                 verdict.failure_reason or "none",
                 verdict.attribution or "root_cause",
-            ).inc()
+            ).inc(exemplar=exemplar)
+            if (verdict.attribution or "root_cause") == "root_cause":
+                self._record_root_cause(agent, release, verdict.failure_reason or "none", verdict.field, exemplar)
         if verdict.chain_length is not None:
             self._labels(self.chain_turns, agent, release, verdict.chain_length, outcome).inc()
         if verdict.score is not None:
-            self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score)
+            self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score, exemplar=exemplar)
         if verdict.turn_no is not None:
             self.events.labels("scored").inc()
+
+    def _record_root_cause(
+        self, agent: str, release: str, reason: str, field: str | None, exemplar: dict[str, str] | None
+    ) -> None:
+        """Count a root cause as reason:field; past the per-release bound new fields count as `other`."""
+        seen = self._root_cause_fields[(agent, release)]
+        name = field or "none"
+        if name not in seen:
+            if len(seen) >= ROOT_CAUSE_FIELDS_PER_RELEASE:
+                name = "other"
+            seen.add(name)
+        self._labels(self.root_causes, agent, release, reason, name).inc(exemplar=exemplar)
 
     def record_dialog(self, result: DialogResult) -> None:
         release = result.release or "unknown"
@@ -136,6 +178,13 @@ class MonitorMetrics:
 
     def record_event(self, outcome: str) -> None:
         self.events.labels(outcome).inc()
+
+    def dead_lettered(self, form: str) -> None:
+        """One event to the DLQ, `form` "whole", "truncated" or "metadata"."""
+        self.events.labels("invalid").inc()
+        self.dlq_messages.inc()
+        if form != "whole":
+            self.dlq_reduced.labels(form).inc()
 
     def expire_releases(self) -> list[tuple[str, str]]:
         """Drop every label set of releases not seen for `release_ttl_seconds`."""
@@ -147,5 +196,6 @@ class MonitorMetrics:
                 with contextlib.suppress(KeyError):
                     metric.remove(*labels)  # type: ignore[attr-defined]
             del self._release_seen[key]
+            self._root_cause_fields.pop(key, None)
             self.labels.forget(*key)
         return gone

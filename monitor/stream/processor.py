@@ -16,6 +16,7 @@ from typing import Any
 import structlog
 
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import DialogSession
 from monitor.stream.events import TraceEvent, parse_event_json
@@ -78,6 +79,15 @@ class Emission:
         return {**head, **body}
 
 
+@dataclass(frozen=True)
+class Failure:
+    """An event whose processing raised: it goes to the DLQ with the reason, its position is done."""
+
+    event: TraceEvent
+    ref: SourceRef
+    reason: str
+
+
 @dataclass
 class Outcome:
     """What processing one event (or a timer tick) produced."""
@@ -86,11 +96,17 @@ class Outcome:
     done: list[SourceRef] = field(default_factory=list)  # positions that need no verdict of their own
     event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
     evicted: int = 0
+    failed: list[Failure] = field(default_factory=list)
 
     def extend(self, other: Outcome) -> None:
         self.emissions += other.emissions
         self.done += other.done
         self.evicted += other.evicted
+        self.failed += other.failed
+
+
+def _reason(exc: BaseException) -> str:
+    return f"processing failed: {type(exc).__name__}: {str(exc)[:300]}"
 
 
 @dataclass
@@ -113,7 +129,7 @@ class Conversation:
 def to_observed(event: TraceEvent) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
-        turn=event.turn,
+        turn=TurnType(event.turn),
         predict=event.predict_turn,
         gold=event.gold_turn if event.turn != "User" else None,
         tags=tuple(event.tags),
@@ -143,6 +159,18 @@ class TurnProcessor:
     # -- events --------------------------------------------------------------------------------
 
     def process(self, event: TraceEvent, ref: SourceRef) -> Outcome:
+        """Take one event; never raises: an event whose processing fails comes back in `failed`."""
+        try:
+            return self._process(event, ref)
+        except Exception as exc:
+            log.error("event processing failed", conversation=event.conversation_id, error=repr(exc)[:300])
+            conv = self.open.get(event.conversation_id)
+            if conv is not None:  # its position must not wait for a verdict that will never come
+                conv.waiting.pop(event.turn_no, None)
+                conv.held.pop(event.turn_no, None)
+            return Outcome(failed=[Failure(event, ref, _reason(exc))])
+
+    def _process(self, event: TraceEvent, ref: SourceRef) -> Outcome:
         now = self.clock()
         out = Outcome()
         cid = event.conversation_id
@@ -276,7 +304,15 @@ class TurnProcessor:
         else:
             conv.waiting[event.turn_no] = (ref, event.epoch_seconds)
             out = Outcome()
-        verdicts = conv.session.add(to_observed(event))
+        try:
+            verdicts = conv.session.add(to_observed(event))
+        except Exception as exc:  # the turn is skipped; the conversation carries on
+            log.error(
+                "turn scoring failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
+            )
+            conv.waiting.pop(event.turn_no, None)
+            out.failed.append(Failure(event, ref, _reason(exc)))
+            return out
         out.emissions += [self._turn_emission(conv, v) for v in verdicts]
         if event.final:
             conv.final_seen = True
@@ -304,15 +340,20 @@ class TurnProcessor:
         return out
 
     def _finish(self, conv: Conversation, reason: str) -> Outcome:
-        verdicts, result = conv.session.finish()
+        try:
+            verdicts, result = conv.session.finish()
+        except Exception as exc:  # release its positions all the same: a stuck offset stalls the partition
+            log.error("conversation finish failed", conversation=conv.conversation_id, error=repr(exc)[:300])
+            verdicts, result = [], None
         out = Outcome(emissions=[self._turn_emission(conv, v) for v in verdicts])
         out.done += [ref for ref, _ in conv.waiting.values() if ref is not None]
         out.done += [ref for _, ref in conv.held.values() if ref is not None]
         conv.waiting.clear()
         conv.held.clear()
-        out.emissions.append(
-            Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
-        )
+        if result is not None:
+            out.emissions.append(
+                Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
+            )
         self.open.pop(conv.conversation_id, None)
         self.finished[conv.conversation_id] = conv.seen
         self.dirty.add(conv.conversation_id)

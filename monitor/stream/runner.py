@@ -18,8 +18,8 @@ from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
-from monitor.sources.files import read_catalog, read_dialogs
-from monitor.stream.dlq import dlq_headers, dlq_payload
+from monitor.sources.files import read_dialogs
+from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.kafka_io import (
@@ -33,7 +33,8 @@ from monitor.stream.kafka_io import (
 from monitor.stream.labels import LabelGuard, trusted_time
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.offsets import OffsetTracker
-from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
+from monitor.stream.otlp import otlp_input
+from monitor.stream.processor import Failure, Outcome, ProcessorLimits, TurnProcessor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore
 
@@ -59,11 +60,11 @@ class _Revocations(ConsumerRebalanceListener):
         self.revoked: set[TopicPartition] = set()
         self.assigned: set[TopicPartition] = set()
 
-    def on_partitions_revoked(self, revoked):  # type: ignore[no-untyped-def]
+    def on_partitions_revoked(self, revoked):
         with self.lock:
             self.revoked.update(revoked)
 
-    def on_partitions_assigned(self, assigned):  # type: ignore[no-untyped-def]
+    def on_partitions_assigned(self, assigned):
         with self.lock:
             self.assigned.update(assigned)
             self.revoked.difference_update(assigned)
@@ -94,7 +95,7 @@ class Monitor:
     def __init__(
         self,
         settings: MonitorSettings,
-        engine: ScoringEngine | None = None,
+        engine: ScoringEngine,
         registry: CollectorRegistry | None = None,
     ) -> None:
         self.settings = settings
@@ -103,12 +104,8 @@ class Monitor:
             release_ttl_seconds=settings.release_ttl_s,
             labels=LabelGuard(settings.max_label_chars, settings.max_release_pairs),
         )
-        self.engine = engine or ScoringEngine.create(
-            settings.scoring,
-            catalog=read_catalog(settings.tools or None),
-            registry=self.metrics.registry,
-            judge_settings=settings.judge,
-        )
+        self.engine = engine
+        self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
         self.processor = TurnProcessor(
             self.engine,
             load_references(settings.reference),
@@ -120,6 +117,7 @@ class Monitor:
             ),
         )
         self.limits = EventLimits(max_bytes=settings.max_event_bytes, max_depth=settings.max_event_depth)
+        self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
         self.offsets = OffsetTracker()
         self.stop_event = threading.Event()
         self.ready = threading.Event()
@@ -249,10 +247,19 @@ class Monitor:
             self.offsets.seen(tp, rec.offset)
             self.stats.events += 1
             try:
-                decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
+                if self.otlp is not None:  # OTLP batches: many spans per record, ready when their trace is
+                    got = self.otlp.decode(rec.value, (tp, rec.offset))
+                    decoded += got.events
+                    self._unflushed += got.done
+                else:
+                    decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
             except InvalidEvent as exc:
-                self._dead_letter(rec, exc)
+                self._dead_letter(rec, str(exc))
                 self._unflushed.append((tp, rec.offset))
+        if self.otlp is not None:
+            held = self.otlp.tick()
+            decoded += held.events
+            self._unflushed += held.done
         self.engine.prefetch(
             (e.gold_turn, e.predict_turn) for e, _ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
         )
@@ -327,16 +334,25 @@ class Monitor:
             emitted_on_restore=len(restored.emissions),
         )
 
-    def _dead_letter(self, rec: Any, exc: InvalidEvent) -> None:
-        # hardening hook: payload policy and original headers (monitor/stream/dlq.py)
+    def _dead_letter(self, rec: Any, reason: str) -> None:
         source = f"{rec.topic}/{rec.partition}/{rec.offset}"
-        headers = dlq_headers(rec.headers, str(exc), source, rec.value, self.dlq_policy)
-        value = dlq_payload(rec.value, self.dlq_policy)
-        self._producer.send(self.settings.dlq_topic, key=rec.key, value=value, headers=headers)
-        self.metrics.record_event("invalid")
-        self.metrics.dlq_messages.inc()
+        letter = DeadLetter(reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ()))
+        self._dead_letters().send(letter)
         self.stats.invalid += 1
-        log.warning("invalid event", error=str(exc), partition=rec.partition, offset=rec.offset)
+
+    def _failed(self, failure: Failure) -> None:
+        """An event whose scoring raised: to the DLQ (re-encoded), its position done."""
+        ref = failure.ref
+        source = f"{ref[0].topic}/{ref[0].partition}/{ref[1]}" if isinstance(ref, tuple) else str(ref)
+        value = failure.event.model_dump_json(exclude_none=True).encode("utf-8")
+        letter = DeadLetter(failure.reason, value, source, key=None)
+        self._dead_letters().send(letter)
+        self.stats.invalid += 1
+
+    def _dead_letters(self) -> DeadLetterSink:
+        # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
+        s = self.settings
+        return DeadLetterSink(self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy)
 
     def _publish(self, out: Outcome) -> None:
         now = time.time()
@@ -347,7 +363,9 @@ class Monitor:
             self._producer.send(self.settings.verdict_topic, key=emission.conversation_id.encode(), value=value)
             if emission.verdict is not None:
                 verdict = emission.verdict
-                self.metrics.record_turn(verdict, emission.agent, emission.release, emission.mode)
+                self.metrics.record_turn(
+                    verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
+                )
                 if emission.event_time is not None:
                     event_time = trusted_time(emission.event_time, None, now, self.settings.clock_skew_s)
                     self.metrics.event_latency.observe(max(0.0, now - event_time))
@@ -365,6 +383,10 @@ class Monitor:
                 self.stats.dialogs += 1
             self._unflushed.extend(emission.refs)  # type: ignore[arg-type]
         self._unflushed.extend(out.done)  # type: ignore[arg-type]
+        for failure in out.failed:
+            if failure.ref is not None:
+                self._failed(failure)
+                self._unflushed.append(failure.ref)  # type: ignore[arg-type]
 
     def _commit(self) -> None:
         offsets = self.offsets.to_commit()
@@ -376,7 +398,7 @@ class Monitor:
             return
         try:
             self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in mine.items()})
-            self.offsets.committed(mine)  # type: ignore[arg-type]
+            self.offsets.committed(mine)
         except (CommitFailedError, KafkaError) as exc:
             log.warning("commit failed; will retry", error=str(exc))
 
@@ -385,6 +407,8 @@ class Monitor:
         if revoked:
             gone = [cid for cid, tp in self.owner.items() if tp in revoked]
             self.processor.drop(gone)
+            if self.otlp is not None:
+                self.otlp.drop(revoked)
             for cid in gone:
                 self.owner.pop(cid, None)
             for tp in revoked:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -17,7 +17,8 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 from monitor.judge.config import JudgeSettings
 from monitor.scoring.config import ScoringConfig, load_config_file
 from monitor.settings_sources import layered_sources, settings_context
-from monitor.stream.dlq import DlqPayloadPolicy, parse_dlq_policy
+from monitor.sources.otlp.genai import OtlpMapping
+from monitor.stream.dlq_policy import DlqPayloadPolicy, parse_dlq_policy
 from monitor.stream.security import KafkaClient, KafkaSecurity
 
 
@@ -55,6 +56,8 @@ class MonitorSettings(BaseSettings):
     max_held_turns: int = Field(256, ge=1)
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)
+    # DLQ records above this are cut to it (headers keep the original size and sha256).
+    dlq_max_bytes: int = Field(512 * 1024, ge=1024)
     poll_timeout_ms: int = Field(200, ge=1)
     # Verdicts, checkpoints and commits are flushed together at most this often while events keep
     # arriving (and at once when a poll comes back empty): it bounds redelivered duplicates after a crash.
@@ -71,6 +74,9 @@ class MonitorSettings(BaseSettings):
     topic_partitions: int = Field(3, ge=1)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # What the trace topic carries: native events, or OpenTelemetry GenAI spans (docs/otlp.md).
+    input_format: Literal["aem", "otlp_json", "otlp_proto"] = "aem"
+    otlp: OtlpMapping = Field(default_factory=OtlpMapping)
 
     @property
     def resolved_state_topic(self) -> str:

@@ -67,6 +67,9 @@ class FakeMonitor:
         self.dlq = Counter("aem_dlq_messages", "", registry=r)
         self.judge_requests = Counter("aem_judge_requests", "", ["outcome"], registry=r)
         self.judge_latency = Histogram("aem_judge_latency_seconds", "", buckets=LATENCY_BUCKETS, registry=r)
+        self.judge_configured = Gauge("aem_judge_configured", "", registry=r)
+        self.judge_configured.set(1)
+        self.root_causes = Counter("aem_root_causes", "", ["agent", "release", "reason", "field"], registry=r)
         for agent, releases in RELEASES.items():
             for release, seen, _ in releases:
                 self.first_seen.labels(agent, release).set(seen)
@@ -93,6 +96,8 @@ class FakeMonitor:
             reason = rng.choice(reasons)
             attribution = "cascading" if sub_metric == "truthfulness" and rng.random() < 0.5 else "root_cause"
             self.failures.labels(agent, release, mode, turn_type, sub_metric, reason, attribution).inc()
+            if attribution == "root_cause":
+                self.root_causes.labels(agent, release, reason, rng.choice(["metric", "region", "-"])).inc()
         if turn_type == "action":
             self.chain_turns.labels(agent, release, rng.choice(["1", "2", "3+"]), "pass" if ok else "fail").inc()
 

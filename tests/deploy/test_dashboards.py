@@ -38,6 +38,8 @@ EXTRA_METRICS = {
     "aem_dlq_messages_total": "counter",
     "aem_judge_requests_total": "counter",
     "aem_judge_latency_seconds": "histogram",
+    "aem_judge_configured": "gauge",
+    "aem_root_causes_total": "counter",
 }
 PROMETHEUS_METRICS = {"up"}
 
@@ -115,7 +117,8 @@ def test_committed_dashboards_match_the_generator():
 @pytest.mark.parametrize("path", DASHBOARDS, ids=lambda p: p.stem)
 def test_template_variables(path: Path):
     variables = {v["name"]: v for v in load(path)["templating"]["list"]}
-    assert set(variables) >= {"agent", "release"}
+    assert set(variables) >= {"job", "agent", "release"}
+    assert variables["job"]["definition"] == "label_values(aem_events_total, job)"
     assert variables["agent"]["definition"] == "label_values(aem_turns_total, agent)"
     assert variables["release"]["definition"] == 'label_values(aem_turns_total{agent=~"$agent"}, release)'
     for v in variables.values():
@@ -140,7 +143,7 @@ def test_every_panel_has_a_query_on_known_metrics(path: Path):
             unknown = metric_names(expr) - known
             assert not unknown, f"panel {p['title']!r} uses unknown metrics {unknown}"
             # after substitution no template variable remains
-            rendered = substitute(expr, {"agent": ["a"], "release": ["r"]})
+            rendered = substitute(expr, {"job": ["j"], "agent": ["a"], "release": ["r"]})
             assert "$" not in rendered, rendered
 
 
@@ -150,8 +153,9 @@ def test_overview_covers_the_required_views():
         "aem:turn_correctness:ratio_rate5m",
         "aem:release:newest",
         "aem:release:previous",
-        "aem:turn_failures_by_sub_metric:ratio_rate5m",
-        "aem_turn_failures_total",
+        "sum by (agent, release, sub_metric) (rate(aem_turn_failures_total",
+        "sum by (agent, release, reason) (rate(aem_turn_failures_total",
+        "aem_root_causes_total",
         "aem:turn_failures_by_attribution:ratio_rate5m",
         "aem:chain_turn_correctness:ratio_rate5m",
         "aem:dialog_pass:ratio_rate5m",
@@ -165,7 +169,7 @@ def test_pipeline_covers_the_required_views():
     for needle in [
         "aem_events_total",
         "aem_dlq_messages_total",
-        "aem:consumer_lag_messages:max",
+        "max by (topic, partition) (aem_consumer_lag_messages",
         "histogram_quantile(0.5, sum by (le) (rate(aem_event_latency_seconds_bucket",
         "histogram_quantile(0.99, sum by (le) (rate(aem_event_latency_seconds_bucket",
         "aem_open_dialogs",
@@ -199,5 +203,62 @@ def test_stand_in_exports_what_the_real_monitor_exports():
     assert real, "the real monitor defines no metrics"
     for name, spec in real.items():
         assert fake.get(name) == spec, name
-    # only the optional LLM-judge metrics are ahead of the real monitor
+    # only the optional LLM-judge metrics (registered by the judge itself) are ahead of the real monitor
     assert set(fake) - set(real) <= {"aem_judge_requests", "aem_judge_latency_seconds"}
+
+
+RAW_METRIC = re.compile(r"\b(aem_[a-z_]+|up)\{([^}]*)\}")
+
+
+@pytest.mark.parametrize("path", DASHBOARDS, ids=lambda p: p.stem)
+def test_raw_series_are_selected_through_the_job_variable(path: Path):
+    """No panel hard-codes the scrape job (a ServiceMonitor names it after the Service)."""
+    for title, _, expr in panel_queries(load(path)):
+        assert 'job="' not in expr, title
+        for name, matchers in RAW_METRIC.findall(expr):
+            assert 'job=~"$job"' in matchers, f"{title}: {name} is not filtered by the job variable"
+        assert not re.search(r"\b(aem_[a-z_]+|up)\b(?![{_])", re.sub(r'"[^"]*"', "", expr)), title
+
+
+def _panels(path: Path) -> dict[str, dict]:
+    return {p["title"]: p for p in iter_panels(load(path))}
+
+
+def test_failure_rate_panels_show_exemplars_of_failing_turns():
+    panels = _panels(GRAFANA / "dashboards" / "aem-overview.json")
+    for title in ("Failure rate by sub-metric", "Failure rate by reason", "Turn score p50 / p10"):
+        targets = panels[title]["targets"]
+        assert any(t.get("exemplar") for t in targets), title
+        # exemplars exist only on raw series, not on recording rules
+        assert all("aem:" not in t["expr"] for t in targets if t.get("exemplar")), title
+        assert "aem inspect" in panels[title]["description"] or title.startswith("Turn score")
+
+
+def test_judge_panels_say_when_no_judge_is_configured():
+    panels = _panels(GRAFANA / "dashboards" / "aem-pipeline.json")
+    judge = [p for p in panels.values() if "judge" in p["title"].lower()]
+    assert len(judge) == 2
+    for p in judge:
+        status = [t for t in p["targets"] if "aem_judge_configured" in t["expr"]]
+        assert len(status) == 1 and status[0]["expr"].endswith("== 0")
+        (override,) = p["fieldConfig"]["overrides"]
+        assert override["matcher"] == {"id": "byFrameRefID", "options": status[0]["refId"]}
+        mappings = next(x["value"] for x in override["properties"] if x["id"] == "mappings")
+        assert mappings == [{"type": "value", "options": {"0": {"text": "judge not configured"}}}]
+
+
+def test_overview_compares_the_newest_release_with_the_previous_one():
+    panels = _panels(GRAFANA / "dashboards" / "aem-overview.json")
+    for dimension in ("sub_metric", "reason"):
+        title = f"Newest vs previous: failures by {dimension.replace('_', '-')}"
+        table = panels[title]
+        assert table["type"] == "table"
+        exprs = [t["expr"] for t in table["targets"]]
+        assert f"aem:release_comparison:newest_turn_failures_by_{dimension}:ratio_rate1h" in exprs[0]
+        assert f"aem:release_comparison:previous_turn_failures_by_{dimension}:ratio_rate1d" in exprs[1]
+        assert " - " in exprs[2]
+        assert [t["id"] for t in table["transformations"]] == ["merge", "organize"]
+    top = panels["Top root causes of the newest release (reason:field)"]
+    assert "aem_root_causes_total" in top["targets"][0]["expr"]
+    assert "aem:release:newest" in top["targets"][0]["expr"]
+    assert "{{reason}}:{{field}}" in top["targets"][0]["legendFormat"]

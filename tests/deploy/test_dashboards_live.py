@@ -27,7 +27,7 @@ from .fake_monitor import FakeMonitor
 
 pytestmark = pytest.mark.integration
 
-VARIABLES = {"agent": ["shop"], "release": ["v1.4.0", "v1.5.0"]}
+VARIABLES = {"job": ["aem-monitor"], "agent": ["shop"], "release": ["v1.4.0", "v1.5.0"]}
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_newest_vs_previous_panel_picks_releases_by_first_seen(prom):
     by_ref = {(s["metric"]["__refId__"], s["metric"]["agent"]): s["metric"]["release"] for s in samples}
     # shop: v1.5.0 was first seen after v1.4.0 (the agent selector leaves out faq)
     assert by_ref == {("A", "shop"): "v1.5.0", ("B", "shop"): "v1.4.0"}
-    every_agent = run_dashboard_queries(prom, {"agent": ".*", "release": ".*"})[
+    every_agent = run_dashboard_queries(prom, {"job": ".*", "agent": ".*", "release": ".*"})[
         "aem-overview/Newest vs previous release"
     ]
     by_ref = {(s["metric"]["__refId__"], s["metric"]["agent"]): s["metric"]["release"] for s in every_agent}
@@ -80,7 +80,7 @@ def test_newest_vs_previous_panel_picks_releases_by_first_seen(prom):
 
 
 def test_release_selector_filters_panels(prom):
-    results = run_dashboard_queries(prom, {"agent": ["shop"], "release": ["v1.4.0"]})
+    results = run_dashboard_queries(prom, {"job": ".*", "agent": ["shop"], "release": ["v1.4.0"]})
     releases = {s["metric"].get("release") for s in results["aem-overview/Turn correctness by release (5m)"]}
     assert releases == {"v1.4.0"}
     correctness = float(results["aem-overview/Turn correctness by release (5m)"][0]["value"][1])
@@ -111,3 +111,16 @@ def test_template_variable_queries_return_values(prom):
 def test_query_errors_are_raised(prom):
     with pytest.raises(PrometheusError):
         prom.query("sum(")
+
+
+def test_runbook_promql_runs(prom):
+    """Every PromQL expression of the docs/operating.md runbooks is accepted by a real Prometheus
+    loaded with the rules (the agent and release placeholders pointed at the stand-in's)."""
+    from .test_runbooks import runbook_promql
+
+    exprs = runbook_promql()
+    answered = 0
+    for expr in exprs:
+        expr = expr.replace('agent="sales-assistant"', 'agent="shop"').replace("<release>", "v1.5.0")
+        answered += has_finite_value(prom.query(expr))  # raises PrometheusError when rejected
+    assert answered >= len(exprs) // 2, f"only {answered} of {len(exprs)} runbook queries returned data"

@@ -73,6 +73,11 @@ def test_promtool_test_rules_catches_a_broken_rule(tmp_path: Path):
     assert "AemReleaseCorrectnessRegression" in result.stdout + result.stderr
 
 
+RUNBOOK_TEMPLATE = (
+    '{{ with query "aem:alert_param:runbook_url" }}{{ . | first | label "url" }}{{ else }}docs/operating.md{{ end }}#'
+)
+
+
 def test_every_alert_has_annotations_and_a_runbook_section():
     headings = {line.lstrip("#").strip().lower() for line in OPERATING.read_text().splitlines() if line.startswith("#")}
     for alert in alerts():
@@ -80,10 +85,31 @@ def test_every_alert_has_annotations_and_a_runbook_section():
         assert {"summary", "description", "runbook_url"} <= set(ann), alert["alert"]
         assert alert["labels"]["severity"] in {"warning", "critical"}
         url = ann["runbook_url"]
-        assert "/docs/operating.md#" in url
+        assert url.startswith(RUNBOOK_TEMPLATE), f"{alert['alert']}: runbook_url must use the one base URL"
         anchor = url.rsplit("#", 1)[1]
         assert anchor == alert["alert"].lower()
         assert anchor in headings, f"docs/operating.md has no section '{alert['alert']}'"
+
+
+def test_runbook_links_follow_the_one_configured_url(tmp_path: Path):
+    """Setting aem:alert_param:runbook_url once moves every alert's runbook link (no address is guessed)."""
+    base = "https://git.example.org/team/aem-monitor/blob/v1/docs/operating.md"
+    default = '"url", "docs/operating.md"'
+    assert sum(p.read_text().count(default) for p in RULE_FILES) == 1
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "tests").mkdir()
+    for p in RULE_FILES:
+        (tmp_path / "rules" / p.name).write_text(p.read_text().replace(default, f'"url", "{base}"'))
+    for p in TEST_FILES:
+        (tmp_path / "tests" / p.name).write_text(p.read_text())
+    stale = run("test", "rules", *sorted((tmp_path / "tests").glob("*.yml")))
+    assert stale.returncode != 0  # the expectations still name the default: the links did move
+    for p in TEST_FILES:
+        text = p.read_text().replace('runbook_url: "docs/operating.md#', f'runbook_url: "{base}#')
+        text = text.replace('{url="docs/operating.md"}', f'{{url="{base}"}}')
+        (tmp_path / "tests" / p.name).write_text(text)
+    moved = run("test", "rules", *sorted((tmp_path / "tests").glob("*.yml")))
+    assert moved.returncode == 0, moved.stdout + moved.stderr
 
 
 def test_every_alert_is_unit_tested_firing_and_quiet():

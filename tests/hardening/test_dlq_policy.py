@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 
-from monitor.stream.dlq import DlqPayloadPolicy, PayloadMode, dlq_headers, dlq_payload, parse_dlq_policy
+from monitor.stream.dlq import DeadLetter, DeadLetterSink, Form
+from monitor.stream.dlq_policy import DlqPayloadPolicy, PayloadMode, dlq_payload, parse_dlq_policy
 from monitor.stream.settings import load_settings
 
 EVENT = {
@@ -62,13 +64,29 @@ def test_redact_of_what_is_not_an_object_keeps_nothing(raw: bytes) -> None:
     assert dlq_payload(raw, parse_dlq_policy("redact")) == b""
 
 
-def test_headers_keep_the_originals_and_describe_the_payload() -> None:
-    original = [("traceparent", b"00-abc-def-01"), ("tenant", b"eu")]
-    headers = dlq_headers(original, "bad turn_no", "aem.traces/2/41", RAW, parse_dlq_policy("redact"))
-    assert headers[:2] == original
-    extra = dict(headers[2:])
-    assert extra["aem-error"] == b"bad turn_no" and extra["aem-source"] == b"aem.traces/2/41"
-    assert extra["aem-payload-bytes"] == str(len(RAW)).encode()
-    assert extra["aem-payload-sha256"] == hashlib.sha256(RAW).hexdigest().encode()
-    assert extra["aem-payload-policy"] == b"redact"
-    assert dlq_headers(None, "x" * 5000, "t/0/0", None, DlqPayloadPolicy())[0][1] == b"x" * 1000
+class Recorder:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.forms: list[Form] = []
+
+    def send(self, topic: str, fallback: dict[str, Any] | None = None, **record: Any) -> None:
+        self.sent.append(record)
+
+    def dead_lettered(self, form: Form) -> None:
+        self.forms.append(form)
+
+
+def test_the_sink_applies_the_policy_and_keeps_the_original_headers() -> None:
+    recorder = Recorder()
+    sink = DeadLetterSink(recorder, "dlq", recorder, max_bytes=100_000, policy=parse_dlq_policy("redact"))
+    sink.send(DeadLetter("bad turn_no", RAW, "aem.traces/2/41", key=b"c-1", headers=(("traceparent", b"00-ab"),)))
+    [record] = recorder.sent
+    headers = dict(record["headers"])
+    assert headers["traceparent"] == b"00-ab" and headers["aem-error"] == b"bad turn_no"
+    assert headers["aem-payload-policy"] == b"redact"
+    assert headers["aem-size"] == str(len(RAW)).encode()  # the original, not the redacted copy
+    assert headers["aem-sha256"] == hashlib.sha256(RAW).hexdigest().encode()
+    assert b"Maria" not in record["value"] and json.loads(record["value"])["conversation_id"] == "c-1"
+    full = Recorder()
+    DeadLetterSink(full, "dlq", full).send(DeadLetter("x", RAW, "t/0/0"))
+    assert full.sent[0]["value"] == RAW and "aem-payload-policy" not in dict(full.sent[0]["headers"])

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,26 +19,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-class _LiveStderr:
-    """Writes to whatever ``sys.stderr`` is at the time of the write (pytest swaps it per test)."""
-
-    def write(self, text: str) -> int:
-        return sys.stderr.write(text)
-
-    def flush(self) -> None:
-        sys.stderr.flush()
-
-
 @pytest.fixture(autouse=True)
 def _logs_to_live_stderr() -> Iterator[None]:
-    """Keep structlog off files a previous test closed (an in-process `aem` run binds its captured stderr)."""
+    """Keep structlog off files a previous test closed: the package's own set-up writes to the current stderr."""
+    from monitor.logs import configure_logging
+
     saved = structlog.get_config()
-    structlog.configure(
-        processors=[structlog.processors.add_log_level, structlog.dev.ConsoleRenderer(colors=False)],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
-        logger_factory=lambda *_: structlog.PrintLogger(file=_LiveStderr()),  # type: ignore[arg-type]
-        cache_logger_on_first_use=False,
-    )
+    configure_logging("warning")
     yield
     structlog.configure(**saved)
 
@@ -52,11 +37,11 @@ class Comparators:
 
 
 @pytest.fixture(scope="session")
-def comparators() -> Comparators:
-    """The real value/reply comparators over the embedded all-MiniLM-L6-v2 model (loaded once)."""
-    from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+def comparators(embedding_scorer: Any) -> Comparators:
+    """The real value/reply comparators over the session's all-MiniLM-L6-v2 model (loaded once per run)."""
+    from monitor.equivalence import ReplyComparator, ValueComparator
 
-    semantic = EmbeddingScorer()
+    semantic = embedding_scorer
     values = ValueComparator(semantic=semantic, threshold=0.5)
     replies = ReplyComparator(semantic=semantic, threshold=0.5, values=values)
     return Comparators(values, replies)

@@ -272,13 +272,15 @@ def test_settings_from_env() -> None:
     assert full.endpoint == "http://x/v1/chat/completions"
 
 
-def test_checker_create(comparators: Any, registry: Any) -> None:
-    plain = GroundingChecker.create(comparators.values, comparators.replies, JudgeSettings(), registry=registry)
-    assert plain.llm is None
-    wired = GroundingChecker.create(
-        comparators.values, comparators.replies, JudgeSettings(url="http://127.0.0.1:9/v1"), registry=registry
-    )
-    assert isinstance(wired.llm, LLMJudge) and wired.llm.metrics.registry is registry
+def test_the_composition_root_wires_the_judge_settings(registry: Any) -> None:
+    from monitor.wiring import build_engine, judge_from_env
+
+    plain = build_engine(embed=False, judge=JudgeSettings(), registry=registry)
+    assert isinstance(plain.judge, GroundingChecker) and plain.judge.llm is None
+    wired = build_engine(embed=False, judge=JudgeSettings(url="http://127.0.0.1:9/v1"), registry=registry)
+    assert isinstance(wired.judge, GroundingChecker) and isinstance(wired.judge.llm, LLMJudge)
+    assert wired.judge.llm.metrics.registry is registry
+    assert judge_from_env({"AEM_JUDGE_URL": "http://j/v1"}).url == "http://j/v1"
 
 
 @pytest.mark.parametrize(

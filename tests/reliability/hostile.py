@@ -164,3 +164,46 @@ def hostile_documents(draw: st.DrawFn) -> Any:
     if shape == "list":
         return [doc, draw(json_values)]
     return doc
+
+
+# -- extreme but well-formed values: huge numbers, huge strings, deep and wide structures ------------
+
+_SLOT = "__aem_extreme_slot__"
+EXTREME_KINDS = ("huge_int", "huge_float", "huge_string", "deep", "wide")
+
+
+@st.composite
+def extreme_values(draw: st.DrawFn, kind: str | None = None) -> bytes:
+    """The JSON text of one extreme value (bytes: json.dumps cannot write a 5,000-digit integer)."""
+    kind = kind or draw(st.sampled_from(EXTREME_KINDS))
+    if kind == "huge_int":
+        digits = draw(st.integers(4_301, 20_000))  # past Python's int-digit limit (4,300)
+        return (b"-" if draw(st.booleans()) else b"") + b"9" * digits
+    if kind == "huge_float":
+        return draw(st.sampled_from([b"1e999999", b"-1e400", b"1" * 5_000 + b".5", b"0." + b"0" * 5_000 + b"1"]))
+    if kind == "huge_string":
+        text = draw(st.sampled_from(["x", "é", "\x00", "\ud7ff", "1 "])) * draw(st.integers(10_000, 200_000))
+        return json.dumps(text, ensure_ascii=False).encode("utf-8")
+    if kind == "deep":
+        return json.dumps(nested(draw(st.integers(2, 31)))).encode()
+    return json.dumps({f"k{i}": i for i in range(draw(st.integers(1_000, 20_000)))}).encode()
+
+
+@st.composite
+def extreme_events(draw: st.DrawFn, conversation_id: str = "extreme") -> bytes:
+    """A valid sample event with one extreme value in one place (it may stay valid or not)."""
+    event = copy.deepcopy(draw(st.sampled_from(VALID_EVENTS)))
+    event["conversation_id"] = conversation_id
+    where = draw(st.sampled_from(["turn_no", "pad", "args", "response", "schema_version", "timestamp", "depends_on"]))
+    pred = event["predict_turn"]
+    if where == "args" and "args" in pred:
+        pred["args"][draw(st.sampled_from([*pred["args"], "new"]))] = _SLOT
+    elif where == "response" and "response" in pred:
+        pred["response"] = _SLOT
+    elif where == "depends_on":
+        event["depends_on"] = [_SLOT]
+    elif where in ("turn_no", "schema_version", "timestamp"):
+        event[where] = _SLOT
+    else:
+        event["pad"] = _SLOT
+    return _encode(event).replace(_encode(_SLOT), draw(extreme_values()), 1)

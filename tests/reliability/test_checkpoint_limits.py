@@ -18,7 +18,8 @@ import time
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ScoringConfig
+from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for
 
 pytestmark = pytest.mark.integration
@@ -63,7 +64,7 @@ def state_of(bootstrap: str, topic: str) -> dict[str, list]:
 
 
 def test_an_oversized_checkpoint_does_not_drop_other_checkpoints(broker):
-    engine = ScoringEngine.create(ScoringConfig(), semantic=None)
+    engine = build_engine(ScoringConfig(), embed=False)
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)  # one partition: both conversations in one batch
     state_topic = topics.traces + ".state"
     monitor = MonitorThread(settings_for(broker.bootstrap, topics, state_topic=state_topic), engine).start()

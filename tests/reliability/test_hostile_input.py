@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from monitor.sources.files import InputError, read_dialogs
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
-from tests.reliability.hostile import VALID_EVENTS, hostile_documents, invalid_events, mutated_events, nested
+from monitor.stream.processor import TurnProcessor
+from tests.reliability.hostile import (
+    VALID_EVENTS,
+    extreme_events,
+    hostile_documents,
+    invalid_events,
+    mutated_events,
+    nested,
+)
 from tests.support.kafka import AEM, REPO
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -156,3 +164,56 @@ def test_aem_score_on_bad_files_exits_2_with_one_line(name, tmp_path):
     assert len(lines) == 1, proc.stderr
     assert "Traceback" not in proc.stderr and str(path) in lines[0]
     assert proc.stdout == ""
+
+
+# -- poison pills: values Python's own json module refuses -------------------------------------------
+
+
+def _with_raw(event: dict, key: str, raw_value: bytes) -> bytes:
+    slot = "__slot__"
+    return json.dumps(event | {key: slot}).encode().replace(b'"__slot__"', raw_value, 1)
+
+
+@pytest.mark.parametrize("key", ["turn_no", "pad", "schema_version"])
+def test_a_5000_digit_integer_is_invalid_not_a_crash(key):
+    raw = _with_raw(VALID_EVENTS[1], key, b"9" * 5_000)
+    try:
+        decode_event(raw)
+    except InvalidEvent as exc:
+        assert str(exc)
+    else:
+        assert key == "pad", "only an ignored field may hold it"
+
+
+def test_a_huge_integer_behind_the_nesting_check_is_invalid_not_a_crash():
+    """More brackets than the depth limit sends the event through the depth pre-check's json.loads."""
+    raw = _with_raw(VALID_EVENTS[1], "turn_no", b"9" * 5_000)[:-1] + b', "pad": ' + b"[" * 40 + b"]" * 40 + b"}"
+    with pytest.raises(InvalidEvent, match="nesting"):
+        decode_event(raw)
+    raw = _with_raw(VALID_EVENTS[1], "turn_no", b"9" * 5_000)[:-1] + b', "pad": [' + b"[[]]," * 40 + b"1]}"
+    with pytest.raises(InvalidEvent, match="number"):
+        decode_event(raw)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(extreme_events())
+def test_extreme_values_decode_or_raise_invalid_event(raw):
+    _decodes_cleanly(raw)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
+@given(extreme_events())
+def test_extreme_values_that_decode_are_processed_without_raising(engine, raw):
+    event = _decodes_cleanly(raw)
+    if event is None:
+        return
+    processor = TurnProcessor(engine)
+    out = processor.process(event, ("p", 0))
+    for conv in list(processor.open.values()):  # end it: every position must be released exactly once
+        out.extend(processor._finish(conv, reason="test"))
+    released = [r for e in out.emissions for r in e.refs] + out.done + [f.ref for f in out.failed]
+    assert released == [("p", 0)]

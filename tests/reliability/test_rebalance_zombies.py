@@ -17,15 +17,16 @@ import pytest
 
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ScoringConfig
 from monitor.stream.replay import dialog_events
+from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, send, settings_for
 
 pytestmark = pytest.mark.integration
 
 
 def test_no_conversation_of_a_foreign_partition_after_a_rebalance(broker):
-    engine = ScoringEngine.create(ScoringConfig(), semantic=None)
+    engine = build_engine(ScoringConfig(), embed=False)
     topics = TopicSet.fresh(broker.bootstrap, partitions=4)
     settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", topic_partitions=4)
     first = MonitorThread(settings, engine).start()

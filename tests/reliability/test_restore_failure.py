@@ -14,16 +14,17 @@ from kafka.errors import KafkaTimeoutError
 
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ScoringConfig
 from monitor.stream.replay import dialog_events
 from monitor.stream.state import KafkaStateStore
+from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for, verdicts
 
 pytestmark = pytest.mark.integration
 
 
 def test_events_polled_with_a_failed_restore_are_not_lost(broker, monkeypatch):
-    engine = ScoringEngine.create(ScoringConfig(), semantic=None)
+    engine = build_engine(ScoringConfig(), embed=False)
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)
     dialogs = [Dialog.model_validate(d) for d in sample_dialogs(per_release=5, seed=2)]
     events = [e for d in dialogs for e in dialog_events(d)]

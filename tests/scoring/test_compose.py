@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from monitor.models.dialog import Dialog
 from tests.scoring.helpers import call, dialog, tool_turn
 
 OK = call("a", "x", v="1")
@@ -48,5 +49,27 @@ def test_per_sub_metric_bars(make_engine):
 
 
 def test_missing_turn_counts_and_first_failure(engine):
-    result = engine.score_dialog(dialog(tool_turn(1, OK, OK), tool_turn(2, OK, BAD)))
+    """A reference step never taken is a failure of the dialog: counted, a root cause, in the success rate."""
+    search, book, pay = call("f", "Search", to="Paris"), call("f", "Book", flight="AF-1"), call("p", "Charge", v="1")
+    result = engine.score_dialog(
+        Dialog.model_validate(
+            {
+                "dialog_id": "m",
+                "gold_turns": [{"turn": "Tool", "gold_turn": g} for g in (search, book, pay)],
+                "predict_turns": [
+                    {"turn": "Tool", "turn_no": 1, "predict_turn": search},
+                    {"turn": "Tool", "turn_no": 2, "predict_turn": book},
+                ],
+            }
+        )
+    )
+    missing = [t for t in result.turns if t.failure_reason == "missing_turn"]
+    assert len(missing) == 1 and missing[0].turn_no is None and missing[0].gold_index == 3
+    assert result.total_failures == 1 and result.root_cause_count == 1 and result.root_cause == "missing_turn"
+    assert result.success_rate == round(2 / 3, 6) and result.test_pass is False
+    assert result.first_failure_turn is None  # the failure has no turn of its own
+
+
+def test_first_failure_turn_is_the_earliest_failing_turn(engine):
+    result = engine.score_dialog(dialog(tool_turn(1, OK, OK), tool_turn(2, OK, BAD), tool_turn(3, BAD, BAD)))
     assert result.first_failure_turn == 2 and result.root_cause == "inconsistent_parameter_values"

@@ -185,3 +185,19 @@ def test_restore_emits_verdicts_produced_but_never_emitted(engine):
     second = TurnProcessor(engine)
     again = second.restore("c1", record)
     assert [e.verdict.turn_no for e in again.emissions] == [3, 4]
+
+
+def test_a_turn_whose_scoring_raises_is_a_failure_and_its_position_is_released(engine):
+    processor = TurnProcessor(engine)
+    events = events_of(sales_dialog())
+    run(processor, events[:1])
+    session = processor.open["c1"].session
+
+    def explode(turn):
+        raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+
+    session.add = explode  # type: ignore[method-assign]
+    out = processor.process(events[1], ("p0", 1))
+    assert [(f.ref, f.event.turn_no) for f in out.failed] == [(("p0", 1), 2)]
+    assert "ValueError" in out.failed[0].reason and out.emissions == []
+    assert 2 not in processor.open["c1"].waiting

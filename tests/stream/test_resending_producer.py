@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from kafka.errors import MessageSizeTooLargeError
 
 from monitor.stream.kafka_io import ResendingProducer, make_producer
 from tests.support.kafka import TopicSet, read_all
@@ -39,3 +40,42 @@ def test_healthy_flush_keeps_the_producer(broker):
     assert producer.replaced == 0 and producer.pending == []
     assert [r.value for r in read_all(broker.bootstrap, topics.verdicts, expect=1)] == [b"one"]
     producer.close(timeout=5)
+
+
+class _Future:
+    def __init__(self, exception: Exception | None) -> None:
+        self.exception = exception
+
+    def failed(self) -> bool:
+        return self.exception is not None
+
+
+class _RefusingKafkaProducer:
+    """Stands in for KafkaProducer: fails delivery of values above 10 bytes as the broker would."""
+
+    def __init__(self) -> None:
+        self.delivered: list[bytes] = []
+
+    def partitions_for(self, topic: str) -> set[int]:
+        return {0}
+
+    def send(self, topic: str, **record: object) -> _Future:
+        value = record["value"]
+        assert isinstance(value, bytes)
+        if len(value) > 10:
+            return _Future(MessageSizeTooLargeError("refused by the broker"))
+        self.delivered.append(value)
+        return _Future(None)
+
+    def flush(self, timeout: float | None = None) -> None:
+        return None
+
+
+def test_a_record_the_broker_refuses_as_too_large_is_replaced_by_its_fallback_or_dropped():
+    inner = _RefusingKafkaProducer()
+    producer = ResendingProducer(lambda: inner)  # type: ignore[arg-type, return-value]
+    producer.send("dlq", value=b"a" * 100, fallback={"value": b"meta"})
+    producer.send("verdicts", value=b"b" * 100)  # no fallback: dropped, the flush does not stall
+    producer.send("verdicts", value=b"ok")
+    producer.flush()
+    assert inner.delivered == [b"ok", b"meta"] and producer.dropped == 1 and producer.pending == []

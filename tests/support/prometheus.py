@@ -63,6 +63,7 @@ class PrometheusProcess:
         evaluation_interval: str = "1s",
         binary: str | None = None,
         startup_timeout: float = 30.0,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.targets = list(targets)
         self.rule_files = [str(Path(p).resolve()) for p in rule_files]
@@ -71,6 +72,7 @@ class PrometheusProcess:
         self.evaluation_interval = evaluation_interval
         self.binary = binary or prometheus_binary()
         self.startup_timeout = startup_timeout
+        self.extra_args = list(extra_args)  # e.g. --enable-feature=exemplar-storage
         self.port: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -116,6 +118,7 @@ class PrometheusProcess:
                     f"--web.listen-address=127.0.0.1:{self.port}",
                     "--web.enable-lifecycle",
                     "--log.level=warn",
+                    *self.extra_args,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -187,6 +190,10 @@ class PrometheusProcess:
         if data["resultType"] in ("scalar", "string"):
             return [{"metric": {}, "value": data["result"]}]
         return list(data["result"])
+
+    def query_exemplars(self, expr: str, start: float, end: float) -> list[dict[str, Any]]:
+        """Exemplars of the series selected by `expr` between start and end (needs exemplar storage)."""
+        return list(self._api("query_exemplars", {"query": expr, "start": str(start), "end": str(end)}))
 
     def targets_health(self) -> list[str]:
         return [t["health"] for t in self._api("targets")["activeTargets"]]

@@ -1,0 +1,169 @@
+"""One span → the turns it stands for (GenAI semantic conventions, OpenInference as a fallback).
+
+- `execute_tool` → a Tool turn (`gen_ai.tool.name`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`);
+- `chat` / `invoke_agent` (and the older `text_completion`/`generate_content`) → an Agent turn from the
+  final assistant message; a reply that only requests tool calls maps to nothing (the calls arrive as
+  `execute_tool` spans, so each counts once); a `chat` span whose input ends with a user message
+  also gives a User turn (context, never scored) placed at the span's start.
+Anything else maps to no turn and is counted as skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from monitor.sources.otlp.messages import final_reply, latest_user_message
+from monitor.sources.otlp.wire import Span
+
+OPERATION = "gen_ai.operation.name"
+CONVERSATION = "gen_ai.conversation.id"
+AGENT_NAME = "gen_ai.agent.name"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_RESULT = "gen_ai.tool.call.result"
+AEM_TOOL_ID = "aem.tool_id"
+AEM_FINAL = "aem.final"
+OPENINFERENCE_KIND = "openinference.span.kind"
+
+_OPENINFERENCE_OPERATIONS = {"LLM": "chat", "AGENT": "invoke_agent", "TOOL": "execute_tool"}
+_REPLY_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "invoke_agent"})
+
+
+class OtlpMapping(BaseModel):
+    """Which span attributes name the AEM fields the GenAI conventions have no word for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_id_attribute: str | None = None  # tool_id when aem.tool_id is absent (else the tool name)
+    reference_attribute: Annotated[str, Field(min_length=1)] = "aem.reference_id"  # a dialog id in --reference files
+    release_attribute: str | None = None  # overrides resource service.version as the release
+
+
+class TurnKind(StrEnum):
+    AGENT = "Agent"
+    TOOL = "Tool"
+    USER = "User"
+
+
+class Skip(StrEnum):
+    """Why a span gave no turn (a label, never an error)."""
+
+    NOT_GENAI = "not_genai"
+    OPERATION = "unsupported_operation"
+    TOOL_CALLS_ONLY = "tool_calls_only"
+    NO_OUTPUT = "no_output"
+    NO_TOOL_NAME = "no_tool_name"
+
+
+@dataclass(frozen=True)
+class SpanTurn:
+    kind: TurnKind
+    payload: dict[str, Any]
+    order_ns: int  # where the turn sits in its conversation (ties broken by span id, then position)
+
+
+@dataclass(frozen=True)
+class MappedSpan:
+    """A span with the conversation fields read from it and the turns it maps to (maybe none)."""
+
+    span: Span
+    conversation_id: str | None  # gen_ai.conversation.id; None: the trace is the conversation
+    agent: str | None
+    release: str | None
+    reference_id: str | None
+    final: bool  # aem.final = true: ends an explicitly identified conversation
+    turns: tuple[SpanTurn, ...]
+    skipped: Skip | None = None
+    from_agent_span: bool = False  # turns of an invoke_agent span yield to equal turns of its children
+
+
+def operation_of(attributes: Mapping[str, Any]) -> str | None:
+    op = attributes.get(OPERATION)
+    if isinstance(op, str) and op:
+        return op
+    kind = attributes.get(OPENINFERENCE_KIND)
+    return _OPENINFERENCE_OPERATIONS.get(kind) if isinstance(kind, str) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            return value
+    return value
+
+
+def tool_turn(span: Span, mapping: OtlpMapping) -> SpanTurn | Skip:
+    a = span.attributes
+    action = _text(a.get(TOOL_NAME)) or _text(a.get("tool.name"))
+    if action is None:
+        return Skip.NO_TOOL_NAME
+    tool_id = _text(a.get(AEM_TOOL_ID))
+    if tool_id is None and mapping.tool_id_attribute:
+        tool_id = _text(a.get(mapping.tool_id_attribute))
+    raw_args = a.get(TOOL_ARGUMENTS, a.get("input.value"))
+    args = _json_value(raw_args) if raw_args is not None else {}
+    if not isinstance(args, dict):
+        args = {"input": args}
+    payload: dict[str, Any] = {"tool_id": tool_id or action, "action": action, "args": args}
+    result = a.get(TOOL_RESULT, a.get("output.value"))
+    if result is not None:
+        payload["output"] = _json_value(result)
+    return SpanTurn(TurnKind.TOOL, payload, span.start_ns)
+
+
+def reply_turns(span: Span, operation: str) -> tuple[SpanTurn, ...] | Skip:
+    turns: list[SpanTurn] = []
+    if operation != "invoke_agent":
+        user = latest_user_message(span.attributes)
+        if user is not None:
+            turns.append(SpanTurn(TurnKind.USER, {"content": user}, span.start_ns))
+    reply = final_reply(span.attributes)
+    if reply is not None and reply.text:
+        # An agent's answer exists when the agent span ends; a model call's when it starts to stream.
+        at = span.end_ns if operation == "invoke_agent" else span.start_ns
+        turns.append(SpanTurn(TurnKind.AGENT, {"response": reply.text}, at))
+    if turns:
+        return tuple(turns)
+    return Skip.TOOL_CALLS_ONLY if reply is not None and reply.tool_calls else Skip.NO_OUTPUT
+
+
+def map_span(span: Span, mapping: OtlpMapping) -> MappedSpan:
+    a = span.attributes
+    operation = operation_of(a)
+    turns: tuple[SpanTurn, ...] = ()
+    skipped: Skip | None = None
+    if operation is None:
+        skipped = Skip.NOT_GENAI
+    elif operation == "execute_tool":
+        found = tool_turn(span, mapping)
+        turns, skipped = ((found,), None) if isinstance(found, SpanTurn) else ((), found)
+    elif operation in _REPLY_OPERATIONS:
+        got = reply_turns(span, operation)
+        turns, skipped = (got, None) if isinstance(got, tuple) else ((), got)
+    else:
+        skipped = Skip.OPERATION
+    release = _text(a.get(mapping.release_attribute)) if mapping.release_attribute else None
+    version = span.resource.get("service.version")
+    return MappedSpan(
+        span=span,
+        conversation_id=_text(a.get(CONVERSATION)),
+        agent=_text(a.get(AGENT_NAME)),
+        release=release or (str(version) if version not in (None, "") else None),
+        reference_id=_text(a.get(mapping.reference_attribute)),
+        final=a.get(AEM_FINAL) is True,
+        turns=turns,
+        skipped=skipped,
+        from_agent_span=operation == "invoke_agent",
+    )

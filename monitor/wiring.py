@@ -1,0 +1,96 @@
+"""The composition root: builds the scoring engine, the reference-free judge, the tool catalog and the
+stream monitor from settings.
+
+Every other layer receives its collaborators ready-made; only this module (and the commands above it)
+knows how the parts fit together. Layer order, lowest first — a module imports only from its own
+layer or lower ones (``tests/test_layers.py`` checks it on the import graph):
+
+    models → equivalence → scoring → judge → sources → stream → wiring → demo/commands/cli
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry
+
+from monitor.equivalence import EmbeddingScorer, ReplyComparator, SemanticScorer, ValueComparator
+from monitor.judge import (
+    CatalogError,
+    GroundingChecker,
+    JudgeMetrics,
+    JudgeSettings,
+    LLMJudge,
+    ToolCatalog,
+    judge_settings_from_env,
+    load_catalog,
+)
+from monitor.models.dialog import ToolSpec
+from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring.checks import ReferenceChecker
+from monitor.sources.files import InputError
+from monitor.stream.runner import Monitor
+from monitor.stream.settings import MonitorSettings
+
+
+def read_catalog(path: str | Path | None) -> ToolCatalog | tuple[ToolSpec, ...]:
+    """A `--tools` catalog, validated (a bad JSON Schema is an input error), or an empty one."""
+    if path is None:
+        return ()
+    try:
+        return load_catalog(path)
+    except CatalogError as exc:
+        raise InputError(str(path), str(exc).removeprefix(f"{path}: ")) from None
+
+
+def default_semantic(config: ScoringConfig) -> SemanticScorer:
+    """The sentence-embedding scorer the config names (all-MiniLM-L6-v2 by default; loaded lazily, offline)."""
+    return EmbeddingScorer(model=config.embedding_model)
+
+
+def build_engine(
+    config: ScoringConfig | None = None,
+    *,
+    semantic: SemanticScorer | None = None,
+    embed: bool = True,
+    catalog: ToolCatalog | Sequence[ToolSpec] = (),
+    judge: JudgeSettings | None = None,
+    registry: CollectorRegistry | None = None,
+) -> ScoringEngine:
+    """The engine `aem score` and `aem run` share.
+
+    `semantic` is the fallback scorer for values and replies; when None, the default embedding scorer is
+    built unless `embed` is False (typed comparison only). Turns without a reference go to a grounding
+    checker over `catalog`, with the LLM judge `judge` when one is configured (its metrics on `registry`).
+    """
+    config = config or ScoringConfig()
+    if semantic is None and embed:
+        semantic = default_semantic(config)
+    values = ValueComparator(semantic=semantic, threshold=config.threshold)
+    replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
+    llm = LLMJudge(judge, metrics=JudgeMetrics(registry)) if judge is not None and judge.enabled else None
+    grounding = GroundingChecker(values=values, replies=replies, llm=llm, catalog=catalog)
+    return ScoringEngine(config=config, checker=ReferenceChecker(values, replies), judge=grounding)
+
+
+def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:
+    """The LLM judge settings of `AEM_JUDGE_*` (for `aem score`, which has no settings file)."""
+    return judge_settings_from_env(env)
+
+
+def build_monitor(
+    settings: MonitorSettings,
+    registry: CollectorRegistry | None = None,
+    semantic: SemanticScorer | None = None,
+) -> Monitor:
+    """An `aem run` consumer-group member wired from its settings (engine, catalog, judge, metrics)."""
+    registry = registry if registry is not None else CollectorRegistry()
+    engine = build_engine(
+        settings.scoring,
+        semantic=semantic,
+        catalog=read_catalog(settings.tools or None),
+        judge=settings.judge,
+        registry=registry,
+    )
+    return Monitor(settings, engine=engine, registry=registry)
