@@ -165,13 +165,6 @@ class Monitor:
 
     def run(self) -> None:
         s = self.settings
-        self._probe = BrokerProbe(
-            self.kafka,
-            self.health,
-            interval_s=s.broker_probe_interval_s,
-            silence_limit_s=s.broker_unreachable_exit_s,
-            on_silence=self._give_up_on_broker,
-        ).start()
         if s.create_topics:
             ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
         # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
@@ -187,6 +180,15 @@ class Monitor:
         self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self._listener)
         log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
+        # hardening hook: reachability for /healthz, and the exit after broker_unreachable_exit_s
+        self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
+        self._probe = BrokerProbe(
+            self.kafka,
+            self.health,
+            interval_s=s.broker_probe_interval_s,
+            silence_limit_s=s.broker_unreachable_exit_s,
+            on_silence=self._give_up_on_broker,
+        ).start()
         last_lag = 0.0
         try:
             while not self.stop_event.is_set():
