@@ -23,7 +23,8 @@ from typing import Any
 import structlog
 from kafka import KafkaConsumer
 from kafka.errors import KafkaError
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
 
 from monitor.stream.security import KafkaClient, client_kwargs
 
@@ -171,8 +172,9 @@ def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: flo
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
-            if path == "/metrics":
-                self._send(200, CONTENT_TYPE_LATEST, generate_latest(registry))
+            if path == "/metrics":  # OpenMetrics (with exemplars) when the scraper asks for it
+                encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
+                self._send(200, content_type, encoder(registry))
             elif path == "/healthz":
                 ok, body = health.report()
                 self._send(200 if ok else 503, "application/json", json.dumps(body).encode())

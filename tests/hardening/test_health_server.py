@@ -95,3 +95,21 @@ def test_idle_connections_hold_at_most_the_bounded_threads(served: tuple[HealthS
     finally:
         for sock in idle:
             sock.close()
+
+
+def test_openmetrics_with_exemplars_when_asked_for(clock: Clock) -> None:
+    registry = CollectorRegistry()
+    Counter("aem_probe_failures", "failing turns", registry=registry).inc(exemplar={"conversation_id": "c-7"})
+    server = HealthServer(registry, Health(clock=clock), host="127.0.0.1", port=0).start()
+    try:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{server.port}/metrics", headers={"Accept": "application/openmetrics-text"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body, content_type = response.read().decode(), response.headers["Content-Type"]
+        plain = get(server.port, "/metrics")[1].decode()
+    finally:
+        server.shutdown()
+    assert content_type.startswith("application/openmetrics-text")
+    assert '# {conversation_id="c-7"} 1.0' in body and body.rstrip().endswith("# EOF")
+    assert "conversation_id" not in plain  # the classic text format has no exemplars
