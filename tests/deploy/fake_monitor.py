@@ -65,6 +65,7 @@ class FakeMonitor:
         self.open_dialogs = Gauge("aem_open_dialogs", "", registry=r)
         self.evictions = Counter("aem_evictions", "", registry=r)
         self.dlq = Counter("aem_dlq_messages", "", registry=r)
+        self.dlq_reduced = Counter("aem_dlq_reduced", "", ["form"], registry=r)
         self.judge_requests = Counter("aem_judge_requests", "", ["outcome"], registry=r)
         self.judge_latency = Histogram("aem_judge_latency_seconds", "", buckets=LATENCY_BUCKETS, registry=r)
         self.judge_configured = Gauge("aem_judge_configured", "", registry=r)

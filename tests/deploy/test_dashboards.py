@@ -36,6 +36,7 @@ DESIGN_METRICS = {
 EXTRA_METRICS = {
     "aem_evictions_total": "counter",
     "aem_dlq_messages_total": "counter",
+    "aem_dlq_reduced_total": "counter",
     "aem_judge_requests_total": "counter",
     "aem_judge_latency_seconds": "histogram",
     "aem_judge_configured": "gauge",

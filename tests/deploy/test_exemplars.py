@@ -116,3 +116,14 @@ def test_metrics_endpoint_negotiates_openmetrics():
 def test_judge_configured_gauge_is_exported_as_zero_by_default():
     metrics = MonitorMetrics()
     assert metrics.registry.get_sample_value("aem_judge_configured") == 0
+
+
+def test_the_monitor_exports_whether_an_llm_judge_is_configured():
+    """`aem_judge_configured` follows the judge settings of the real Monitor (no broker needed to build it)."""
+    from monitor.stream.settings import JudgeSettings, MonitorSettings
+    from monitor.wiring import build_monitor
+
+    without = build_monitor(MonitorSettings(metrics_port=0))
+    assert without.metrics.registry.get_sample_value("aem_judge_configured") == 0
+    judged = build_monitor(MonitorSettings(metrics_port=0, judge=JudgeSettings(url="http://127.0.0.1:9/v1")))
+    assert judged.metrics.registry.get_sample_value("aem_judge_configured") == 1
