@@ -66,6 +66,7 @@ class FakeMonitor:
         self.evictions = Counter("aem_evictions", "", registry=r)
         self.dlq = Counter("aem_dlq_messages", "", registry=r)
         self.dlq_reduced = Counter("aem_dlq_reduced", "", ["form"], registry=r)
+        self.label_overflow = Counter("aem_label_overflow", "", registry=r)
         self.judge_requests = Counter("aem_judge_requests", "", ["outcome"], registry=r)
         self.judge_latency = Histogram("aem_judge_latency_seconds", "", buckets=LATENCY_BUCKETS, registry=r)
         self.judge_configured = Gauge("aem_judge_configured", "", registry=r)
