@@ -1,6 +1,6 @@
 """Throughput of the bare encoder vs ReplyComparator over STS-B pairs (response turns).
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder.py [--data /work/shared/data] [--pairs 1500] [--repeat 3]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder.py --data DIR [--pairs 1500] [--repeat 3]
 
 A response turn is one (gold, pred) pair. "bare encoder" encodes the two texts of every turn
 (sentence-transformers, batch 64, normalised); "ReplyComparator" runs prefetch (one batch for all turns,
@@ -30,10 +30,12 @@ def load_pairs(path: Path, limit: int) -> list[tuple[str, str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data"))
+    ap.add_argument("--data", type=Path, required=True, help="directory holding stsb_en_dev.csv (not in the repo)")
     ap.add_argument("--pairs", type=int, default=1500)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    if not (args.data / "stsb_en_dev.csv").is_file():
+        ap.error(f"--data {args.data}: no stsb_en_dev.csv there (the STS-B dev set, not part of the repo)")
     pairs = load_pairs(args.data / "stsb_en_dev.csv", args.pairs)
     texts = [t.strip() for p in pairs for t in p]
 

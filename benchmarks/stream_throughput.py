@@ -5,8 +5,9 @@ Prints figures; asserts nothing. Run: `.venv/bin/python benchmarks/stream_throug
 1. Backlog throughput: N action turns (and separately M response turns) are published first;
    then a bare consumer (its own group) reads the topic, and `aem run`'s Monitor (same process,
    real broker) scores it; both rates in turns/s.
-2. Latency at a fixed offered load: events are published at `--rate` per second for
-   `--seconds`; event-to-verdict latency = verdict record timestamp − event timestamp, p50/p99.
+2. Latency at half the measured action-turn rate (or `--rate`) for `--seconds`, paced like
+   conversations: three-action dialogs whose turns are `--turn-gap` seconds apart; event → turn
+   verdict = verdict record timestamp − send time, p50/p99, overall and per turn of the chain.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.stream.broker import TansuBroker
+from monitor.stream.events import decode_event, encode_event
 from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.replay import dialog_events, publish
 from monitor.stream.runner import Monitor
@@ -104,7 +106,7 @@ def run_monitor_until(monitor: Monitor, verdicts: int) -> float:
     return elapsed
 
 
-def backlog(bootstrap: str, dialogs: list[Dialog], label: str, make_engine) -> None:  # type: ignore[no-untyped-def]
+def backlog(bootstrap: str, dialogs: list[Dialog], label: str, make_engine) -> float:  # type: ignore[no-untyped-def]
     names = topics(bootstrap)
     producer = make_producer(bootstrap)
     events = [e for d in dialogs for e in dialog_events(d)]
@@ -117,9 +119,25 @@ def backlog(bootstrap: str, dialogs: list[Dialog], label: str, make_engine) -> N
         f"{label:<15} {turns:>6} turns: aem run {turns / seconds:8.0f} turns/s   "
         f"bare consumer {turns / bare:8.0f} msgs/s   ratio {bare / seconds:5.2f}"
     )
+    return turns / seconds
 
 
-def latency(bootstrap: str, make_engine, rate: float, seconds: float) -> None:  # type: ignore[no-untyped-def]
+def paced_schedule(events: list[dict], turns_per_dialog: int, rate: float, gap: float) -> list[tuple[float, dict]]:
+    """(send offset, event): conversations start at rate/turns per second, their turns `gap` s apart."""
+    starts_per_s = rate / turns_per_dialog
+    by_cid: dict[str, list[dict]] = {}
+    for event in events:
+        by_cid.setdefault(event["conversation_id"], []).append(event)
+    schedule = [
+        (i / starts_per_s + j * gap, event)
+        for i, turns in enumerate(by_cid.values())
+        for j, event in enumerate(turns)
+    ]
+    return sorted(schedule, key=lambda item: item[0])
+
+
+def latency(bootstrap: str, make_engine, rate: float, seconds: float, gap: float) -> None:  # type: ignore[no-untyped-def]
+    """Event (send time) → turn verdict record (its CreateTime), turns of a conversation `gap` s apart."""
     import random
 
     names = topics(bootstrap)
@@ -129,19 +147,19 @@ def latency(bootstrap: str, make_engine, rate: float, seconds: float) -> None:  
     monitor.ready.wait(60)
     rng = random.Random(5)
     dialogs = action_dialogs(int(rate * seconds), rng)
-    events = [e for i, d in enumerate(dialogs) for e in dialog_events(d, conversation_id=f"lat-{i}")][
-        : int(rate * seconds)
-    ]
+    events = [e for i, d in enumerate(dialogs) for e in dialog_events(d, conversation_id=f"lat-{i}")]
+    schedule = paced_schedule(events, 3, rate, gap)
     producer = make_producer(bootstrap)
     sent_at: dict[tuple[str, int], float] = {}
-
-    def stamped():  # type: ignore[no-untyped-def]
-        for event in events:
-            event["timestamp"] = datetime.now().astimezone().isoformat()
-            sent_at[(event["conversation_id"], event["turn_no"])] = time.time()
-            yield event
-
-    publish(producer, names[0], stamped(), rate=rate)
+    began = time.monotonic()
+    for offset, event in schedule:
+        pause = began + offset - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        event["timestamp"] = datetime.now().astimezone().isoformat()
+        sent_at[(event["conversation_id"], event["turn_no"])] = time.time()
+        producer.send(names[0], key=event["conversation_id"].encode(), value=encode_event(event))
+    producer.flush()
     producer.close()
     deadline = time.monotonic() + 120
     while monitor.stats.verdicts < len(events) and time.monotonic() < deadline:
@@ -152,22 +170,56 @@ def latency(bootstrap: str, make_engine, rate: float, seconds: float) -> None:  
     tps = [TopicPartition(names[1], p) for p in consumer.partitions_for_topic(names[1])]
     consumer.assign(tps)
     consumer.seek_to_beginning(*tps)
-    lat: list[float] = []
+    lat: dict[int, list[float]] = {}
+    got = 0
     end = time.monotonic() + 30
-    while time.monotonic() < end and len(lat) < len(events):
+    while time.monotonic() < end and got < len(events):
         for records in consumer.poll(timeout_ms=500).values():
             for rec in records:
                 v = json.loads(rec.value)
                 key = (v["conversation_id"], v.get("turn_no"))
                 if v["kind"] == "turn" and key in sent_at:
-                    lat.append(rec.timestamp / 1000 - sent_at[key])
+                    lat.setdefault(v["turn_no"], []).append(rec.timestamp / 1000 - sent_at[key])
+                    got += 1
     consumer.close()
-    lat.sort()
-    q = statistics.quantiles(lat, n=100)
+    every = sorted(x for xs in lat.values() for x in xs)
+
+    def pct(values: list[float]) -> str:
+        q = statistics.quantiles(sorted(values), n=100)
+        return f"p50 {q[49] * 1000:6.0f} ms  p99 {q[98] * 1000:6.0f} ms"
+
     print(
-        f"latency at {rate:.0f} events/s for {seconds:.0f} s: {len(lat)} verdicts, "
-        f"p50 {q[49] * 1000:.0f} ms, p99 {q[98] * 1000:.0f} ms "
-        "(action verdicts wait for their chain bucket: up to 3 turns of one conversation)"
+        f"latency at {rate:.0f} events/s, turns {gap:.0f} s apart: {got}/{len(events)} turn verdicts, "
+        f"event -> turn verdict {pct(every)}"
+    )
+    for turn_no in sorted(lat):
+        print(f"    action turn {turn_no} of 3 ({len(lat[turn_no])} verdicts): {pct(lat[turn_no])}")
+
+
+def checkpoint_bytes(make_engine, turns: int = 50) -> None:  # type: ignore[no-untyped-def]
+    """Changelog bytes for one conversation checkpointed after every turn, beside the old whole-log record."""
+    import random
+
+    from monitor.stream.processor import TurnProcessor
+
+    rng = random.Random(9)
+    dialogs = action_dialogs(turns, rng)
+    events = [
+        dict(e, conversation_id="cp", turn_no=n, final=False)
+        for n, e in enumerate((e for d in dialogs for e in dialog_events(d)), start=1)
+    ][:turns]
+    processor = TurnProcessor(make_engine())
+    changelog = whole_log = 0
+    log: list[str] = []
+    for n, raw in enumerate(encode_event(e) for e in events):
+        event = decode_event(raw)
+        processor.process(event, ("p", n), raw=raw)
+        changelog += sum(len(r.value or b"") for r in processor.checkpoint())
+        log.append(raw.decode())
+        whole_log += len(json.dumps({"v": 1, "status": "open", "log": log, "held": [], "emitted": n}))
+    print(
+        f"checkpoint bytes, one {turns}-turn conversation checkpointed after every turn: "
+        f"changelog {changelog:,} B   (whole log re-encoded each time, as before: {whole_log:,} B)"
     )
 
 
@@ -228,8 +280,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--actions", type=int, default=10_000)
     parser.add_argument("--responses", type=int, default=2_000)
-    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--rate", type=float, default=None, help="offered load; default half the action rate")
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--turn-gap", type=float, default=3.0, help="seconds between turns of a conversation")
     parser.add_argument("--otlp-actions", type=int, default=3_000, help="action turns for the OTLP run (0: skip)")
     args = parser.parse_args()
     configure_logging("error")
@@ -245,13 +298,14 @@ def main() -> None:
         scorer._model = shared.model  # same weights, cold caches
         return build_engine(ScoringConfig(), semantic=scorer)
 
+    checkpoint_bytes(make_engine)
     rng = random.Random(3)
     with TansuBroker() as broker:
-        backlog(broker.bootstrap, action_dialogs(args.actions, rng), "action turns", make_engine)
+        top = backlog(broker.bootstrap, action_dialogs(args.actions, rng), "action turns", make_engine)
         if args.otlp_actions:
             otlp_backlog(broker.bootstrap, action_dialogs(args.otlp_actions, random.Random(4)), make_engine)
         backlog(broker.bootstrap, response_dialogs(reply_pairs(args.responses, rng)), "response turns", make_engine)
-        latency(broker.bootstrap, make_engine, args.rate, args.seconds)
+        latency(broker.bootstrap, make_engine, args.rate or top / 2, args.seconds, args.turn_gap)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""`aem` command line: score (offline), run (streaming monitor), replay (traffic), demo (local stack)."""
+"""`aem` command line: parses arguments and dispatches to one module per command in monitor/commands/."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-
-from monitor.logs import configure_logging
+from importlib.metadata import PackageNotFoundError, version
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -16,51 +14,57 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
+from monitor.commands import broker, demo, inspect, redrive, replay, run, score, tail
+from monitor.commands.common import EXIT_INTERRUPTED, HelpFormatter, exit_codes
+from monitor.logs import configure_logging
 
-def _score_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("score", help="score annotated dialog files (JSON/JSONL) offline")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--format", choices=["jsonl", "json", "table"], default="jsonl")
-    p.add_argument("--threshold", type=float, help="semantic equivalence threshold (default 0.5)")
-    p.add_argument("--pass-bar", type=float, help="success_rate a dialog needs for test_pass (default 1.0)")
-    p.add_argument("--fail-under", type=float, help="exit 1 when the overall success rate is below this")
-    p.add_argument("--config", type=Path, help="YAML/JSON config file (scoring section or top level)")
-    p.add_argument("--tools", type=Path, help="tool catalog (JSON list of {tool_id, action, parameters})")
-    p.set_defaults(func=cmd_score)
+COMMANDS = (score, run, replay, demo, broker, tail, inspect, redrive)
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from monitor.commands.score import run_score
-
-    return run_score(args)
-
-
-def _stream_commands(sub: argparse._SubParsersAction) -> None:
+def package_version() -> str:
     try:
-        from monitor.commands import stream as stream_commands
-    except ImportError:  # pragma: no cover - the streaming package is optional at import time
-        return
-    stream_commands.add_parsers(sub)
+        return version("aem-monitor")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="aem", description="AEM Monitor: turn-level agent correctness")
-    parser.add_argument("--log-level", default=os.environ.get("AEM_LOG_LEVEL", "warning"))
-    parser.add_argument("--json-logs", action="store_true", default=os.environ.get("AEM_JSON_LOGS") == "1")
-    sub = parser.add_subparsers(dest="command", required=True)
-    _score_parser(sub)
-    _stream_commands(sub)
+    parser = argparse.ArgumentParser(
+        prog="aem",
+        description="AEM Monitor: turn-level correctness of multi-turn LLM agents, offline and streaming",
+        epilog=exit_codes("each command lists its own (aem COMMAND --help); 130 = interrupted"),
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"aem {package_version()}")
+    parser.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=LOG_LEVELS,
+        default=os.environ.get("AEM_LOG_LEVEL"),
+        help="log level (env AEM_LOG_LEVEL; default: info for run, broker and demo, warning otherwise)",
+    )
+    parser.add_argument(
+        "--json-logs",
+        action="store_true",
+        default=os.environ.get("AEM_JSON_LOGS") == "1",
+        help="logs as JSON lines (env AEM_JSON_LOGS=1)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    configure_logging(args.log_level, args.json_logs)
+    level = args.log_level or getattr(args, "default_log_level", "warning")
+    configure_logging(level, args.json_logs)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
 

@@ -16,7 +16,6 @@ from monitor.logs import configure_logging
 configure_logging("warning")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 EXAMPLES = REPO / "examples"
 
 

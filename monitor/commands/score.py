@@ -1,22 +1,57 @@
-"""`aem score`: the offline scorer and CI gate."""
+"""`aem score`: the offline scorer and CI gate.
+
+With `--format jsonl` dialogs are read, scored and written in chunks, so memory stays bounded however
+large a JSONL input is; `json` and `table` need every result before they print.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any, TextIO
 
 import structlog
 from pydantic import ValidationError
 
+from monitor.commands.common import EXIT_FAILED, EXIT_OK, add_command, error, exit_codes, unit_interval
+from monitor.models.dialog import Dialog
+from monitor.models.verdict import DialogResult
 from monitor.report import render_table, summarize
-from monitor.scoring import ScoringConfig
+from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.config import load_config_file
-from monitor.sources.files import InputError, read_dialogs, validation_error
+from monitor.sources.files import InputError, iter_dialogs, validation_error
 from monitor.wiring import build_engine, judge_from_env, read_catalog
 
 log = structlog.get_logger(__name__)
+
+CHUNK = 256  # dialogs scored together (one embedding batch) and then written
+
+EPILOG = """\
+Input: JSON or JSONL in any dialog shape of docs/dialog-files.md. JSONL input with --format jsonl is
+streamed: results are written as they are scored (so a bad line late in a file stops the run after
+the earlier results were printed).
+
+""" + exit_codes(
+    "0  scored (and at or above --fail-under)",
+    "1  the overall success rate is below --fail-under, or nothing could be scored",
+    "2  bad input (the message names file, dialog and field) or bad options",
+)
+
+
+def add_parser(sub: Any) -> None:
+    p = add_command(sub, "score", "score annotated dialog files (JSON/JSONL) offline", EPILOG, run_score)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="dialog files (.json or .jsonl)")
+    p.add_argument("--format", choices=["jsonl", "json", "table"], default="jsonl", help="output format")
+    p.add_argument("--threshold", type=unit_interval, help="semantic equivalence cut, 0..1 (default: 0.5)")
+    p.add_argument("--pass-bar", type=unit_interval, help="success_rate a dialog needs for test_pass (default: 1.0)")
+    p.add_argument("--fail-under", type=unit_interval, help="exit 1 when the overall success rate is below this (0..1)")
+    p.add_argument("--config", type=Path, help="YAML/JSON config file (scoring section or top level)")
+    p.add_argument("--tools", type=Path, help="tool catalog (JSON list of {tool_id, action, parameters})")
 
 
 def build_config(args: argparse.Namespace) -> ScoringConfig:
@@ -34,35 +69,87 @@ def build_config(args: argparse.Namespace) -> ScoringConfig:
         raise validation_error(str(args.config or "command line"), None, exc) from None
 
 
+@dataclass
+class Tally:
+    """Running totals for the gate, kept while results stream past."""
+
+    dialogs: int = 0
+    scored: int = 0
+    passed: int = 0
+
+    def add(self, result: DialogResult) -> None:
+        self.dialogs += 1
+        for turn in result.turns:
+            if turn.success is not None:
+                self.scored += 1
+                self.passed += int(turn.success)
+
+    @property
+    def success_rate(self) -> float | None:
+        return self.passed / self.scored if self.scored else None
+
+
+def chunks(dialogs: Iterable[Dialog], size: int = CHUNK) -> Iterator[list[Dialog]]:
+    it = iter(dialogs)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def all_dialogs(paths: Iterable[str]) -> Iterator[Dialog]:
+    for path in paths:
+        yield from iter_dialogs(path)
+
+
+def stream_jsonl(engine: ScoringEngine, paths: Iterable[str], out: TextIO) -> Tally:
+    tally = Tally()
+    for chunk in chunks(all_dialogs(paths)):
+        for result in engine.score_dialogs(chunk):
+            out.write(result.model_dump_json() + "\n")
+            tally.add(result)
+        out.flush()
+    return tally
+
+
+def write_all(engine: ScoringEngine, paths: Iterable[str], fmt: str, out: TextIO) -> Tally:
+    results = [r for chunk in chunks(all_dialogs(paths)) for r in engine.score_dialogs(chunk)]
+    summary = summarize(results)
+    if fmt == "json":
+        doc = {"dialogs": [r.model_dump(mode="json") for r in results], "summary": summary}
+        out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(render_table(results, summary) + "\n")
+    tally = Tally()
+    for result in results:
+        tally.add(result)
+    return tally
+
+
+def gate(tally: Tally, fail_under: float | None) -> int:
+    rate = tally.success_rate
+    log.info("scored", dialogs=tally.dialogs, scored_turns=tally.scored, success_rate=rate)
+    if fail_under is None:
+        return EXIT_OK
+    if rate is None:
+        sys.stderr.write(f"aem score: no scored turns, so the --fail-under {fail_under:g} gate fails\n")
+        return EXIT_FAILED
+    if rate < fail_under:
+        sys.stderr.write(f"aem score: success rate {rate:.4f} is below --fail-under {fail_under:g}\n")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def run_score(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
         tools = read_catalog(getattr(args, "tools", None))
-        dialogs = [d for path in args.paths for d in read_dialogs(path)]
+        for path in args.paths:  # fail on a missing file before any output
+            if not Path(path).is_file():
+                raise InputError(str(path), "no such file")
+        engine = build_engine(config, catalog=tools, judge=judge_from_env())
+        if args.format == "jsonl":
+            tally = stream_jsonl(engine, args.paths, sys.stdout)
+        else:
+            tally = write_all(engine, args.paths, args.format, sys.stdout)
     except InputError as exc:
-        sys.stderr.write(f"aem score: error: {exc}\n")
-        return 2
-    engine = build_engine(config, catalog=tools, judge=judge_from_env())
-    results = engine.score_dialogs(dialogs)
-    summary = summarize(results)
-    out = sys.stdout
-    if args.format == "jsonl":
-        for result in results:
-            out.write(result.model_dump_json() + "\n")
-    elif args.format == "json":
-        out.write(
-            json.dumps(
-                {"dialogs": [r.model_dump(mode="json") for r in results], "summary": summary},
-                indent=2,
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
-    else:
-        out.write(render_table(results, summary) + "\n")
-    rate = summary["overall"]["success_rate"]
-    log.info("scored", dialogs=len(results), success_rate=rate)
-    if args.fail_under is not None and (rate is None or rate < args.fail_under):
-        sys.stderr.write(f"aem score: success rate {rate} is below --fail-under {args.fail_under}\n")
-        return 1
-    return 0
+        return error("score", exc)
+    return gate(tally, args.fail_under)

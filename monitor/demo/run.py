@@ -8,7 +8,8 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 import structlog
 
@@ -54,15 +55,38 @@ def _traffic(bootstrap: str, topic: str, rate: float, stop: threading.Event) -> 
         producer.close(timeout=5)
 
 
-def render(monitor: Monitor, metrics_url: str, elapsed: float) -> str:
+@dataclass(frozen=True)
+class DemoOptions:
+    duration: float | None = None  # seconds; None runs until stopped
+    metrics_port: int = 0  # 0: a free port
+    rate: float = 40.0  # sample events per second
+    refresh: float = 2.0  # seconds between frames (TTY) or summary lines (no TTY, at least SUMMARY_EVERY_S)
+    log_path: str | None = None  # where the logs go, shown in the view
+
+
+SUMMARY_EVERY_S = 5.0
+
+
+def _hint(options: DemoOptions, elapsed: float, finished: bool) -> str:
+    if finished:
+        return f"stopped after {elapsed:.0f}s"
+    if options.duration is not None:
+        return f"stops after {options.duration:g}s (Ctrl-C to stop sooner)"
+    return "Ctrl-C to stop"
+
+
+def render(monitor: Monitor, metrics_url: str, elapsed: float, hint: str = "", log_path: str | None = None) -> str:
     stats = monitor.stats
     lines = [
-        f"AEM Monitor demo — {elapsed:5.0f}s — metrics: {metrics_url}   (Ctrl-C to stop)",
+        f"AEM Monitor demo — {elapsed:5.0f}s — metrics: {metrics_url}   ({hint})"
+        if hint
+        else f"AEM Monitor demo — {elapsed:5.0f}s — metrics: {metrics_url}",
         f"events {stats.events}  ({stats.events / max(elapsed, 1e-9):.1f}/s)   verdicts {stats.verdicts}   "
         f"dialogs {stats.dialogs}   invalid→DLQ {stats.invalid}   open {len(monitor.processor.open)}",
-        "",
-        f"{'agent':<18}{'release':<12}{'turns':>8}{'correct':>10}",
     ]
+    if log_path:
+        lines.append(f"logs: {log_path}")
+    lines += ["", f"{'agent':<18}{'release':<12}{'turns':>8}{'correct':>10}"]
     for (agent, release), (passed, total) in sorted(monitor.stats.by_release.items()):
         lines.append(f"{agent:<18}{release:<12}{total:>8}{passed / total:>10.1%}")
     lines += ["", "top root causes (reason:field)"]
@@ -71,15 +95,50 @@ def render(monitor: Monitor, metrics_url: str, elapsed: float) -> str:
     return "\n".join(lines)
 
 
-def run_demo(duration: float | None, metrics_port: int, rate: float, refresh: float, stop: threading.Event) -> int:
+def summary_line(monitor: Monitor, elapsed: float) -> str:
+    """One line per interval when there is no terminal to redraw."""
+    stats = monitor.stats
+    releases = "  ".join(
+        f"{release} {passed / total:.1%}" for (_, release), (passed, total) in sorted(stats.by_release.items())
+    )
+    return (
+        f"demo {elapsed:4.0f}s  events {stats.events}  verdicts {stats.verdicts}  dialogs {stats.dialogs}  "
+        f"invalid {stats.invalid}  {releases}".rstrip()
+    )
+
+
+class View:
+    """Frames on a terminal (redrawn in place), summary lines otherwise; exactly one final frame."""
+
+    def __init__(self, out: TextIO, monitor: Monitor, url: str, options: DemoOptions) -> None:
+        self.out, self.monitor, self.url, self.options = out, monitor, url, options
+        self.tty = out.isatty()
+        self.last_line = 0.0
+
+    def frame(self, elapsed: float, finished: bool = False) -> None:
+        if self.tty:
+            hint = _hint(self.options, elapsed, finished)
+            self.out.write(
+                "\x1b[H\x1b[2J" + render(self.monitor, self.url, elapsed, hint, self.options.log_path) + "\n"
+            )
+        elif finished:
+            hint = _hint(self.options, elapsed, finished)
+            self.out.write(render(self.monitor, self.url, elapsed, hint, self.options.log_path) + "\n")
+        elif elapsed - self.last_line >= max(self.options.refresh, SUMMARY_EVERY_S):
+            self.out.write(summary_line(self.monitor, elapsed) + "\n")
+            self.last_line = elapsed
+        self.out.flush()
+
+
+def run_demo(options: DemoOptions, stop: threading.Event, out: TextIO | None = None) -> int:
     topics = Topics()
-    out = sys.stdout
+    out = out or sys.stdout
     with TansuBroker() as broker:
         ensure_topics(broker.bootstrap, [topics.traces, topics.verdicts, topics.dlq], partitions=3)
         settings = MonitorSettings(
             bootstrap_servers=broker.bootstrap,
             metrics_host="127.0.0.1",
-            metrics_port=metrics_port or free_port(),
+            metrics_port=options.metrics_port or free_port(),
             idle_timeout_s=30.0,
             create_topics=False,
         )
@@ -88,30 +147,30 @@ def run_demo(duration: float | None, metrics_port: int, rate: float, refresh: fl
         url = f"http://127.0.0.1:{port}/metrics"
         out.write(f"broker {broker.bootstrap}; loading the model and joining the consumer group…\n")
         out.write(f"metrics: {url}\n")
+        if options.log_path:
+            out.write(f"logs: {options.log_path}\n")
         out.flush()
         worker = threading.Thread(target=monitor.run, name="aem-monitor", daemon=True)
         worker.start()
         traffic = threading.Thread(
-            target=_traffic, args=(broker.bootstrap, topics.traces, rate, stop), name="aem-traffic", daemon=True
+            target=_traffic, args=(broker.bootstrap, topics.traces, options.rate, stop), name="aem-traffic", daemon=True
         )
         traffic.start()
+        view = View(out, monitor, url, options)
         started = time.monotonic()
-        tty = out.isatty()
         try:
-            while not stop.wait(refresh):
+            while not stop.wait(options.refresh):
                 elapsed = time.monotonic() - started
-                view = render(monitor, url, elapsed)
-                out.write(("\x1b[2J\x1b[H" if tty else "\n") + view + "\n")
-                out.flush()
-                if duration is not None and elapsed >= duration:
+                if options.duration is not None and elapsed >= options.duration:
                     break
                 if not worker.is_alive():
                     out.write("monitor stopped unexpectedly; see the log\n")
                     return 1
+                view.frame(elapsed)
         finally:
             stop.set()
             monitor.stop()
-            worker.join(timeout=30)
+            worker.join(timeout=180)  # a model still loading must finish: leaving torch mid-call aborts the exit
             traffic.join(timeout=10)
-        out.write(render(monitor, url, time.monotonic() - started) + "\n")
+        view.frame(time.monotonic() - started, finished=True)
     return 0

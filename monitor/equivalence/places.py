@@ -1,5 +1,8 @@
 """Places named at any granularity: "Seattle" / "Seattle, WA" / "WA" / "USA" name one place, "Seattle" / "CA" not.
 
+Where the curated tables are silent, cities come from GeoNames (``gazetteer``) and first-level regions
+from ISO 3166-2 (pycountry): "Pune, Maharashtra" and "Pune" are one place.
+
 A value reads as a place when each of its comma-separated parts is a known city, a first-level region (a US
 state, a province...) or a country (general-knowledge tables in ``abbreviations``); the first part of a
 value may be an unknown city when a later part places it ("Naples, FL"). Every reading is resolved to
@@ -12,9 +15,11 @@ city or a state ("Austin" / "USA" differ), as annotators mostly judge.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from monitor.equivalence import gazetteer
 from monitor.equivalence.abbreviations import CITIES, CITY_LOCATIONS, COUNTRIES, REGIONS, US_STATES
 from monitor.equivalence.normalize import fold, strip_wrapping, whole_key
 
@@ -82,13 +87,69 @@ def _part_readings(part: str) -> list[tuple[str, str]]:
                     out.append(("region", _REGION_KEYS[kk][0]))
             if k in _COUNTRY_KEYS:
                 out.append(("country", _COUNTRY_KEYS[k]))
+    if not any(level == "city" for level, _ in out):
+        for k in keys:
+            reading = _gazetteer_reading(k)
+            if reading is not None:
+                out.append(reading)
+    if not out:
+        out.extend(("region", k) for k in keys if k in _subdivisions())
     return list(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1)
+def _subdivisions() -> dict[str, str]:
+    """First-level subdivisions the curated table does not name (pycountry, ISO 3166-2): name -> country."""
+    import pycountry
+
+    out: dict[str, str] = {}
+    for sub in pycountry.subdivisions:
+        if getattr(sub, "parent_code", None) is not None:
+            continue
+        name = fold(re.sub(r"\s*[\[(].*$", "", sub.name))
+        if name in _REGION_KEYS or name in _CITY_KEYS or name in _COUNTRY_KEYS or len(name) < 4:
+            continue
+        code = sub.country_code
+        out.setdefault(name, _COUNTRY_KEYS.get(code.lower()) or _COUNTRY_KEYS.get(gazetteer.country_name(code))
+                       or gazetteer.country_name(code))
+    return out
+
+
+_GAZETTEER = "gn:"  # prefix of cities read from the gazetteer, not the curated table
+
+
+def _gazetteer_reading(key: str) -> tuple[str, str] | None:
+    """A city the curated table does not know by this name, from GeoNames ("Ciudad de Mexico", "CDMX")."""
+    if key in _COMMON_WORD_CITIES or not re.fullmatch(r"[a-z][a-z .'\-]{2,40}", key) or key in _COUNTRY_KEYS:
+        return None
+    if key in _REGION_KEYS:
+        return None
+    city = gazetteer.lookup(key)
+    if city is None or city.name in _COMMON_WORD_CITIES:
+        return None
+    if city.name in _CITY_KEYS:
+        return ("city", _CITY_KEYS[city.name])
+    return ("city", _GAZETTEER + f"{city.name}|{city.country}|{city.admin1}")
+
+
+@lru_cache(maxsize=4096)
+def _locations(city: str) -> tuple[str, ...]:
+    """Where a city is: US state codes or region / country names, as in ``CITY_LOCATIONS``."""
+    if not city.startswith(_GAZETTEER):
+        return CITY_LOCATIONS[city]
+    _, country, admin1 = city.removeprefix(_GAZETTEER).split("|")
+    if country == "US":
+        return (admin1.lower(),)
+    name = _COUNTRY_KEYS.get(country.lower()) or _COUNTRY_KEYS.get(gazetteer.country_name(country))
+    return (name or gazetteer.country_name(country),)
 
 
 def _region_country(region: str) -> str:
     if region in US_STATES:
         return _US
-    return REGIONS[region][0]
+    if region in REGIONS:
+        return REGIONS[region][0]
+    return _subdivisions()[region]
 
 
 def _resolve(readings: tuple[tuple[str, str], ...]) -> list[Place]:
@@ -110,7 +171,7 @@ def _resolve(readings: tuple[tuple[str, str], ...]) -> list[Place]:
     if city.startswith("?"):
         return [Place(city, region, country)] if (region or country) else []
     out = []
-    for loc in CITY_LOCATIONS[city]:
+    for loc in _locations(city):
         if loc in US_STATES:
             c_region, c_country = loc, _US
         elif loc in REGIONS:
@@ -118,7 +179,9 @@ def _resolve(readings: tuple[tuple[str, str], ...]) -> list[Place]:
         else:
             c_region, c_country = None, loc
         if region is not None and c_region != region:
-            continue
+            if c_region is not None or c_country != _region_country(region):
+                continue
+            c_region = region  # a city known only by its country, placed in one of its regions
         if country is not None and c_country != country:
             continue
         out.append(Place(city, c_region, c_country))
@@ -159,10 +222,15 @@ def _relation(a: Place, b: Place) -> str | None:
     for i, (x, y) in enumerate(zip(la, lb, strict=True)):
         if x is not None and y is not None:
             if x != y:
-                if i == 0 and (x.startswith("?") or y.startswith("?")) and la[1:] == lb[1:]:
+                if i == 0 and (x.startswith(("?", _GAZETTEER)) or y.startswith(("?", _GAZETTEER))) and la[1:] == lb[1:]:
                     return "unknown"  # a neighbourhood or suburb of the other city, or another city
                 return None
         elif x is not None or y is not None:
+            if i == 1 and la[0] is not None and la[0] == lb[0]:
+                continue  # one city, its region known on one side only (a gazetteer city)
+            lacking = la if x is None else lb
+            if i == 1 and (lacking[0] or "").startswith(_GAZETTEER) and la[2] == lb[2]:
+                return "unknown"  # a gazetteer city's region is not known: in this region or not
             # only one side names this level: the other must name nothing finer
             other = lb if x is not None else la
             if any(v is not None for v in other[:i]):

@@ -11,8 +11,9 @@ from functools import lru_cache
 from dateutil import parser as dateparser
 from text_to_num import alpha2digit, text2num
 
-from monitor.equivalence.abbreviations import CURRENCY_ALIASES, MONTHS, UNIT_ALIASES
+from monitor.equivalence.abbreviations import MONTHS, UNIT_ALIASES
 from monitor.equivalence.normalize import fold, strip_wrapping
+from monitor.equivalence.times import parse_clock
 
 TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "affirmative"})
 FALSE_WORDS = frozenset({"false", "no", "n", "f", "off", "disabled", "disable", "none", "negative"})
@@ -25,13 +26,6 @@ _SCALE_RE = "|".join(sorted((re.escape(k) for k in SCALES), key=len, reverse=Tru
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
 NUMBER_RE = re.compile(rf"^(?P<num>{_NUM})\s*(?P<scale>{_SCALE_RE})?$")
 
-_CUR_SYMBOLS = "$€£¥₹₩₽"
-_CUR_WORDS = "|".join(sorted((re.escape(k) for k in CURRENCY_ALIASES if not k.startswith(tuple(_CUR_SYMBOLS))),
-                             key=len, reverse=True))
-MONEY_RE = re.compile(
-    rf"^(?:(?P<pre>(?:[a-z]{{1,3}})?[{_CUR_SYMBOLS}]|{_CUR_WORDS})\s*)?(?P<num>{_NUM})\s*"
-    rf"(?P<scale>{_SCALE_RE})?\s*(?P<post>{_CUR_WORDS}|[{_CUR_SYMBOLS}])?$"
-)
 _UNIT_WORDS = "|".join(sorted((re.escape(k) for k in UNIT_ALIASES), key=len, reverse=True))
 QUANTITY_RE = re.compile(
     rf"^(?P<num>{_NUM})\s*(?:(?P<scale>thousand|million|billion|trillion)\s+)?(?P<unit>{_UNIT_WORDS})$"
@@ -41,10 +35,6 @@ _MONTH_NAMES = "|".join([*MONTHS.values(), *MONTHS.keys()])
 DATE_HINT = re.compile(
     rf"(\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}/\d{{1,2}}/\d{{1,2}}\b"
     rf"|\b(?:{_MONTH_NAMES})\b\.?\s*,?\s*\d|\d(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTH_NAMES})\b)"
-)
-TIME_RE = re.compile(
-    r"^(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d{2}))?(?::(?P<s>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)?"
-    r"(?:\s*(?:o'?clock))?$"
 )
 _ID_CHARS = re.compile(r"^[a-z0-9][a-z0-9._\-/:#@+]*$")
 
@@ -125,7 +115,8 @@ def number_of(value: object) -> float | None:
     return None
 
 
-def _words_to_digits(t: str) -> str:
+def words_to_digits(t: str) -> str:
+    """Number words as digits ("five hundred dollars" -> "500 dollars") in a text without digits."""
     if re.search(r"[a-z]", t) and not re.search(r"\d", t):
         try:
             return alpha2digit(t, "en")
@@ -134,51 +125,25 @@ def _words_to_digits(t: str) -> str:
     return t
 
 
-@lru_cache(maxsize=65536)
 def parse_money(text: str) -> Money | None:
-    t = _words_to_digits(canon(text))
-    m = MONEY_RE.match(t)
-    if not m or not (m.group("pre") or m.group("post")):
-        return None
-    cur = None
-    for part in (m.group("pre"), m.group("post")):
-        if part:
-            sym = part[-1] if part[-1] in _CUR_SYMBOLS else part
-            cur = CURRENCY_ALIASES.get(sym, CURRENCY_ALIASES.get(part, cur))
-    amount = _num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0)
-    return Money(amount, cur)
+    """An amount with a currency; see ``money.parse_money``."""
+    from monitor.equivalence.money import parse_money as _parse_money
+
+    return _parse_money(text)
 
 
 @lru_cache(maxsize=65536)
 def parse_quantity(text: str) -> Quantity | None:
-    t = _words_to_digits(canon(text.replace("_", " ")))  # "five_years" -> "5 years"
+    t = words_to_digits(canon(text.replace("_", " ")))  # "five_years" -> "5 years"
     m = QUANTITY_RE.match(t)
     if not m:
         return None
     return Quantity(_num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0), UNIT_ALIASES[m.group("unit")])
 
 
-@lru_cache(maxsize=65536)
 def parse_time(text: str) -> int | None:
-    """Minutes after midnight of a clock time ("3 pm", "15:00", "noon")."""
-    t = canon(text)
-    if t in ("noon", "midday"):
-        return 12 * 60
-    if t == "midnight":
-        return 0
-    m = TIME_RE.match(t)
-    if not m or (m.group("m") is None and m.group("ap") is None and "clock" not in t):
-        return None
-    h = int(m.group("h"))
-    mi = int(m.group("m") or 0)
-    ap = (m.group("ap") or "").replace(".", "")
-    if h > 24 or mi > 59 or (ap and not 1 <= h <= 12):
-        return None
-    if ap == "pm" and h != 12:
-        h += 12
-    elif ap == "am" and h == 12:
-        h = 0
-    return (h % 24) * 60 + mi
+    """Minutes after midnight of a clock time ("3 pm", "15:00", "noon", "half past six in the evening")."""
+    return parse_clock(text)
 
 
 _D1 = dt.datetime(2001, 1, 1)
@@ -256,40 +221,27 @@ def dates_equal(a: DateValue, b: DateValue) -> bool:
     return a.minutes is None or b.minutes is None or a.minutes == b.minutes
 
 
-# Units of one dimension convert exactly: unit -> (dimension, size in the dimension's base unit).
-UNIT_SIZES: dict[str, tuple[str, float]] = {
-    "second": ("time", 1.0), "minute": ("time", 60.0), "hour": ("time", 3600.0), "day": ("time", 86400.0),
-    "week": ("time", 604800.0),
-    "month": ("calendar", 1.0), "year": ("calendar", 12.0), "decade": ("calendar", 120.0),
-    "millimeter": ("length", 0.001), "centimeter": ("length", 0.01), "meter": ("length", 1.0),
-    "kilometer": ("length", 1000.0), "inch": ("length", 0.0254), "foot": ("length", 0.3048),
-    "yard": ("length", 0.9144), "mile": ("length", 1609.344),
-    "milligram": ("mass", 0.001), "gram": ("mass", 1.0), "kilogram": ("mass", 1000.0),
-    "pound": ("mass", 453.59237), "ounce": ("mass", 28.349523125),
-    "milliliter": ("volume", 1.0), "liter": ("volume", 1000.0), "gallon": ("volume", 3785.411784),
-    "quart": ("volume", 946.352946), "pint": ("volume", 473.176473), "cup": ("volume", 236.5882365),
-    "fluid ounce": ("volume", 29.5735295625), "tablespoon": ("volume", 14.78676478125),
-    "teaspoon": ("volume", 4.92892159375),
-    "kilobyte": ("data", 1e3), "megabyte": ("data", 1e6), "gigabyte": ("data", 1e9), "terabyte": ("data", 1e12),
-}
-
-
 def quantities_equal(a: Quantity, b: Quantity) -> bool:
-    """Same amount of the same unit, or the same amount after an exact unit conversion ("1 year" = "12 months",
-    "1 km" = "1000 m"); conversions tolerate the rounding of a printed factor (0.1%)."""
-    if a.unit == b.unit:
-        return numbers_close(a.amount, b.amount)
-    sa, sb = UNIT_SIZES.get(a.unit), UNIT_SIZES.get(b.unit)
-    if sa is None or sb is None or sa[0] != sb[0]:
-        return False
-    return math.isclose(a.amount * sa[1], b.amount * sb[1], rel_tol=1e-3, abs_tol=1e-12)
+    """Same amount of the same unit, or after a unit conversion ("1 year" = "12 months", "212 °F" = "100 °C")."""
+    from monitor.equivalence.quantities import equal
+
+    return equal(a, b)
+
+
+# Units a value may name alone, meaning one of it ("year" / "12 months").
+_BARE_UNITS = frozenset({
+    "second", "minute", "hour", "day", "week", "month", "year", "decade", "millimeter", "centimeter", "meter",
+    "kilometer", "inch", "foot", "yard", "mile", "milligram", "gram", "kilogram", "pound", "ounce", "milliliter",
+    "liter", "gallon", "quart", "pint", "cup", "fluid ounce", "tablespoon", "teaspoon", "kilobyte", "megabyte",
+    "gigabyte", "terabyte",
+})
 
 
 def bare_unit(text: str) -> str | None:
     """The unit a value names by itself in the singular ("year", "a month"): one of that unit."""
     t = canon(text.replace("_", " "))
     t = re.sub(r"^(?:a|an|one|per)\s+", "", t)
-    return t if t in UNIT_SIZES else None
+    return t if t in _BARE_UNITS else None
 
 
 _YEAR_RANGE = re.compile(r"^(?P<a>\d{4}|\d{2})\s*(?:-|/|–|to)\s*(?P<b>\d{4}|\d{2})$")

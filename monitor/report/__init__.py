@@ -1,6 +1,17 @@
-"""Reports of dialog results: summaries and human-readable tables."""
+"""Reports of dialog results and topic records: summaries, tables, one-line record views."""
 
+from monitor.report.records import as_json, conversation_of, format_line, record_kind
 from monitor.report.summary import summarize
-from monitor.report.table import render_table
+from monitor.report.table import render_dialog, render_summary, render_table, render_turns
 
-__all__ = ["render_table", "summarize"]
+__all__ = [
+    "as_json",
+    "conversation_of",
+    "format_line",
+    "record_kind",
+    "render_dialog",
+    "render_summary",
+    "render_table",
+    "render_turns",
+    "summarize",
+]

@@ -94,7 +94,9 @@ class ScoringEngine:
         agent: str = "default",
         reference: Sequence[ReferenceTurn] | None = None,
         tools: Sequence[ToolSpec] | None = None,
+        early: bool = False,
     ) -> DialogSession:
+        """A scoring session; `early` releases action verdicts before their chain bucket is known."""
         return DialogSession(
             meta=DialogMeta(dialog_id=dialog_id, release=release, agent=agent),
             checker=self.checker,
@@ -102,6 +104,7 @@ class ScoringEngine:
             judge=self.judge,
             reference=reference,
             tools=tuple(tools) if tools is not None else tuple(self.tools),
+            early=early,
         )
 
     def prefetch(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:

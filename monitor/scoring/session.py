@@ -17,6 +17,7 @@ from monitor.scoring.config import ScoringConfig
 from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
+    TOO_LARGE,
     CheckResult,
     DialogMeta,
     ObservedTurn,
@@ -32,13 +33,24 @@ class ReferenceFreeChecker(Protocol):
     def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
 
 
+@dataclass(frozen=True)
+class ChainClosure:
+    """Action turns whose chain bucket became known: their turn numbers, outcomes and the bucket."""
+
+    turns: tuple[int | None, ...]
+    outcomes: tuple[bool | None, ...]
+    bucket: ChainBucket
+
+
 @dataclass
 class DialogSession:
     """Scores one conversation turn by turn.
 
-    Verdicts are released in turn order once final: an action turn waits until its chain's bucket
-    is known (the chain reaches three turns or ends), and turns of an order-invariant group with
-    inline gold wait until the group ends, since they are matched as a set.
+    Verdicts are released in turn order once final: turns of an order-invariant group with inline
+    gold wait until the group ends, since they are matched as a set. An action turn's chain bucket
+    needs the future (does the chain reach three turns?): in batch mode its verdict waits until the
+    bucket is known; with `early=True` (the stream) it is released at once without the bucket, and
+    the bucket follows as a `ChainClosure` (`take_chains`) once the chain reaches three or ends.
     """
 
     meta: DialogMeta
@@ -57,6 +69,9 @@ class DialogSession:
     used_reference: bool = False
     used_judge: bool = False
     finished: bool = False
+    early: bool = False
+    _announced: int = 0  # members of the current chain whose bucket was announced
+    _closures: list[ChainClosure] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.reference is not None:
@@ -70,7 +85,8 @@ class DialogSession:
             raise RuntimeError(f"dialog {self.meta.dialog_id} is finished")
         if turn.tools:
             self.tools = turn.tools
-        group_tag = order_invariant_tag(turn.tags) if turn.gold is not None else None
+        # a turn too large to score is not matched as part of a set either
+        group_tag = order_invariant_tag(turn.tags) if turn.gold is not None and turn.too_large is None else None
         if self._group and group_tag != order_invariant_tag(self._group[0].tags):
             self._flush_group()
         if not turn.scored:
@@ -95,6 +111,11 @@ class DialogSession:
         mode = Mode.JUDGE if self.used_judge and not self.used_reference else Mode.REFERENCE
         return verdicts, compose(self.meta, mode, [s for s in self.released], self.config.composition)
 
+    def take_chains(self) -> list[ChainClosure]:
+        """Chain buckets that became known since the last call (early mode only)."""
+        out, self._closures = self._closures, []
+        return out
+
     # -- scoring -------------------------------------------------------------------------------
 
     def _score(self, turn: ObservedTurn, gold: Payload | None = None) -> None:
@@ -102,7 +123,9 @@ class DialogSession:
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
         mode = Mode.REFERENCE
-        if gold is not None:
+        if turn.too_large is not None:  # bounded work: left unscored, never a stall
+            check = CheckResult(success=None, failure_reason=TOO_LARGE, detail=turn.too_large)
+        elif gold is not None:
             self.used_reference = True
             check = self.checker.check(gold, turn.predict)
         elif self._aligner is not None:
@@ -139,6 +162,7 @@ class DialogSession:
             if len(self._chain) >= 3:
                 for member in self._chain:
                     member.chain_length = ChainBucket.THREE_PLUS
+                self._announce()
         else:
             self._close_chain()
 
@@ -175,15 +199,33 @@ class DialogSession:
             bucket = chain_bucket(len(self._chain))
             for member in self._chain:
                 member.chain_length = bucket
+            self._announce()
             self._chain = []
+            self._announced = 0
+
+    def _announce(self) -> None:
+        """Early mode: the members of the current chain whose bucket is now known and not yet told."""
+        fresh = self._chain[self._announced :]
+        self._announced = len(self._chain)
+        if self.early and fresh and fresh[0].chain_length is not None:
+            self._closures.append(
+                ChainClosure(
+                    turns=tuple(m.turn_no for m in fresh),
+                    outcomes=tuple(m.check.success for m in fresh),
+                    bucket=fresh[0].chain_length,
+                )
+            )
 
     def _release(self) -> list[TurnVerdict]:
         out: list[TurnVerdict] = []
         while self._pending:
             head = self._pending[0]
-            if head.turn == "Tool" and head.turn_no is not None and head.chain_length is None:
+            if head.turn == "Tool" and head.turn_no is not None and head.chain_length is None and not self.early:
                 break
             self._pending.pop(0)
             self.released.append(head)
-            out.append(to_verdict(head))
+            verdict = to_verdict(head)
+            if self.early and verdict.chain_length is not None:
+                verdict = verdict.model_copy(update={"chain_length": None})  # a chain message tells it
+            out.append(verdict)
         return out

@@ -16,6 +16,7 @@ TRUTHFULNESS = SubMetric.TRUTHFULNESS
 ROOT_CAUSE = Attribution.ROOT_CAUSE
 CASCADING = Attribution.CASCADING
 UNSCORED = FailureReason.UNSCORED
+TOO_LARGE = FailureReason.TOO_LARGE
 
 
 @dataclass
@@ -38,6 +39,7 @@ class ObservedTurn:
     tags: tuple[str, ...] = ()
     depends_on: tuple[int, ...] = ()
     tools: tuple[ToolSpec, ...] | None = None
+    too_large: str | None = None  # set when the turn is too large to score: why (it is then unscored)
 
     @property
     def is_action(self) -> bool:

@@ -67,24 +67,12 @@ def ensure_topics(
         admin.close()
 
 
-def partition_count(bootstrap: str | KafkaClient, topic: str, timeout: float = 30.0) -> int:
-    """How many partitions a topic has (waits for its metadata)."""
-    consumer = KafkaConsumer(**client_kwargs(bootstrap), group_id=None, client_id="aem-metadata")
-    try:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            partitions = consumer.partitions_for_topic(topic)
-            if partitions:
-                return len(partitions)
-            time.sleep(0.2)
-        raise TimeoutError(f"no metadata for topic {topic}")
-    finally:
-        consumer.close()
+def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int, have: int) -> None:
+    """Grow a topic from `have` to at least `partitions` (the state topic mirrors the trace topic's partitions).
 
-
-def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int) -> None:
-    """Grow a topic to at least `partitions` (the state topic must mirror the trace topic's partitions)."""
-    have = partition_count(bootstrap, topic)
+    `have` comes from the caller's own client metadata (e.g. `producer.partitions_for`): no client
+    is opened just to learn it.
+    """
     if have >= partitions:
         return
     admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
@@ -229,6 +217,10 @@ class ResendingProducer:
                 error = repr(item.future.exception)
                 log.error("record too large for the broker; dropped", topic=item.topic, error=error)
         return out
+
+    def refresh(self) -> None:
+        """Start over with a fresh client (e.g. after topics changed under the old one's metadata)."""
+        self._replace()
 
     def _replace(self) -> None:
         old, self.producer = self.producer, None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -82,6 +82,13 @@ class MonitorMetrics:
         self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
         self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
         self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self.too_large = Counter(
+            "aem_turns_too_large",
+            "Turns left unscored (reason too_large) by the per-event work limit they passed",
+            ["limit"],
+            registry=r,
+        )
+        self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "Event bytes held by open conversations", registry=r)
         self.dlq_reduced = Counter(
             "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
         )
@@ -101,8 +108,17 @@ class MonitorMetrics:
         self.labels = labels if labels is not None else LabelGuard()
         self.labels.on_overflow = self.label_overflow.inc
         self._release_seen: dict[tuple[str, str], float] = {}
-        self._release_labels: dict[tuple[str, str], set[tuple[object, tuple[str, ...]]]] = defaultdict(set)
         self._children: dict[tuple[int, tuple[str, ...]], object] = {}
+        # every metric labelled by (agent, release): a release's series expire together
+        self._by_release: tuple[Counter | Histogram | Gauge, ...] = (
+            self.turns,
+            self.failures,
+            self.chain_turns,
+            self.dialogs,
+            self.turn_score,
+            self.release_first_seen,
+            self.root_causes,
+        )
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -114,7 +130,6 @@ class MonitorMetrics:
         if child is None:
             child = metric.labels(*labels)
             self._children[(id(metric), labels)] = child
-            self._release_labels[(agent, release)].add((metric, labels))
         return child
 
     def see_release(self, agent: str, release: str, event_time: float) -> None:
@@ -124,7 +139,6 @@ class MonitorMetrics:
         now = self.clock()
         if key not in self._release_seen and not self.labels.is_overflow(key):  # "other" is no release
             self.release_first_seen.labels(agent, release).set(event_time)
-            self._release_labels[key].add((self.release_first_seen, key))
         self._release_seen[key] = now
 
     def record_turn(
@@ -159,6 +173,12 @@ class MonitorMetrics:
         if verdict.turn_no is not None:
             self.events.labels("scored").inc()
 
+    def record_chain(self, agent: str, release: str, bucket: str, outcomes: Sequence[bool | None]) -> None:
+        """Action turns whose chain bucket became known (their pass/fail was counted when scored)."""
+        for success in outcomes:
+            if success is not None:
+                self._labels(self.chain_turns, agent, release, bucket, "pass" if success else "fail").inc()
+
     def _record_root_cause(
         self, agent: str, release: str, reason: str, field: str | None, exemplar: dict[str, str] | None
     ) -> None:
@@ -186,16 +206,24 @@ class MonitorMetrics:
         if form != "whole":
             self.dlq_reduced.labels(form).inc()
 
+    def set_lag(self, topic: str, partition: int, lag: int) -> None:
+        self.consumer_lag.labels(topic, str(partition)).set(lag)
+
+    def forget_partition(self, topic: str, partition: int) -> None:
+        """A partition this member no longer owns: its lag is another member's to report."""
+        with contextlib.suppress(KeyError):
+            self.consumer_lag.remove(topic, str(partition))
+
     def expire_releases(self) -> list[tuple[str, str]]:
         """Drop every label set of releases not seen for `release_ttl_seconds`."""
         cutoff = self.clock() - self.release_ttl_seconds
         gone = [key for key, seen in self._release_seen.items() if seen < cutoff]
-        for key in gone:
-            for metric, labels in self._release_labels.pop(key, set()):
-                self._children.pop((id(metric), labels), None)
-                with contextlib.suppress(KeyError):
-                    metric.remove(*labels)  # type: ignore[attr-defined]
-            del self._release_seen[key]
-            self._root_cause_fields.pop(key, None)
-            self.labels.forget(*key)
+        for agent, release in gone:
+            for metric in self._by_release:
+                metric.remove_by_labels({"agent": agent, "release": release})
+            del self._release_seen[(agent, release)]
+            self._root_cause_fields.pop((agent, release), None)
+            self.labels.forget(agent, release)
+        if gone:
+            self._children.clear()  # cached children of the removed series must not be reused
         return gone

@@ -5,6 +5,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+P = TypeVar("P", bound=Hashable)  # a partition: TopicPartition in the monitor
 
 
 @dataclass
@@ -22,35 +25,35 @@ class PartitionOffsets:
         return self.next_offset
 
 
-class OffsetTracker:
+class OffsetTracker(Generic[P]):
     """Per-partition bookkeeping for at-least-once commits."""
 
     def __init__(self) -> None:
-        self.partitions: dict[Hashable, PartitionOffsets] = {}
+        self.partitions: dict[P, PartitionOffsets] = {}
 
-    def seen(self, partition: Hashable, offset: int) -> None:
+    def seen(self, partition: P, offset: int) -> None:
         state = self.partitions.setdefault(partition, PartitionOffsets())
         heapq.heappush(state.pending, offset)
         state.next_offset = max(state.next_offset or 0, offset + 1)
 
-    def done(self, partition: Hashable, offset: int) -> None:
+    def done(self, partition: P, offset: int) -> None:
         state = self.partitions.get(partition)
         if state is not None:
             state.done.add(offset)
 
-    def to_commit(self) -> dict[Hashable, int]:
+    def to_commit(self) -> dict[P, int]:
         """Partitions whose safe offset moved since the last commit."""
-        out: dict[Hashable, int] = {}
+        out: dict[P, int] = {}
         for partition, state in self.partitions.items():
             safe = state.safe()
             if safe is not None and safe != state.committed:
                 out[partition] = safe
         return out
 
-    def committed(self, offsets: dict[Hashable, int]) -> None:
+    def committed(self, offsets: dict[P, int]) -> None:
         for partition, offset in offsets.items():
             if partition in self.partitions:
                 self.partitions[partition].committed = offset
 
-    def forget(self, partition: Hashable) -> None:
+    def forget(self, partition: P) -> None:
         self.partitions.pop(partition, None)

@@ -32,7 +32,7 @@ from monitor.sources.otlp import (
     map_span,
 )
 from monitor.sources.otlp.emit import dialog_records
-from monitor.stream.events import InvalidEvent, TraceEvent, parse_event, parse_event_json
+from monitor.stream.events import InvalidEvent, TraceEvent, parse_event
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.settings import MonitorSettings
 
@@ -77,9 +77,11 @@ class OtlpInput:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
         try:
             spans = decode_batch(raw, self.encoding, self.max_bytes)
+            mapped = [map_span(span, self.mapping) for span in spans]
         except BatchError as exc:
             raise InvalidEvent(str(exc)) from None
-        mapped = [map_span(span, self.mapping) for span in spans]
+        except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
+            raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
         for m in mapped:
             if m.skipped is not None:
                 log.debug("otlp span skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)
@@ -130,9 +132,9 @@ def resume_from(processor: TurnProcessor) -> ResumeLookup:
         if seen is not None:
             return Resume(max(seen, default=0) + 1, None, finished=True)
         conv = processor.open.get(cid)
-        if conv is None or conv.next_turn is None or not conv.log:
+        if conv is None or conv.next_turn is None or conv.last_timestamp is None:
             return None
-        last = parse_event_json(conv.log[-1]).timestamp
+        last = conv.last_timestamp
         last = last if last.tzinfo else last.replace(tzinfo=UTC)
         return Resume(conv.next_turn, int(last.timestamp() * 1_000_000) * 1000)
 

@@ -2,15 +2,22 @@
 
 Per conversation it keeps the scoring session, the next expected `turn_no`, turns held while a gap
 fills, the turn numbers already seen (redeliveries are duplicates) and which source positions still
-wait for a verdict — so the runner commits an offset only once everything before it is recorded.
+wait for a verdict — so the checkpoint commits an offset only once everything before it is recorded.
+
+Conversation state is saved as a changelog (`checkpoint()`): each received event once, keyed by
+conversation and turn, plus a small head record (status, next turn, verdicts emitted). Bytes per
+conversation grow linearly with its turns; `restore` replays the events through a fresh session.
 """
 
 from __future__ import annotations
 
+import heapq
+import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import structlog
@@ -18,26 +25,14 @@ import structlog
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
-from monitor.scoring.session import DialogSession
+from monitor.scoring.session import ChainClosure, DialogSession
+from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.events import TraceEvent, parse_event_json
 
 log = structlog.get_logger(__name__)
 
 SourceRef = Hashable
-STATE_VERSION = 1
-
-
-def snapshot(conv: Conversation) -> dict[str, Any]:
-    """What a fresh process needs to carry on with a conversation: its events and what was emitted."""
-    return {
-        "v": STATE_VERSION,
-        "status": "open",
-        "agent": conv.agent,
-        "release": conv.release,
-        "log": list(conv.log),
-        "held": [event.model_dump_json(exclude_none=True) for event, _ in conv.held.values()],
-        "emitted": conv.emitted,
-    }
+STATE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -47,20 +42,28 @@ class ProcessorLimits:
     gap_timeout_s: float = 10.0  # how long out-of-order turns wait for the gap to fill
     max_held: int = 256  # out-of-order turns held per conversation
     finished_memory: int = 200_000  # finished conversations remembered to recognise redeliveries
+    max_open_bytes: int = 1 << 30  # event bytes held by open conversations; beyond it the oldest finish early
+    work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
 
 
 @dataclass
 class Emission:
-    """One record for the verdict topic (a turn verdict or a dialog summary) and its bookkeeping."""
+    """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md).
 
-    kind: str  # "turn" | "dialog"
+    `turn`: a turn verdict, sent as soon as the turn is scored (an action turn's `chain_length` is
+    null here); `chain`: the chain bucket of action turns, once the chain reaches three or ends;
+    `dialog`: the summary when the conversation ends.
+    """
+
+    kind: str  # "turn" | "chain" | "dialog"
     conversation_id: str
     agent: str
     release: str
     mode: str
     verdict: TurnVerdict | None = None
     result: DialogResult | None = None
-    event_time: float | None = None
+    chain: ChainClosure | None = None
+    event_time: float | None = None  # broker timestamp of the turn's event (seconds)
     refs: list[SourceRef] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
@@ -73,10 +76,33 @@ class Emission:
         }
         if self.verdict is not None:
             body = self.verdict.model_dump(mode="json", exclude={"mode"})
+        elif self.chain is not None:
+            body = {"turns": list(self.chain.turns), "chain_length": self.chain.bucket}
         else:
             assert self.result is not None
             body = self.result.model_dump(mode="json", exclude={"dialog_id", "agent", "release", "mode"})
         return {**head, **body}
+
+    def encode(self) -> bytes:
+        """`to_wire` as JSON bytes, the body serialised by pydantic-core (the hot path of the verdict sink)."""
+        head = json.dumps(
+            {
+                "kind": self.kind,
+                "conversation_id": self.conversation_id,
+                "agent": self.agent,
+                "release": self.release,
+                "mode": self.mode,
+            },
+            ensure_ascii=False,
+        )
+        if self.verdict is not None:
+            body = self.verdict.model_dump_json(exclude={"mode"})
+        elif self.chain is not None:
+            body = json.dumps({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
+        else:
+            assert self.result is not None
+            body = self.result.model_dump_json(exclude={"dialog_id", "agent", "release", "mode"})
+        return f"{head[:-1]},{body[1:]}".encode()
 
 
 @dataclass(frozen=True)
@@ -97,12 +123,44 @@ class Outcome:
     event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
     evicted: int = 0
     failed: list[Failure] = field(default_factory=list)
+    too_large: list[str] = field(default_factory=list)  # the limit each unscored-too-large turn passed
 
     def extend(self, other: Outcome) -> None:
         self.emissions += other.emissions
         self.done += other.done
         self.evicted += other.evicted
         self.failed += other.failed
+        self.too_large += other.too_large
+
+    def positions(self) -> list[SourceRef]:
+        """Every source position this outcome completes."""
+        return [r for e in self.emissions for r in e.refs] + self.done + [f.ref for f in self.failed]
+
+
+@dataclass(frozen=True)
+class StateRecord:
+    """One changelog record: `value` None is a tombstone (the key is forgotten)."""
+
+    conversation_id: str
+    key: str
+    value: bytes | None
+
+
+def group_changelog(records: Mapping[str, bytes]) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
+    """The latest changelog records of a partition, per conversation: (head, event records)."""
+    heads: dict[str, dict[str, Any]] = {}
+    events: dict[str, list[bytes]] = {}
+    for key, value in records.items():
+        doc = json.loads(value)
+        if "conversation_id" in doc:  # an event
+            events.setdefault(doc["conversation_id"], []).append(value)
+        elif "status" in doc:
+            heads[doc.get("cid", key)] = doc  # version 1 heads carry no "cid": their key is it
+    return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
+
+
+def event_key(conversation_id: str, turn_no: int) -> str:
+    return f"{conversation_id}\x00{turn_no}"
 
 
 def _reason(exc: BaseException) -> str:
@@ -122,11 +180,29 @@ class Conversation:
     waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
     last_activity: float = 0.0
     final_seen: bool = False
-    log: list[str] = field(default_factory=list)  # applied events as JSON, for checkpoints
     emitted: int = 0  # turn verdicts released so far
+    chains_emitted: int = 0  # chain messages released so far
+    mode: str = "reference"  # of the latest turn verdict
+    unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
+    saved: set[int] = field(default_factory=set)  # turn numbers on the state changelog
+    size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
+    last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
+
+    def head(self) -> dict[str, Any]:
+        return {
+            "v": STATE_VERSION,
+            "cid": self.conversation_id,
+            "status": "open",
+            "agent": self.agent,
+            "release": self.release,
+            "next_turn": self.next_turn,
+            "emitted": self.emitted,
+            "chains_emitted": self.chains_emitted,
+            "at": time.time(),
+        }
 
 
-def to_observed(event: TraceEvent) -> ObservedTurn:
+def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
         turn=TurnType(event.turn),
@@ -135,6 +211,7 @@ def to_observed(event: TraceEvent) -> ObservedTurn:
         tags=tuple(event.tags),
         depends_on=tuple(event.depends_on),
         tools=tuple(event.tools) if event.tools else None,
+        too_large=too_large,
     )
 
 
@@ -155,13 +232,23 @@ class TurnProcessor:
         self.open: OrderedDict[str, Conversation] = OrderedDict()  # least recently active first
         self.finished: OrderedDict[str, set[int]] = OrderedDict()
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
+        self.gone: dict[str, set[int]] = {}  # finished since the last checkpoint: their saved turns
+        self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
+        self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
+        self.open_bytes = 0  # sum of `Conversation.size` over open conversations
 
     # -- events --------------------------------------------------------------------------------
 
-    def process(self, event: TraceEvent, ref: SourceRef) -> Outcome:
-        """Take one event; never raises: an event whose processing fails comes back in `failed`."""
+    def process(
+        self, event: TraceEvent, ref: SourceRef, received: float | None = None, raw: bytes | None = None
+    ) -> Outcome:
+        """Take one event; never raises: a failure comes back in `failed`.
+
+        `received` is its broker timestamp (latency is measured from it), `raw` the bytes it was
+        decoded from (the changelog keeps them as they are instead of encoding the event again).
+        """
         try:
-            return self._process(event, ref)
+            return self._process(event, ref, event.epoch_seconds if received is None else received, raw)
         except Exception as exc:
             log.error("event processing failed", conversation=event.conversation_id, error=repr(exc)[:300])
             conv = self.open.get(event.conversation_id)
@@ -170,7 +257,7 @@ class TurnProcessor:
                 conv.held.pop(event.turn_no, None)
             return Outcome(failed=[Failure(event, ref, _reason(exc))])
 
-    def _process(self, event: TraceEvent, ref: SourceRef) -> Outcome:
+    def _process(self, event: TraceEvent, ref: SourceRef, received: float, raw: bytes | None) -> Outcome:
         now = self.clock()
         out = Outcome()
         cid = event.conversation_id
@@ -195,25 +282,37 @@ class TurnProcessor:
             out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
             out.done.append(ref)
             return out
+        if self.changelog:
+            conv.unsaved.append((event, raw))
+        size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
+        conv.size += size
+        self.open_bytes += size
+        out.extend(self._shed_bytes(keep=cid))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if conv.next_turn is None or event.turn_no > conv.next_turn:
             conv.held[event.turn_no] = (event, ref)
-            conv.gap_since = conv.gap_since or now
+            conv.waiting[event.turn_no] = (ref, received)
+            if conv.gap_since is None:
+                self._start_gap(conv, now)
             if len(conv.held) > self.limits.max_held:
                 out.extend(self._skip_gap(conv))
             return out
+        conv.waiting[event.turn_no] = (ref, received)
         out.extend(self._apply(conv, event, ref))
         out.extend(self._drain(conv))
         return out
 
     def tick(self) -> Outcome:
-        """Timers: give up on old gaps, finish idle conversations."""
+        """Timers: give up on gaps that are due, finish idle conversations. Touches only what is due."""
         now = self.clock()
         out = Outcome()
-        for conv in list(self.open.values()):
-            if conv.held and conv.gap_since is not None and now - conv.gap_since >= self.limits.gap_timeout_s:
-                out.extend(self._skip_gap(conv))
+        while self._gaps and self._gaps[0][0] <= now:
+            deadline, cid = heapq.heappop(self._gaps)
+            conv = self.open.get(cid)
+            if conv is None or conv.gap_since is None or conv.gap_since + self.limits.gap_timeout_s != deadline:
+                continue  # stale: the gap filled, or restarted with a later deadline of its own
+            out.extend(self._skip_gap(conv))
         while self.open:
             oldest = next(iter(self.open.values()))
             if now - oldest.last_activity < self.limits.idle_timeout_s:
@@ -224,26 +323,41 @@ class TurnProcessor:
     def drop(self, conversation_ids: Sequence[str]) -> None:
         """Forget conversations whose partition moved to another consumer (it restores them)."""
         for cid in conversation_ids:
-            self.open.pop(cid, None)
+            dropped = self.open.pop(cid, None)
+            if dropped is not None:
+                self.open_bytes -= dropped.size
             self.finished.pop(cid, None)
             self.dirty.discard(cid)
+            self.gone.pop(cid, None)
 
     # -- checkpoints ---------------------------------------------------------------------------
 
-    def checkpoint(self) -> list[tuple[str, dict[str, Any]]]:
-        """State records of the conversations changed since the last call (then forgets them)."""
-        out: list[tuple[str, dict[str, Any]]] = []
+    def checkpoint(self) -> list[StateRecord]:
+        """Changelog records of the conversations changed since the last call (then forgets them).
+
+        An open conversation writes the events it received since (each once) and its head; a
+        finished one writes a `finished` head and tombstones for its events.
+        """
+        out: list[StateRecord] = []
         for cid in sorted(self.dirty):
             conv = self.open.get(cid)
             if conv is not None:
-                out.append((cid, snapshot(conv)))
+                for event, raw in conv.unsaved:
+                    value = raw if raw is not None else event.model_dump_json(exclude_none=True).encode("utf-8")
+                    out.append(StateRecord(cid, event_key(cid, event.turn_no), value))
+                    conv.saved.add(event.turn_no)
+                conv.unsaved = []
+                out.append(StateRecord(cid, cid, _dump(conv.head())))
             elif cid in self.finished:
-                out.append((cid, {"v": STATE_VERSION, "status": "finished", "seen": sorted(self.finished[cid])}))
+                seen = sorted(self.finished[cid])
+                head = {"v": STATE_VERSION, "cid": cid, "status": "finished", "seen": seen, "at": time.time()}
+                out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(self.gone.pop(cid, ()))]
+                out.append(StateRecord(cid, cid, _dump(head)))
         self.dirty.clear()
         return out
 
-    def restore(self, cid: str, record: dict[str, Any]) -> Outcome:
-        """Rebuild a conversation from its checkpoint by replaying its events.
+    def restore(self, cid: str, head: dict[str, Any], events: Sequence[bytes] = ()) -> Outcome:
+        """Rebuild a conversation from its changelog by replaying its events.
 
         Scoring is deterministic, so replay reproduces the verdicts already emitted (suppressed
         here) and the attribution state later turns need: a cascade stays a cascade.
@@ -251,24 +365,39 @@ class TurnProcessor:
         out = Outcome()
         if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
             return out
-        if record.get("status") == "finished":
-            self.finished[cid] = set(record.get("seen", []))
+        if head.get("status") == "finished":
+            self.finished[cid] = set(head.get("seen", []))
             return out
-        applied = [parse_event_json(e) for e in record.get("log", [])]
-        held = [parse_event_json(e) for e in record.get("held", [])]
+        parsed = sorted((parse_event_json(e) for e in events), key=lambda e: e.turn_no)
+        if "log" in head:  # a version-1 record: the whole log and the held events inline
+            applied = [parse_event_json(e) for e in head.get("log", [])]
+            held = [parse_event_json(e) for e in head.get("held", [])]
+        else:
+            next_turn = head.get("next_turn")
+            applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
+            held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
         if not applied and not held:
             return out
         conv = self._open((applied or held)[0], self.clock())
+        conv.saved = {e.turn_no for e in parsed}
+        conv.size = sum(len(e) for e in events)
+        self.open_bytes += conv.size
         replayed = Outcome()
         for event in applied:
             replayed.extend(self._apply(conv, event, None))
-        already = int(record.get("emitted", 0))
+        already = int(head.get("emitted", 0))
         turns = [e for e in replayed.emissions if e.kind == "turn"]
         out.emissions += turns[already:]  # produced by replay but never emitted before the stop
+        chains_already = int(head.get("chains_emitted", 0))
+        out.emissions += [e for e in replayed.emissions if e.kind == "chain"][chains_already:]
         for event in held:
             conv.held[event.turn_no] = (event, None)
-        conv.gap_since = self.clock() if conv.held else None
+        if conv.held:
+            self._start_gap(conv, self.clock())
+        if conv.next_turn is None and held:
+            conv.next_turn = head.get("next_turn")
         conv.emitted = max(conv.emitted, already)
+        conv.chains_emitted = max(conv.chains_emitted, chains_already)
         out.extend(self._drain(conv))
         return out
 
@@ -281,11 +410,22 @@ class TurnProcessor:
             if reference is None:
                 log.warning("unknown reference_id", reference_id=event.reference_id, conversation=event.conversation_id)
         session = self.engine.session(
-            event.conversation_id, event.release, event.agent, reference=reference, tools=event.tools
+            event.conversation_id, event.release, event.agent, reference=reference, tools=event.tools, early=True
         )
         conv = Conversation(event.conversation_id, event.agent, event.release, session, last_activity=now)
         self.open[event.conversation_id] = conv
         return conv
+
+    def _shed_bytes(self, keep: str) -> Outcome:
+        """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
+        out = Outcome()
+        while self.open_bytes > self.limits.max_open_bytes and len(self.open) > 1:
+            oldest = next(iter(self.open.values()))
+            if oldest.conversation_id == keep:
+                break
+            out.extend(self._finish(oldest, reason="evicted_bytes"))
+            out.evicted += 1
+        return out
 
     def _make_room(self) -> Outcome:
         out = Outcome()
@@ -295,25 +435,34 @@ class TurnProcessor:
             out.evicted += 1
         return out
 
+    def _start_gap(self, conv: Conversation, now: float) -> None:
+        conv.gap_since = now
+        heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
+
     def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef) -> Outcome:
-        conv.log.append(event.model_dump_json(exclude_none=True))
+        conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
+        out = Outcome()
         if event.turn == "User":
-            out = Outcome(done=[ref] if ref is not None else [])
-        else:
-            conv.waiting[event.turn_no] = (ref, event.epoch_seconds)
-            out = Outcome()
+            conv.waiting.pop(event.turn_no, None)
+            out.done += [ref] if ref is not None else []
+        too_large = oversize(event, self.limits.work)
+        if too_large is not None:
+            out.too_large.append(too_large.limit)
+            log.warning("turn too large to score", conversation=conv.conversation_id, turn_no=event.turn_no)
         try:
-            verdicts = conv.session.add(to_observed(event))
+            verdicts = conv.session.add(to_observed(event, too_large.detail if too_large else None))
         except Exception as exc:  # the turn is skipped; the conversation carries on
             log.error(
                 "turn scoring failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
             )
             conv.waiting.pop(event.turn_no, None)
-            out.failed.append(Failure(event, ref, _reason(exc)))
+            if ref is not None and event.turn != "User":
+                out.failed.append(Failure(event, ref, _reason(exc)))
             return out
         out.emissions += [self._turn_emission(conv, v) for v in verdicts]
+        out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
         if event.final:
             conv.final_seen = True
         return out
@@ -334,9 +483,11 @@ class TurnProcessor:
         out = Outcome()
         if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
+            self.dirty.add(conv.conversation_id)
             log.info("gap given up", conversation=conv.conversation_id, resume_at=conv.next_turn)
             out.extend(self._drain(conv))
-        conv.gap_since = self.clock() if conv.held else None
+        if conv.held and conv.conversation_id in self.open:
+            self._start_gap(conv, self.clock())
         return out
 
     def _finish(self, conv: Conversation, reason: str) -> Outcome:
@@ -346,24 +497,31 @@ class TurnProcessor:
             log.error("conversation finish failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
         out = Outcome(emissions=[self._turn_emission(conv, v) for v in verdicts])
+        out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
         out.done += [ref for ref, _ in conv.waiting.values() if ref is not None]
-        out.done += [ref for _, ref in conv.held.values() if ref is not None]
         conv.waiting.clear()
         conv.held.clear()
         if result is not None:
             out.emissions.append(
                 Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
             )
-        self.open.pop(conv.conversation_id, None)
+        if self.open.pop(conv.conversation_id, None) is not None:
+            self.open_bytes -= conv.size
         self.finished[conv.conversation_id] = conv.seen
+        self.gone[conv.conversation_id] = conv.saved
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             self.finished.popitem(last=False)
         log.debug("conversation finished", conversation=conv.conversation_id, reason=reason)
         return out
 
+    def _chain_emission(self, conv: Conversation, closure: ChainClosure) -> Emission:
+        conv.chains_emitted += 1
+        return Emission("chain", conv.conversation_id, conv.agent, conv.release, conv.mode, chain=closure)
+
     def _turn_emission(self, conv: Conversation, verdict: TurnVerdict) -> Emission:
         conv.emitted += 1
+        conv.mode = verdict.mode or "reference"
         ref_time = conv.waiting.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
         return Emission(
             "turn",
@@ -375,3 +533,7 @@ class TurnProcessor:
             event_time=ref_time[1] if ref_time else None,
             refs=[ref_time[0]] if ref_time and ref_time[0] is not None else [],
         )
+
+
+def _dump(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -1,44 +1,45 @@
-"""`aem run`: the Kafka source → processor → sinks loop, with at-least-once commits."""
+"""`aem run`: the poll loop wiring source → decode → processor → sinks → checkpoint.
+
+The parts each have a module: `events` decodes, `processor` scores, `sinks` publish, `dlq` takes
+what cannot be scored, `partitions` owns assignment and restore, `checkpoint` is the one commit
+path (its docstring states the at-least-once invariant). `Monitor` only polls and hands on.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import structlog
-from kafka import ConsumerRebalanceListener, TopicPartition
-from kafka.errors import CommitFailedError, KafkaError
-from kafka.structs import OffsetAndMetadata
+from kafka import TopicPartition
+from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.sources.files import read_dialogs
+from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
-from monitor.stream.kafka_io import (
-    ResendingProducer,
-    ensure_partitions,
-    ensure_topics,
-    make_consumer,
-    make_producer,
-    partition_count,
-)
+from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard, trusted_time
 from monitor.stream.metrics import MonitorMetrics
-from monitor.stream.offsets import OffsetTracker
 from monitor.stream.otlp import otlp_input
+from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import Failure, Outcome, ProcessorLimits, TurnProcessor
+from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
-from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore
+from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, VerdictTopicSink
+from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+__all__ = ["Monitor", "RunStats", "load_references"]
 
 
 def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
@@ -52,93 +53,68 @@ def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
     return out
 
 
-class _Revocations(ConsumerRebalanceListener):
-    """Runs on the client's IO thread: only records what happened; the main loop acts on it."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.revoked: set[TopicPartition] = set()
-        self.assigned: set[TopicPartition] = set()
-
-    def on_partitions_revoked(self, revoked):
-        with self.lock:
-            self.revoked.update(revoked)
-
-    def on_partitions_assigned(self, assigned):
-        with self.lock:
-            self.assigned.update(assigned)
-            self.revoked.difference_update(assigned)
-
-    def take(self) -> tuple[set[TopicPartition], set[TopicPartition]]:
-        with self.lock:
-            revoked, assigned = self.revoked, self.assigned
-            self.revoked, self.assigned = set(), set()
-        return revoked, assigned
-
-
-@dataclass
-class RunStats:
-    """Live counters for the terminal view and benchmarks."""
-
-    events: int = 0
-    verdicts: int = 0
-    dialogs: int = 0
-    invalid: int = 0
-    started: float = field(default_factory=time.monotonic)
-    by_release: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (agent, release) -> [pass, all]
-    root_causes: dict[str, int] = field(default_factory=dict)
-
-
 class Monitor:
-    """One consumer-group member: decode, score and record every trace event of its partitions."""
+    """One consumer-group member: decode, score and record every trace event of its partitions.
+
+    `consumer`, `producer` and `store` may be injected (unit tests pass fakes); `run` builds the
+    real ones that are missing.
+    """
 
     def __init__(
         self,
         settings: MonitorSettings,
         engine: ScoringEngine,
         registry: CollectorRegistry | None = None,
+        consumer: Any = None,
+        producer: Any = None,
+        store: StateStore | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.settings = settings
+        self.settings = s = settings
         self.metrics = MonitorMetrics(  # hardening hook: bounded labels (monitor/stream/labels.py)
             registry,
-            release_ttl_seconds=settings.release_ttl_s,
-            labels=LabelGuard(settings.max_label_chars, settings.max_release_pairs),
+            release_ttl_seconds=s.release_ttl_s,
+            labels=LabelGuard(s.max_label_chars, s.max_release_pairs),
         )
         self.engine = engine
         self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
-        self.processor = TurnProcessor(
-            self.engine,
-            load_references(settings.reference),
-            ProcessorLimits(
-                max_open=settings.max_open_dialogs,
-                idle_timeout_s=settings.idle_timeout_s,
-                gap_timeout_s=settings.gap_timeout_s,
-                max_held=settings.max_held_turns,
-            ),
+        limits = ProcessorLimits(
+            max_open=s.max_open_dialogs,
+            idle_timeout_s=s.idle_timeout_s,
+            gap_timeout_s=s.gap_timeout_s,
+            max_held=s.max_held_turns,
+            max_open_bytes=s.max_open_dialog_bytes,
+            work=WorkLimits(s.max_arg_leaves, s.max_text_chars, s.max_numbers),
         )
-        self.limits = EventLimits(max_bytes=settings.max_event_bytes, max_depth=settings.max_event_depth)
+        self.processor = TurnProcessor(self.engine, load_references(s.reference), limits, clock=clock)
+        self.metrics.open_dialogs.set_function(lambda: len(self.processor.open))
+        self.metrics.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
         self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
-        self.offsets = OffsetTracker()
+        self.limits = EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth)
+        self.stats = RunStats()
         self.stop_event = threading.Event()
         self.ready = threading.Event()
-        self.stats = RunStats()
-        self.owner: dict[str, TopicPartition] = {}  # conversation -> the partition its events come from
-        self.state: KafkaStateStore | None = None
-        self.restored: set[TopicPartition] = set()  # partitions whose checkpoints are loaded
-        self._unflushed: list[tuple[TopicPartition, int]] = []  # positions recorded, awaiting flush
-        self._last_flush = 0.0
-        self._listener = _Revocations()
-        self._rebalancing = False  # partitions revoked, new assignment not yet known
-        self._consumer: Any = None
-        self._producer: Any = None
+        self.clock = clock
+        self._consumer = consumer
+        self._producer = producer
+        self._store = store
+        self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
+        self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats)]
+        self.checkpoint: Checkpoint | None = None
+        self.dlq: DeadLetterSink | None = None
+        self.progress = ProgressLog()
         self._http: HealthServer | None = None
         self.metrics_port: int | None = None
         # hardening hooks: /healthz, the broker probe, the one Kafka client config (monitor/stream/health.py)
-        self.kafka = settings.cluster
-        self.health = Health(settings.healthz_max_poll_age_s, settings.healthz_max_broker_silence_s)
+        self.kafka = s.cluster
+        self.health = Health(s.healthz_max_poll_age_s, s.healthz_max_broker_silence_s)
         self.failure: BrokerUnreachable | None = None
-        self.dlq_policy = settings.dlq_policy
+        self.dlq_policy = s.dlq_policy
         self._probe: BrokerProbe | None = None
+
+    @property
+    def owner(self) -> dict[str, TopicPartition]:
+        return self.partitions.owner
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -163,24 +139,43 @@ class Monitor:
     def stop(self) -> None:
         self.stop_event.set()
 
-    def run(self) -> None:
+    def start(self) -> None:
+        """Connect what was not injected: topics, producer, state store, consumer; wire the sinks."""
         s = self.settings
-        if s.create_topics:
-            ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
-        # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
-        self._producer = ResendingProducer(
-            lambda: make_producer(self.kafka, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
-        )
-        if s.resolved_state_topic:
-            partitions = partition_count(self.kafka, s.topic)
+        if self._producer is None:
+            if s.create_topics:
+                ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
+            # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
+            self._producer = ResendingProducer(
+                lambda: make_producer(self.kafka, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
+            )
+        if self._store is None and s.resolved_state_topic and isinstance(self._producer, ResendingProducer):
+            partitions = len(self._producer.partitions_for(s.topic) or ())
             ensure_topics(self.kafka, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
-            ensure_partitions(self.kafka, s.resolved_state_topic, partitions)
-            self.state = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer)
+            have = len(self._producer.partitions_for(s.resolved_state_topic) or ())
+            if have < partitions:
+                ensure_partitions(self.kafka, s.resolved_state_topic, partitions, have)
+                self._producer.refresh()  # a fresh client: the old one's metadata lacks the new partitions
+            self._store = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer)
             self._producer.partitions_for(s.resolved_state_topic)
-        self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
-        self._consumer.subscribe([s.topic], listener=self._listener)
+        self.partitions.store = self._store
+        self.processor.changelog = self._store is not None
+        if self._consumer is None:
+            self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
+        self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
+        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic))
+        self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
+            self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy
+        )
+        self.checkpoint = Checkpoint(
+            self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
+        )
         log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
+
+    def run(self) -> None:
+        self.start()
         # hardening hook: reachability for /healthz, and the exit after broker_unreachable_exit_s
+        s = self.settings
         self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
         self._probe = BrokerProbe(
             self.kafka,
@@ -193,25 +188,12 @@ class Monitor:
         try:
             while not self.stop_event.is_set():
                 try:
-                    batch = self._consumer.poll(timeout_ms=s.poll_timeout_ms)
-                    self.health.polled()
-                    try:
-                        self._handle_rebalance()
-                    except KafkaError:
-                        self._rewind(batch)  # the batch was not looked at: fetch it again next time
-                        raise
-                    if self._consumer.assignment():
-                        self.ready.set()
-                    # Events of a partition whose checkpoints are not restored yet would be scored
-                    # without their conversation's history: leave them for the next poll.
-                    waiting = {tp: recs for tp, recs in batch.items() if not self._is_restored(tp)}
-                    if waiting:
-                        self._rewind(waiting)
-                    self.step([rec for tp, records in batch.items() if tp not in waiting for rec in records])
-                    if time.monotonic() - last_lag >= s.lag_interval_s:
+                    self.poll_once()
+                    if self.clock() - last_lag >= self.settings.lag_interval_s:
                         self._update_lag()
                         self.metrics.expire_releases()
-                        last_lag = time.monotonic()
+                        last_lag = self.clock()
+                    self.progress.tick(self._figures)
                 except KafkaError as exc:  # the broker went away or the group moved: retry, lose nothing
                     log.warning("kafka error; retrying", error=repr(exc))
                     self.stop_event.wait(1.0)
@@ -220,14 +202,20 @@ class Monitor:
         if self.failure is not None:
             raise self.failure
 
+    def _figures(self) -> Figures:
+        lag = sum(sample.value for m in self.metrics.consumer_lag.collect() for sample in m.samples)
+        s = self.stats
+        return Figures(s.events, s.verdicts, s.dialogs, s.invalid, len(self.processor.open), int(lag))
+
     def _shutdown(self) -> None:
         """Finish the current batch: record what is ready, flush, commit, leave the group."""
+        assert self.checkpoint is not None
         if self._probe is not None:
             self._probe.stop()
         try:
             if self.failure is None:  # with the broker gone nothing could be flushed or committed
-                self._record(self.processor.tick())
-                self._flush_and_commit(timeout=10)
+                self._emit(self.processor.tick())
+                self.checkpoint.commit(timeout=10)
         except KafkaError as exc:
             log.warning("shutdown commit failed", error=repr(exc))
         finally:
@@ -240,199 +228,103 @@ class Monitor:
 
     # -- one poll's worth ------------------------------------------------------------------------
 
+    def poll_once(self) -> None:
+        assert self.checkpoint is not None
+        batch = self._consumer.poll(timeout_ms=self.settings.poll_timeout_ms)
+        self.health.polled()
+        try:
+            revoked, restored = self.partitions.sync(set(self._consumer.assignment()))
+            self.checkpoint.forget(revoked)
+            if self.otlp is not None and revoked:
+                self.otlp.drop(revoked)
+            for tp in revoked:
+                self.metrics.forget_partition(tp.topic, tp.partition)
+            if restored.emissions or restored.failed:
+                self._emit(restored)
+                self.checkpoint.commit(timeout=30)
+        except KafkaError:
+            self._rewind(batch)  # the batch was not looked at: fetch it again next time
+            raise
+        if self._consumer.assignment():
+            self.progress.group_joined(self.settings.group_id, self._consumer.assignment())
+            self.ready.set()
+        # Events of a partition whose conversations are not restored yet would be scored without
+        # their history: leave them for the next poll.
+        waiting = {tp: recs for tp, recs in batch.items() if not self.partitions.ready(tp)}
+        if waiting:
+            self._rewind(waiting)
+        self.step([rec for tp, records in batch.items() if tp not in waiting for rec in records])
+
     def step(self, records: Sequence[Any]) -> None:
-        decoded: list[tuple[TraceEvent, tuple[TopicPartition, int]]] = []
-        record_ms: dict[tuple[TopicPartition, int], int] = {}  # hardening hook: broker timestamps
+        assert self.checkpoint is not None
+        decoded: list[tuple[TraceEvent, Position, float, bytes | None]] = []
         for rec in records:
-            tp = TopicPartition(rec.topic, rec.partition)
-            record_ms[(tp, rec.offset)] = rec.timestamp
-            self.offsets.seen(tp, rec.offset)
+            position = (TopicPartition(rec.topic, rec.partition), rec.offset)
+            self.checkpoint.seen(position)
             self.stats.events += 1
             try:
                 if self.otlp is not None:  # OTLP batches: many spans per record, ready when their trace is
-                    got = self.otlp.decode(rec.value, (tp, rec.offset))
-                    decoded += got.events
-                    self._unflushed += got.done
+                    got = self.otlp.decode(rec.value, position)
+                    decoded += [(e, p, _broker_time(rec), None) for e, p in _positions(got.events)]
+                    self.checkpoint.completed(_refs(got.done))
                 else:
-                    decoded.append((decode_event(rec.value, self.limits), (tp, rec.offset)))
+                    decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec), rec.value))
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
-                self._unflushed.append((tp, rec.offset))
+                self.checkpoint.completed([position])
         if self.otlp is not None:
             held = self.otlp.tick()
-            decoded += held.events
-            self._unflushed += held.done
-        self.engine.prefetch(
-            (e.gold_turn, e.predict_turn) for e, _ in decoded if isinstance(e.gold_turn, ToolCall | Reply)
+            decoded += [(e, p, time.time(), None) for e, p in _positions(held.events)]
+            self.checkpoint.completed(_refs(held.done))
+        work = self.processor.limits.work
+        self.engine.prefetch(  # embeddings in one batch; never for an event too large to score
+            (e.gold_turn, e.predict_turn)
+            for e, *_ in decoded
+            if isinstance(e.gold_turn, ToolCall | Reply) and oversize(e, work) is None
         )
-        out = Outcome()
-        for event, ref in decoded:
-            self.owner[event.conversation_id] = ref[0]
-            seen_at = trusted_time(event.epoch_seconds, record_ms.get(ref), time.time(), self.settings.clock_skew_s)
+        for event, position, received, raw in decoded:
+            self.partitions.track(event.conversation_id, position[0])
+            seen_at = trusted_time(event.epoch_seconds, int(received * 1000), time.time(), self.settings.clock_skew_s)
             self.metrics.see_release(event.agent, event.release, seen_at)
-            result = self.processor.process(event, ref)
+            result = self.processor.process(event, position, received, raw)
+            self.progress.saw(result.event_outcome, event.conversation_id)
             if result.event_outcome:
                 self.metrics.record_event(result.event_outcome)
             elif event.turn == "User":
                 self.metrics.record_event("scored")
-            out.extend(result)
-        out.extend(self.processor.tick())
-        self._record(out)
-        due = time.monotonic() - self._last_flush >= self.settings.commit_interval_s
-        if self._unflushed and (due or not records):
-            self._flush_and_commit(timeout=30)
-        self.metrics.open_dialogs.set(len(self.processor.open))
+            self._emit(result)
+        self._emit(self.processor.tick())
+        if self.checkpoint.due(idle=not records):
+            self.checkpoint.commit(timeout=30)
 
-    def _record(self, out: Outcome) -> None:
-        """Send verdicts, count them, checkpoint the touched conversations (nothing committed yet)."""
-        self._publish(out)
-        self._checkpoint()
-
-    def _flush_and_commit(self, timeout: float) -> None:
-        """Once everything sent is acknowledged, the positions it covers are done and can be committed."""
-        self._producer.flush(timeout=timeout)
-        self._last_flush = time.monotonic()
-        for tp, offset in self._unflushed:
-            self.offsets.done(tp, offset)
-        self._unflushed = []
-        self._commit()
-
-    def _checkpoint(self) -> None:
-        for cid, record in self.processor.checkpoint():
-            tp = self.owner.get(cid)
-            if self.state is not None and tp is not None:
-                record["at"] = time.time()
-                try:
-                    self.state.save(tp.partition, cid, record, source=f"{tp.topic}/{tp.partition}")
-                except KafkaError as exc:  # e.g. a record above max_request_size: skip it, keep the others
-                    log.warning("checkpoint not saved", conversation=cid, error=repr(exc)[:300])
-            if record.get("status") == "finished":
-                self.owner.pop(cid, None)
-
-    def _restore(self, partitions: set[TopicPartition]) -> None:
-        """Rebuild the open conversations of newly assigned partitions before their events are read."""
-        if self.state is None or not partitions:
-            self.restored.update(partitions)
-            return
-        by_number = {tp.partition: tp for tp in partitions}
-        loaded = self.state.load_many(sorted(by_number))
-        cutoff = time.time() - self.settings.finished_retention_s
-        restored = Outcome()
-        for number, records in loaded.items():
-            tp = by_number[number]
-            for cid, record in records.items():
-                if record.get("status") == "finished" and record.get("at", 0) < cutoff:
-                    self.state.forget(number, cid)
-                    continue
-                self.owner[cid] = tp
-                restored.extend(self.processor.restore(cid, record))
-        self.restored.update(partitions)
-        self._record(restored)
-        self._producer.flush(timeout=30)
-        log.info(
-            "state restored",
-            partitions=sorted(by_number),
-            open=len(self.processor.open),
-            emitted_on_restore=len(restored.emissions),
-        )
+    def _emit(self, out: Outcome) -> None:
+        """Hand emissions to the sinks and failures to the DLQ; their positions are then complete."""
+        assert self.checkpoint is not None
+        if out.evicted:
+            self.metrics.evictions.inc(out.evicted)
+        for limit in out.too_large:
+            self.metrics.too_large.labels(limit).inc()
+        for emission in out.emissions:
+            for sink in self.sinks:
+                sink.add(emission)
+        for failure in out.failed:
+            self._failed(failure)
+        self.checkpoint.completed(p for p in out.positions() if isinstance(p, tuple))
 
     def _dead_letter(self, rec: Any, reason: str) -> None:
+        assert self.dlq is not None
         source = f"{rec.topic}/{rec.partition}/{rec.offset}"
-        letter = DeadLetter(reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ()))
-        self._dead_letters().send(letter)
+        self.dlq.send(DeadLetter(reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ())))
         self.stats.invalid += 1
 
     def _failed(self, failure: Failure) -> None:
-        """An event whose scoring raised: to the DLQ (re-encoded), its position done."""
+        """An event whose scoring raised: to the DLQ (re-encoded)."""
+        assert self.dlq is not None
         ref = failure.ref
         source = f"{ref[0].topic}/{ref[0].partition}/{ref[1]}" if isinstance(ref, tuple) else str(ref)
         value = failure.event.model_dump_json(exclude_none=True).encode("utf-8")
-        letter = DeadLetter(failure.reason, value, source, key=None)
-        self._dead_letters().send(letter)
+        self.dlq.send(DeadLetter(failure.reason, value, source))
         self.stats.invalid += 1
-
-    def _dead_letters(self) -> DeadLetterSink:
-        # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
-        s = self.settings
-        return DeadLetterSink(self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy)
-
-    def _publish(self, out: Outcome) -> None:
-        now = time.time()
-        if out.evicted:
-            self.metrics.evictions.inc(out.evicted)
-        for emission in out.emissions:
-            value = json.dumps(emission.to_wire(), ensure_ascii=False).encode("utf-8")
-            self._producer.send(self.settings.verdict_topic, key=emission.conversation_id.encode(), value=value)
-            if emission.verdict is not None:
-                verdict = emission.verdict
-                self.metrics.record_turn(
-                    verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
-                )
-                if emission.event_time is not None:
-                    event_time = trusted_time(emission.event_time, None, now, self.settings.clock_skew_s)
-                    self.metrics.event_latency.observe(max(0.0, now - event_time))
-                self.stats.verdicts += 1
-                if verdict.success is not None:
-                    labels = self.metrics.labels.admit(emission.agent, emission.release, count=False)
-                    tally = self.stats.by_release.setdefault(labels, [0, 0])
-                    tally[0] += int(verdict.success)
-                    tally[1] += 1
-                if verdict.success is False and verdict.attribution == "root_cause" and verdict.failure_reason:
-                    key = f"{verdict.failure_reason}:{verdict.field or '-'}"
-                    self.stats.root_causes[key] = self.stats.root_causes.get(key, 0) + 1
-            elif emission.result is not None:
-                self.metrics.record_dialog(emission.result)
-                self.stats.dialogs += 1
-            self._unflushed.extend(emission.refs)  # type: ignore[arg-type]
-        self._unflushed.extend(out.done)  # type: ignore[arg-type]
-        for failure in out.failed:
-            if failure.ref is not None:
-                self._failed(failure)
-                self._unflushed.append(failure.ref)  # type: ignore[arg-type]
-
-    def _commit(self) -> None:
-        offsets = self.offsets.to_commit()
-        if not offsets or self._consumer is None:
-            return
-        assigned = self._consumer.assignment()
-        mine = {tp: off for tp, off in offsets.items() if tp in assigned}
-        if not mine:
-            return
-        try:
-            self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in mine.items()})
-            self.offsets.committed(mine)
-        except (CommitFailedError, KafkaError) as exc:
-            log.warning("commit failed; will retry", error=str(exc))
-
-    def _handle_rebalance(self) -> None:
-        revoked, assigned = self._listener.take()
-        if revoked:
-            gone = [cid for cid, tp in self.owner.items() if tp in revoked]
-            self.processor.drop(gone)
-            if self.otlp is not None:
-                self.otlp.drop(revoked)
-            for cid in gone:
-                self.owner.pop(cid, None)
-            for tp in revoked:
-                self.offsets.forget(tp)
-                self.restored.discard(tp)
-                with contextlib.suppress(KeyError):
-                    self.metrics.consumer_lag.remove(tp.topic, str(tp.partition))
-            self._unflushed = [ref for ref in self._unflushed if ref[0] not in revoked]
-            log.info("partitions revoked", partitions=sorted(p.partition for p in revoked), dropped=len(gone))
-        if assigned:
-            log.info("partitions assigned", partitions=sorted(p.partition for p in assigned))
-            self._rebalancing = False
-        elif revoked:
-            self._rebalancing = True
-        if self._rebalancing:
-            return  # mid-rebalance assignment() still lists the old partitions: restore once the new set is known
-        fresh = set(self._consumer.assignment()) - self.restored
-        if fresh:
-            self._restore(fresh)
-
-    def _is_restored(self, tp: TopicPartition) -> bool:
-        return self.state is None or tp in self.restored
 
     def _rewind(self, batch: dict[Any, list[Any]]) -> None:
         """Seek back to the first record of a polled batch, so the next poll returns it again."""
@@ -442,19 +334,39 @@ class Monitor:
                 self._consumer.seek(tp, records[0].offset)
 
     def _update_lag(self) -> None:
+        """Lag per partition from the high-water mark the fetches already brought (no extra request)."""
         assigned = list(self._consumer.assignment())
-        if not assigned:
-            return
-        try:
-            # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
-            ends = self._consumer.end_offsets(assigned, timeout_ms=5000)
-        except KafkaError as exc:
-            log.warning("lag lookup failed", error=str(exc))
-            return
+        ends: dict[TopicPartition, int] = {}
         for tp in assigned:
+            high = self._consumer.highwater(tp)
+            if high is not None:
+                ends[tp] = high
+        unknown = [tp for tp in assigned if tp not in ends]
+        if unknown:
+            try:
+                # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
+                ends.update(self._consumer.end_offsets(unknown, timeout_ms=5000))
+            except KafkaError as exc:
+                log.warning("lag lookup failed", error=str(exc))
+        for tp, end in ends.items():
             try:
                 position = self._consumer.position(tp, timeout_ms=1000)
             except KafkaError:
                 continue
-            if position is not None and tp in ends:
-                self.metrics.consumer_lag.labels(tp.topic, str(tp.partition)).set(max(0, ends[tp] - position))
+            if position is not None:
+                self.metrics.set_lag(tp.topic, tp.partition, max(0, end - position))
+
+
+def _positions(items: Iterable[tuple[T, Any]]) -> list[tuple[T, Position]]:
+    """Items whose position is a (TopicPartition, offset) pair, typed as such (the OTLP hook's are Hashable)."""
+    return [(item, ref) for item, ref in items if isinstance(ref, tuple) and isinstance(ref[0], TopicPartition)]
+
+
+def _refs(refs: Iterable[Any]) -> list[Position]:
+    return [ref for _, ref in _positions((None, r) for r in refs)]
+
+
+def _broker_time(rec: Any) -> float:
+    """The record's broker timestamp in seconds (now, when the client reports none)."""
+    stamp = getattr(rec, "timestamp", None)
+    return stamp / 1000 if isinstance(stamp, int | float) and stamp > 0 else time.time()

@@ -54,6 +54,11 @@ class MonitorSettings(BaseSettings):
     gap_timeout_s: float = Field(10.0, gt=0)
     max_open_dialogs: int = Field(100_000, ge=1)
     max_held_turns: int = Field(256, ge=1)
+    # Bounded work (monitor/stream/bounds.py): past these a turn is unscored with reason too_large.
+    max_arg_leaves: int = Field(2_000, ge=1)
+    max_text_chars: int = Field(50_000, ge=1)
+    max_numbers: int = Field(2_000, ge=1)
+    max_open_dialog_bytes: int = Field(1 << 30, ge=1024)  # event bytes held by open conversations
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)
     # DLQ records above this are cut to it (headers keep the original size and sha256).

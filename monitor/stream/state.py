@@ -1,15 +1,14 @@
-"""Recoverable conversation state: checkpoints on a compacted Kafka topic, restored per partition.
+"""Recoverable conversation state: a changelog on a compacted Kafka topic, restored per partition.
 
-A checkpoint holds what a fresh process needs to carry on with a conversation — its applied events,
-the events it holds out of order, and how many verdicts it already emitted (see
-`processor.snapshot`). Records go to the state topic's partition with the same number as the trace
-partition the conversation lives on, keyed by conversation id, with the source position in a header;
-with `cleanup.policy=compact` Kafka keeps the latest record per conversation.
+The store is a key/value changelog: the processor decides what the records mean (see
+`processor.TurnProcessor.checkpoint`: each received event once, plus a small head per
+conversation). Records go to the state topic's partition with the same number as the trace
+partition the conversation lives on, with the source in a header; with `cleanup.policy=compact`
+Kafka keeps the latest record per key, and a tombstone (value None) removes the key.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -30,14 +29,12 @@ class StateStore(ABC):
     """Where conversation checkpoints live."""
 
     @abstractmethod
-    def save(self, partition: int, conversation_id: str, record: dict[str, Any], source: str) -> None: ...
+    def save(self, partition: int, key: str, value: bytes | None, source: str) -> None:
+        """Write one changelog record (`value` None: a tombstone)."""
 
     @abstractmethod
-    def forget(self, partition: int, conversation_id: str) -> None: ...
-
-    @abstractmethod
-    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, dict[str, Any]]]:
-        """The latest checkpoint of every conversation of each partition."""
+    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
+        """The latest value of every live key of each partition."""
 
 
 class KafkaStateStore(StateStore):
@@ -47,21 +44,17 @@ class KafkaStateStore(StateStore):
         self.producer = producer
         self.read_timeout_s = read_timeout_s
 
-    def save(self, partition: int, conversation_id: str, record: dict[str, Any], source: str) -> None:
+    def save(self, partition: int, key: str, value: bytes | None, source: str) -> None:
         self.producer.send(
             self.topic,
-            key=conversation_id.encode("utf-8"),
-            value=json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+            key=key.encode("utf-8"),
+            value=value,
             partition=partition,
             headers=[("aem-source", source.encode("utf-8"))],
         )
 
-    def forget(self, partition: int, conversation_id: str) -> None:
-        """A tombstone: compaction removes the conversation's checkpoints."""
-        self.producer.send(self.topic, key=conversation_id.encode("utf-8"), value=None, partition=partition)
-
-    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, dict[str, Any]]]:
-        out: dict[int, dict[str, dict[str, Any]]] = {p: {} for p in partitions}
+    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
+        out: dict[int, dict[str, bytes]] = {p: {} for p in partitions}
         if not partitions:
             return out
         consumer = KafkaConsumer(
@@ -85,17 +78,17 @@ class KafkaStateStore(StateStore):
                 drained = not remaining and not polled
                 for tp, records in polled.items():
                     for rec in records:
-                        cid = rec.key.decode("utf-8") if rec.key else None
-                        if cid is None:
+                        key = rec.key.decode("utf-8") if rec.key else None
+                        if key is None:
                             continue
                         if rec.value is None:
-                            out[tp.partition].pop(cid, None)
+                            out[tp.partition].pop(key, None)
                         else:
-                            out[tp.partition][cid] = json.loads(rec.value)
+                            out[tp.partition][key] = rec.value
                 for tp in list(remaining):
                     if consumer.position(tp) >= ends[tp]:
                         remaining.discard(tp)
         finally:
             consumer.close()
-        log.info("state restored", topic=self.topic, conversations={p: len(v) for p, v in out.items()})
+        log.info("state read", topic=self.topic, records={p: len(v) for p, v in out.items()})
         return out

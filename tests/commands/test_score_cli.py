@@ -93,3 +93,67 @@ def test_bad_input_is_one_clear_line(tmp_path, content, expected):
 def test_missing_file_is_a_clear_error(tmp_path, capsys):
     assert main(["score", str(tmp_path / "nope.json")]) == 2
     assert "nope.json" in capsys.readouterr().err
+
+
+def test_table_explains_failures_and_draws_the_cascade(capsys):
+    assert main(["score", str(EXAMPLES / "sales_report.json"), "--format", "table"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")}
+    assert "metric 'profit' vs gold 'revenue'" in rows["2"] and "inconsistent_parameter_values" in rows["2"]
+    for turn in ("3", "4", "5"):
+        assert "↳ caused by turn 2: metric 'profit' vs gold 'revenue'" in rows[turn], rows[turn]
+        assert "prior_action_failed" in rows[turn]
+    assert "dataset_id (inherited)" in rows["3"] and "report_id (inherited)" in rows["4"]
+    assert " 0.00 " not in rows["3"]  # a cascade has no score of its own to misread
+
+
+@pytest.mark.parametrize("name", ["empty.json", "empty.jsonl"])
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_empty_files_are_the_same_error_whatever_the_suffix(tmp_path, capsys, name, content):
+    path = tmp_path / name
+    path.write_text(content)
+    assert main(["score", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == f"aem score: error: {path}: empty file: no dialogs"
+
+
+def test_a_tool_catalog_is_recognised(capsys):
+    assert main(["score", str(EXAMPLES / "catalogs" / "tools_catalog.json")]) == 2
+    assert "tool catalog" in capsys.readouterr().err
+
+
+def test_every_example_dialog_file_scores():
+    proc = subprocess.run(
+        [AEM, "score", *sorted(str(p) for p in EXAMPLES.glob("*.json")), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["dialogs"]) == len(list(EXAMPLES.glob("*.json")))
+
+
+def test_messages_carry_no_library_prefix(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"dialog_id": "x4"}')
+    proc = subprocess.run([AEM, "score", str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Value error" not in proc.stderr and "needs turns" in proc.stderr
+
+
+def test_fail_under_without_scored_turns_says_so(tmp_path, capsys):
+    path = tmp_path / "users.json"
+    path.write_text(
+        json.dumps({"dialog_id": "u", "turns": [{"turn_no": 1, "turn": "User", "predict_turn": {"content": "hi"}}]})
+    )
+    assert main(["score", str(path), "--fail-under", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert "no scored turns" in err and "None" not in err
+
+
+def test_jsonl_streams_the_same_results_as_json(tmp_path, capsys):
+    turns = json.loads((EXAMPLES / "sales_report.json").read_text())
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps({"dialog_id": f"d{i}", "turns": turns}) + "\n" for i in range(600)))
+    assert main(["score", str(path)]) == 0  # 600 dialogs: three chunks of at most 256
+    streamed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["score", str(path), "--format", "json"]) == 0
+    whole = json.loads(capsys.readouterr().out)["dialogs"]
+    assert streamed == whole and len(streamed) == 600

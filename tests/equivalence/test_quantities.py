@@ -19,6 +19,11 @@ EQUIVALENT = [
     ("2019-2020", "19-20"),
     ("19-20", "2019/2020"),
     ("2019-20", "2019/2020"),
+    ("212 °F", "100 °C"),  # temperatures convert with their offsets (pint)
+    ("32 degrees fahrenheit", "0 °C"),
+    ("373.15 kelvin", "100 celsius"),
+    ("10 mph", "16.0934 km/h"),
+    ("1 sq ft", "144 sq in"),
 ]
 DIFFERENT = [
     ("year", "5 years"),
@@ -30,6 +35,9 @@ DIFFERENT = [
     ("cup", "Celsius"),
     ("2019-2020", "2020-2021"),
     ("19-20", "2020/2021"),
+    ("72 °F", "22 °C"),  # 22.2 °C: a rounded conversion is not the same reading
+    ("212 °F", "212 °C"),
+    ("100 kelvin", "100 celsius"),
 ]
 
 

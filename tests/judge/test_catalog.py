@@ -246,6 +246,6 @@ def test_load_catalog_errors_name_file_and_problem(tmp_path: Path) -> None:
 
 
 def test_example_catalog_is_valid() -> None:
-    catalog = load_catalog(EXAMPLES / "tools_catalog.json")
+    catalog = load_catalog(EXAMPLES / "catalogs" / "tools_catalog.json")
     assert ("payments", "charge") in catalog.entries
     assert not catalog.invalid

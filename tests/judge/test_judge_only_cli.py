@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "judge_only_booking.json"
-CATALOG = ROOT / "examples" / "tools_catalog.json"
+CATALOG = ROOT / "examples" / "catalogs" / "tools_catalog.json"
 AEM = Path(sys.executable).with_name("aem")
 
 

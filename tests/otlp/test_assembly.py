@@ -9,6 +9,7 @@ from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import DialogSpans
 from monitor.stream.events import InvalidEvent
 from monitor.stream.otlp import NO_OFFSET
+from monitor.stream.processor import group_changelog
 from tests.otlp.builders import Pipeline, batch, chat, reply, sales_dialog, span, tool
 
 EXPECTED = [  # the sales report: turn 2 is the root cause, 3-5 cascade from it
@@ -158,10 +159,15 @@ def test_after_a_restart_redelivered_spans_are_not_scored_again_and_later_traces
     first, second = two_traces()
     before = sales_pipeline(engine)
     before.feed(first)
-    checkpoints = before.processor.checkpoint()
+    state: dict[str, bytes] = {}
+    for record in before.processor.checkpoint():  # the changelog, as compaction keeps it
+        if record.value is None:
+            state.pop(record.key, None)
+        else:
+            state[record.key] = record.value
     after = sales_pipeline(engine)  # a new process: the assembler remembers nothing, the processor restores
-    for cid, record in checkpoints:
-        after.out.extend(after.processor.restore(cid, record))
+    for cid, (head, events) in group_changelog(state).items():
+        after.out.extend(after.processor.restore(cid, head, events))
     if redelivered:
         after.feed(first)  # its position was not committed before the stop
     after.feed(second)
@@ -195,6 +201,7 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
     assert (pipeline.events[0].agent, pipeline.events[0].release) == ("sales-agent", "v7")  # from the resource
     only_skipped = pipeline.feed(batch(span("d" * 32, "d0" * 8, "", 0, **{"db.system": "redis"})))
     assert only_skipped.events == [] and only_skipped.done == [("p0", 1)]  # nothing to wait for: commit it
+    assert "d" * 32 not in pipeline.input.assembler.conversations  # a trace with no turn opens no conversation
 
 
 @pytest.mark.parametrize(
@@ -292,3 +299,17 @@ def test_reply_text_without_tool_calls_and_agent_replies_count_once(engine):
     )
     assert [(e.turn_no, e.turn) for e in pipeline.events] == [(1, "User"), (2, "Tool"), (3, "Agent")]
     assert pipeline.events[1].predict_turn.tool_id == "weather"  # no aem.tool_id: the tool name
+
+
+def test_integers_past_the_digit_limit_are_a_dlq_reason_or_plain_text_never_a_crash(engine):
+    pipeline = Pipeline(engine)
+    huge = "9" * 5000
+    with pytest.raises(InvalidEvent, match="invalid JSON"):
+        pipeline.feed(b'{"resourceSpans": [{"x": ' + huge.encode() + b"}]}")
+    pipeline.feed(
+        batch(
+            tool(TRACE_A, "a1" * 8, ROOT_A, 1, "Lookup", {}, {}, **{"gen_ai.tool.call.arguments": "[" + huge + "]"}),
+            span(TRACE_A, ROOT_A, "", 0, 2, **{"gen_ai.operation.name": "invoke_agent"}),
+        )
+    )
+    assert pipeline.events[0].predict_turn.args == {"input": "[" + huge + "]"}

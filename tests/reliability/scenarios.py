@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import threading
 import time
 import uuid
@@ -32,10 +31,11 @@ from kafka import KafkaConsumer, TopicPartition
 
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
+from monitor.scoring import observed_turns
 from monitor.stream.broker import TansuBroker
 from monitor.stream.kafka_io import make_producer
 from monitor.stream.replay import dialog_events, publish
-from tests.support.kafka import AEM, REPO, MonitorProcess, TopicSet
+from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire
 
 WARMUP = "warmup-"  # conversation ids of the throwaway warm-up conversation (not evaluated)
 HEAD_KEYS = ("kind", "conversation_id", "agent", "release", "mode")
@@ -54,33 +54,6 @@ MAX_SCORE_DRIFT = 0.05
 MAX_POLL_RECORDS = 500  # the monitor's default max_poll_records: one commit interval's worth of events
 
 
-# -- monitors with an environment ----------------------------------------------------------------
-
-
-@dataclass
-class EnvMonitorProcess(MonitorProcess):
-    """`aem run` with extra AEM_* environment (e.g. a fresh AEM_STATE_TOPIC per test)."""
-
-    env: dict[str, str] = field(default_factory=dict)
-
-    def start(self) -> EnvMonitorProcess:
-        self.process = subprocess.Popen(
-            [AEM, "--log-level", "info", "run", *self.args],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=REPO,
-            env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **self.env},
-        )
-        threading.Thread(target=self._drain, daemon=True).start()
-        return self
-
-    def kill9(self) -> None:
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(timeout=10)
-
-
 # -- traffic and expectations ----------------------------------------------------------------------
 
 
@@ -92,10 +65,11 @@ class Traffic:
     events: list[dict[str, Any]]
     expected_turns: dict[tuple[str, int], dict[str, Any]]
     expected_dialogs: dict[str, dict[str, Any]]
+    expected_chains: int = 0  # chain messages (docs/verdict-messages.md)
 
     @property
     def expected_records(self) -> int:
-        return len(self.expected_turns) + len(self.expected_dialogs)
+        return len(self.expected_turns) + len(self.expected_dialogs) + self.expected_chains
 
 
 def make_traffic(engine: Any, per_release: int = 50, window: int = 12, seed: int = 11) -> Traffic:
@@ -118,12 +92,27 @@ def make_traffic(engine: Any, per_release: int = 50, window: int = 12, seed: int
                 active.remove(queue)
     expected_turns: dict[tuple[str, int], dict[str, Any]] = {}
     expected_dialogs: dict[str, dict[str, Any]] = {}
+    chains = 0
     for cid, dialog in dialogs.items():
         result = engine.score_dialog(dialog)
         for verdict in result.turns:
             expected_turns[(cid, verdict.turn_no)] = verdict.model_dump(mode="json", exclude={"mode"})
         expected_dialogs[cid] = {k: getattr(result, k) for k in DIALOG_KEYS}
-    return Traffic(dialogs, events, expected_turns, expected_dialogs)
+        chains += chain_messages([t.turn for t in observed_turns(dialog)])
+    return Traffic(dialogs, events, expected_turns, expected_dialogs, chains)
+
+
+def chain_messages(turn_types: list[str]) -> int:
+    """How many chain messages a dialog's action chains produce: one when a chain's bucket is known
+    (it reaches three turns, or ends at one or two), then one per turn that lengthens a 3+ chain."""
+    total, run = 0, 0
+    for turn in [*turn_types, "end"]:
+        if turn == "Tool":
+            run += 1
+            continue
+        total += (1 + run - 3) if run >= 3 else int(run > 0)
+        run = 0
+    return total
 
 
 def same_verdict(got: dict[str, Any], want: dict[str, Any]) -> bool:
@@ -179,7 +168,19 @@ def covered(traffic: Traffic, records: list[Verdict]) -> float:
 
 
 def _key(value: dict[str, Any]) -> tuple[str, Any]:
-    return (value.get("conversation_id"), "dialog" if value.get("kind") == "dialog" else value.get("turn_no"))
+    kind = value.get("kind")
+    if kind == "chain":
+        return (value.get("conversation_id"), ("chain", tuple(value.get("turns") or ())))
+    return (value.get("conversation_id"), "dialog" if kind == "dialog" else value.get("turn_no"))
+
+
+def _with_buckets(records: list[Verdict]) -> list[Verdict]:
+    """Turn verdict records joined with their chain messages (`chain_length` filled in)."""
+    joined = iter(join_chains_wire(r.value for r in records))
+    return [
+        Verdict(next(joined), r.partition, r.offset, r.timestamp) if r.value.get("kind") == "turn" else r
+        for r in records
+    ]
 
 
 def wait_for_coverage(bootstrap: str, topic: str, traffic: Traffic, share: float, timeout: float) -> float:
@@ -236,6 +237,7 @@ class ScenarioResult:
 def evaluate(name: str, traffic: Traffic, records: list[Verdict], fault_at: float | None) -> ScenarioResult:
     res = ScenarioResult(name, sent=len(traffic.events), expected=traffic.expected_records, verdicts=len(records))
     counts = Counter(_key(r.value) for r in records)
+    records = _with_buckets(records)
     res.duplicated = sum(n - 1 for n in counts.values() if n > 1)
     for key in traffic.expected_turns:
         if key not in counts:
@@ -250,6 +252,8 @@ def evaluate(name: str, traffic: Traffic, records: list[Verdict], fault_at: floa
     for rec in records:
         value = rec.value
         key = _key(value)
+        if value.get("kind") == "chain":
+            continue  # checked through the turn verdicts they complete
         if value.get("kind") == "dialog":
             want_dialog = traffic.expected_dialogs.get(key[0])
             if want_dialog is None or any(value.get(k) != v for k, v in want_dialog.items()):
@@ -311,11 +315,11 @@ class Harness:
     topics: TopicSet = field(init=False)
     group: str = field(init=False)
     state_topic: str = field(init=False)
-    monitors: list[EnvMonitorProcess] = field(default_factory=list)
+    monitors: list[MonitorProcess] = field(default_factory=list)
     publisher: threading.Thread | None = None
     published: list[int] = field(default_factory=list)
     exit_codes: list[int | None] = field(default_factory=list)  # of monitors stopped or killed mid-scenario
-    all_monitors: list[EnvMonitorProcess] = field(default_factory=list)
+    all_monitors: list[MonitorProcess] = field(default_factory=list)
     publish_error: str | None = None
     sent: int = 0
 
@@ -324,7 +328,7 @@ class Harness:
         self.group = f"{self.topics.traces}-group"
         self.state_topic = f"{self.topics.traces}.state"
 
-    def monitor(self) -> EnvMonitorProcess:
+    def monitor(self) -> MonitorProcess:
         args = [
             "--bootstrap-servers", self.bootstrap,
             "--topic", self.topics.traces,
@@ -335,7 +339,7 @@ class Harness:
             "--idle-timeout", str(self.idle_timeout_s),
         ]  # fmt: skip
         env = {"AEM_STATE_TOPIC": self.state_topic, "AEM_METRICS_HOST": "127.0.0.1", **self.env}
-        proc = EnvMonitorProcess(args, env=env)
+        proc = MonitorProcess(args, env=env)
         self.monitors.append(proc.start())
         self.all_monitors.append(proc)
         return proc

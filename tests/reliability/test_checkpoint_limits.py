@@ -1,14 +1,11 @@
-"""Checkpoints that do not fit in one Kafka record (a weakness found by the reliability work).
+"""Large conversations on the state changelog (a weakness found by the reliability work).
 
-A checkpoint holds every applied event of its conversation. Events may be up to max_event_bytes
-(1 MB) each, so the state record of a conversation with a few large turns exceeds the producer's
-max_request_size (1 MiB): `KafkaStateStore.save` raises MessageSizeTooLargeError inside
-`Monitor._checkpoint`. `TurnProcessor.checkpoint()` has already cleared its dirty set, so the
-checkpoints of the other conversations of the same batch were silently skipped, while the next
-step committed their offsets: after a crash they restored from an older checkpoint and their
-committed events were never replayed. Fixed in Monitor._checkpoint (the failed record is logged and
-skipped, the others are saved). The oversized conversation itself still cannot be checkpointed:
-see docs/reliability.md, "Limits".
+A checkpoint used to hold every applied event of its conversation in one record, so a few 400 kB
+turns exceeded the producer's max_request_size (1 MiB) and the record raised inside the checkpoint
+— which once skipped the checkpoints of the other conversations of the same batch while their
+offsets were committed. The changelog now writes each event once, in a record of its own, so a
+conversation of large turns is saved whole, and a record that still cannot be saved is logged and
+skipped without touching the others (`PartitionState.write_changes`).
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ import pytest
 from kafka import KafkaConsumer, TopicPartition
 
 from monitor.scoring import ScoringConfig
+from monitor.stream.processor import group_changelog
 from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for
 
@@ -53,14 +51,12 @@ USER_SMALL = {
 }
 
 
-def state_of(bootstrap: str, topic: str) -> dict[str, list]:
-    import json
-
-    latest: dict[str, list] = {}
+def state_of(bootstrap: str, topic: str) -> dict[str, tuple[dict, list[bytes]]]:
+    latest: dict[str, bytes] = {}
     for rec in read_all(bootstrap, topic, expect=10_000, timeout=5):
         if rec.key and rec.value:
-            latest[rec.key.decode()] = json.loads(rec.value).get("log", [])
-    return latest
+            latest[rec.key.decode()] = rec.value
+    return group_changelog(latest)
 
 
 def test_an_oversized_checkpoint_does_not_drop_other_checkpoints(broker):
@@ -83,6 +79,9 @@ def test_an_oversized_checkpoint_does_not_drop_other_checkpoints(broker):
         assert committed == 5
         assert monitor.thread is not None and monitor.thread.is_alive()
         # ... so small's turn 1 must be in its checkpoint, or a restart loses it for good
-        assert "small" in state_of(broker.bootstrap, state_topic)
+        state = state_of(broker.bootstrap, state_topic)
+        assert len(state["small"][1]) == 1
+        # and the conversation of 400 kB turns is saved whole: one record per event
+        assert state["big"][0]["next_turn"] == 5 and len(state["big"][1]) == 4
     finally:
         monitor.stop()

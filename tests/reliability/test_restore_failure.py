@@ -48,7 +48,7 @@ def test_events_polled_with_a_failed_restore_are_not_lost(broker, monkeypatch):
     finally:
         monitor.stop()
     assert calls["n"] > 3
-    got = {(v["conversation_id"], v.get("turn_no"), v["kind"]) for v in out}
+    got = {(v["conversation_id"], v.get("turn_no"), v["kind"]) for v in out if v["kind"] != "chain"}
     assert len(got) == expected, f"{expected - len(got)} verdicts lost after a failed restore"
 
 
@@ -64,7 +64,7 @@ def test_a_slow_state_topic_is_a_retriable_kafka_error(broker):
     producer = make_producer(broker.bootstrap)
     store = KafkaStateStore(broker.bootstrap, topic, producer, read_timeout_s=0.0)
     for i in range(3):
-        store.save(0, f"c{i}", {"v": 1, "status": "finished", "seen": [1]}, source="t/0")
+        store.save(0, f"c{i}", b'{"v": 2, "status": "finished", "seen": [1]}', source="t/0")
     producer.flush()
     producer.close()
     with pytest.raises(KafkaError):

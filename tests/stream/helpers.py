@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.models.dialog import Dialog
+from monitor.models.verdict import TurnVerdict
 from monitor.stream.events import TraceEvent, parse_event
+from monitor.stream.processor import Emission
 from monitor.stream.replay import dialog_events
 
 
@@ -25,3 +27,15 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def join_chains(emissions: list[Emission]) -> list[TurnVerdict]:
+    """Turn verdicts with the chain bucket their chain message names (what `aem score` reports)."""
+    buckets = {n: e.chain.bucket for e in emissions if e.chain is not None for n in e.chain.turns}
+    return [
+        e.verdict.model_copy(update={"chain_length": buckets.get(e.verdict.turn_no)})
+        if e.verdict.turn == "Tool" and e.verdict.turn_no is not None
+        else e.verdict
+        for e in emissions
+        if e.verdict is not None
+    ]

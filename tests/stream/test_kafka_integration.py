@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections import Counter
 
@@ -12,7 +13,16 @@ from monitor.cli import main
 from monitor.models.dialog import Dialog
 from monitor.stream.replay import dialog_events
 from tests.conftest import EXAMPLES
-from tests.support.kafka import MonitorProcess, MonitorThread, TopicSet, read_all, send, settings_for, verdicts
+from tests.support.kafka import (
+    MonitorProcess,
+    MonitorThread,
+    TopicSet,
+    join_chains_wire,
+    read_all,
+    send,
+    settings_for,
+    verdicts,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -36,9 +46,9 @@ def test_exact_metrics_for_known_traffic(broker, engine):
         n = 6
         sent = send(broker.bootstrap, topics.traces, sales_events(n))
         assert sent == n * 2 * 5
-        records = read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 6)
+        records = read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 7)
         out = verdicts(records)
-        assert len(out) == n * 2 * 6
+        assert Counter(v["kind"] for v in out) == {"turn": n * 2 * 5, "chain": n * 2, "dialog": n * 2}
         for release in RELEASES:
             labels = {"agent": "sales", "release": release, "mode": "reference"}
             v = monitor.value
@@ -80,12 +90,14 @@ def test_streamed_verdicts_equal_aem_score(broker, engine, capsys):
     try:
         dialog = Dialog.model_validate({"dialog_id": "same", "release": "r", "turns": SALES})
         send(broker.bootstrap, topics.traces, dialog_events(dialog))
-        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=6))
+        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=7))
     finally:
         monitor.stop()
     assert main(["score", str(EXAMPLES / "sales_report.json")]) == 0
     batch = json.loads(capsys.readouterr().out)
-    turns = [v for v in out if v["kind"] == "turn"]
+    chains = [v for v in out if v["kind"] == "chain"]
+    assert [(c["turns"], c["chain_length"]) for c in chains] == [([2, 3, 4], "3+")]
+    turns = join_chains_wire(out)
     summary = next(v for v in out if v["kind"] == "dialog")
     strip = ("kind", "conversation_id", "agent", "release", "mode")
     assert [{k: v for k, v in t.items() if k not in strip} for t in turns] == [
@@ -128,7 +140,7 @@ def test_bad_events_go_to_the_dlq_and_the_monitor_keeps_going(broker, engine):
         send(broker.bootstrap, topics.traces, bad)
         send(broker.bootstrap, topics.traces, sales_events(1, prefix="after"))
         dlq = read_all(broker.bootstrap, topics.dlq, expect=len(bad))
-        good = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=12))
+        good = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=14))
         assert sorted(r.value for r in dlq) == sorted(bad)
         for record in dlq:
             headers = dict(record.headers)
@@ -138,9 +150,19 @@ def test_bad_events_go_to_the_dlq_and_the_monitor_keeps_going(broker, engine):
         assert any("turn_no" in e for e in errors) and any("bytes" in e for e in errors)
         assert monitor.value("aem_events_total", outcome="invalid") == len(bad)
         assert monitor.value("aem_dlq_messages_total") == len(bad)
-        assert len(good) == 12 and monitor.thread.is_alive()
+        assert len(good) == 14 and monitor.thread.is_alive()
     finally:
         monitor.stop()
+
+
+def read_until_summary(bootstrap: str, topic: str, expect: int, timeout: float = 60.0) -> list[dict]:
+    """The verdict topic's records once a dialog summary is among them (it is the last of its dialog)."""
+    deadline = time.monotonic() + timeout
+    out = verdicts(read_all(bootstrap, topic, expect=expect))
+    while not any(v["kind"] == "dialog" for v in out) and time.monotonic() < deadline:
+        time.sleep(0.3)
+        out = verdicts(read_all(bootstrap, topic, expect=expect, timeout=5))
+    return out
 
 
 def _metric(port: int, name: str, **labels: str) -> float:
@@ -176,8 +198,6 @@ def test_two_processes_in_one_group_split_partitions_without_double_scoring(brok
         second.wait_for("partitions assigned")
         first.wait_for("partitions assigned|partitions revoked", count=1)
         # Let the group settle: each member holds part of the topic.
-        import time
-
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             a = [ln for ln in first.lines if "partitions assigned" in ln]
@@ -188,7 +208,7 @@ def test_two_processes_in_one_group_split_partitions_without_double_scoring(brok
         time.sleep(3)
         n = 10
         send(broker.bootstrap, topics.traces, sales_events(n, prefix="grp"))
-        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 6, timeout=90))
+        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 7, timeout=90))
         turns = Counter((v["conversation_id"], v["turn_no"]) for v in out if v["kind"] == "turn")
         assert len(turns) == n * 2 * 5
         assert max(turns.values()) == 1, "a turn was scored twice"
@@ -218,11 +238,11 @@ def test_reference_set_and_judge_only_paths_stream_like_aem_score(
     try:
         dialog = Dialog.model_validate(json.loads(path.read_text()))
         send(broker.bootstrap, topics.traces, dialog_events(dialog))
-        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=len(batch["turns"]) + 1))
+        out = read_until_summary(broker.bootstrap, topics.verdicts, expect=len(batch["turns"]) + 1)
     finally:
         monitor.stop()
     wire_only = ("kind", "conversation_id", "agent", "release", "mode")
-    turns = [{k: v for k, v in t.items() if k not in wire_only} for t in out if t["kind"] == "turn"]
+    turns = [{k: v for k, v in t.items() if k not in wire_only} for t in join_chains_wire(out)]
     assert turns == [{k: v for k, v in t.items() if k != "mode"} for t in batch["turns"]]
     assert {t["mode"] for t in out} == {mode}
     summary = next(v for v in out if v["kind"] == "dialog")

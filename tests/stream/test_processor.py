@@ -8,10 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from monitor.models.dialog import Dialog
-from monitor.scoring import observed_turns
-from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
+from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor, group_changelog
 from tests.conftest import EXAMPLES
-from tests.stream.helpers import FakeClock, events_of
+from tests.stream.helpers import FakeClock, events_of, join_chains
 
 SALES = json.loads((EXAMPLES / "sales_report.json").read_text())
 
@@ -29,7 +28,8 @@ def run(processor: TurnProcessor, events) -> Outcome:
 
 
 def turn_verdicts(out: Outcome):
-    return [e.verdict for e in out.emissions if e.kind == "turn"]
+    """Turn verdicts joined with the chain messages: the bucket each chain message names."""
+    return join_chains(out.emissions)
 
 
 def test_stream_gives_the_same_verdicts_as_batch(engine):
@@ -48,14 +48,34 @@ def test_every_source_position_is_released_exactly_once(engine):
     assert sorted(released, key=lambda r: r[1]) == [("p0", i) for i in range(len(events))]
 
 
-def test_action_verdicts_wait_for_their_chain_bucket(engine):
+def test_action_verdicts_leave_at_once_and_their_chain_bucket_follows(engine):
+    untagged = [{k: v for k, v in t.items() if k != "tags"} for t in SALES]
+    dialog = Dialog.model_validate({"dialog_id": "c1", "release": "r1", "turns": untagged})
+    expected = engine.score_dialog(dialog)
+    processor = TurnProcessor(engine)
+    events = events_of(dialog)
+    first_two = run(processor, events[:2])  # reply 1, action 2
+    assert [(e.kind, e.verdict.turn_no) for e in first_two.emissions] == [("turn", 1), ("turn", 2)]
+    assert first_two.emissions[1].verdict.chain_length is None  # not known yet
+    assert first_two.emissions[1].refs == [("p0", 1)]  # its position completes with it
+    third = processor.process(events[2], ("p0", 2))
+    assert [e.kind for e in third.emissions] == ["turn"]
+    fourth = processor.process(events[3], ("p0", 3))  # action 4: the chain reaches three
+    assert [e.kind for e in fourth.emissions] == ["turn", "chain"]
+    assert (fourth.emissions[1].chain.turns, fourth.emissions[1].chain.bucket) == ((2, 3, 4), "3+")
+    rest = processor.process(events[4], ("p0", 4))
+    every = [*first_two.emissions, *third.emissions, *fourth.emissions, *rest.emissions]
+    assert join_chains(every) == expected.turns
+
+
+def test_an_order_invariant_group_waits_only_until_it_ends(engine):
+    """Turn 2 of the sales report is tagged OrderInvariant: matched as a set, it waits for turn 3."""
     processor = TurnProcessor(engine)
     events = events_of(sales_dialog())
-    first_two = run(processor, events[:2])  # reply 1, action 2
-    assert [v.turn_no for v in turn_verdicts(first_two)] == [1]
-    third = run(processor, events[2:4])  # actions 3 and 4: the chain reaches three
-    assert [v.turn_no for v in turn_verdicts(third)] == [2, 3, 4]
-    assert {v.chain_length for v in turn_verdicts(third)} == {"3+"}
+    first_two = run(processor, events[:2])
+    assert [e.verdict.turn_no for e in first_two.emissions] == [1]
+    third = processor.process(events[2], ("p0", 2))
+    assert [e.verdict.turn_no for e in third.emissions if e.kind == "turn"] == [2, 3]
 
 
 def test_redelivered_turns_are_duplicates(engine):
@@ -88,9 +108,11 @@ def test_gap_is_given_up_after_the_timeout(engine):
     clock.advance(6)
     resumed = processor.tick()
     late = processor.process(events[1], ("p0", 50))
-    assert late.event_outcome == "late"
+    assert late.event_outcome == "late" and late.done == [("p0", 50)]
     assert processor.open["c1"].next_turn == 4
-    assert resumed.emissions == [] or all(e.verdict.turn_no != 2 for e in resumed.emissions)
+    # turn 3 was scored once the gap was given up; turn 2 never was
+    assert [e.verdict.turn_no for e in resumed.emissions if e.kind == "turn"] == [3]
+    assert 2 not in processor.open["c1"].seen and 3 in processor.open["c1"].seen
 
 
 def test_idle_conversation_finishes_with_a_summary(engine):
@@ -102,8 +124,9 @@ def test_idle_conversation_finishes_with_a_summary(engine):
     out = processor.tick()
     kinds = [e.kind for e in out.emissions]
     assert kinds[-1] == "dialog" and "c1" not in processor.open
-    assert [v.turn_no for v in turn_verdicts(out)] == [2, 3]  # the open chain closes at 2 turns
-    assert {v.chain_length for v in turn_verdicts(out)} == {"2"}
+    chains = [e.chain for e in out.emissions if e.kind == "chain"]
+    assert [(c.turns, c.bucket) for c in chains] == [((2, 3), "2")]  # the open chain closes at 2 turns
+    assert [e.verdict.turn_no for e in out.emissions if e.kind == "turn"] == []  # sent when scored
 
 
 def test_open_conversations_are_bounded_and_evictions_counted(engine):
@@ -146,7 +169,18 @@ def test_property_stream_equals_batch_in_any_arrival_order(engine, ops, order):
     out = run(TurnProcessor(engine), [events[i] for i in order])
     assert turn_verdicts(out) == expected.turns
     assert [e.result for e in out.emissions if e.kind == "dialog"] == [expected]
-    assert len(observed_turns(dialog)) == len(events)
+    assert sorted(out.positions(), key=lambda r: r[1]) == [("p0", i) for i in range(len(events))]
+
+
+def changelog(processor: TurnProcessor, log: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Apply the processor's changelog records to a key/value view, as compaction would."""
+    log = {} if log is None else log
+    for record in processor.checkpoint():
+        if record.value is None:
+            log.pop(record.key, None)
+        else:
+            log[record.key] = record.value
+    return log
 
 
 def test_checkpoint_restore_keeps_cascades_and_suppresses_emitted(engine):
@@ -156,19 +190,23 @@ def test_checkpoint_restore_keeps_cascades_and_suppresses_emitted(engine):
     events = events_of(dialog)
     first = TurnProcessor(engine)
     before = run(first, events[:3])  # reply 1, actions 2 and 3 (actions not yet released)
-    records = dict(first.checkpoint())
-    assert records["c1"]["status"] == "open" and records["c1"]["emitted"] == 1
+    state = changelog(first)
+    [(head, saved)] = group_changelog(state).values()
+    assert head["status"] == "open" and head["emitted"] == 3 and head["chains_emitted"] == 0
+    assert len(saved) == 3
 
     second = TurnProcessor(engine)
-    restored = second.restore("c1", json.loads(json.dumps(records["c1"])))
-    assert restored.emissions == []  # nothing new: verdict 1 was emitted, 2-3 wait for their chain
+    restored = second.restore("c1", head, saved)
+    assert restored.emissions == []  # nothing new: verdicts 1-3 were emitted, the chain is still open
     redelivered = second.process(events[2], ("p0", 2))
     assert redelivered.event_outcome == "duplicate"
     after = run(second, events[3:])
-    combined = turn_verdicts(before) + turn_verdicts(after)
+    combined = join_chains(before.emissions + after.emissions)
     assert combined == expected.turns  # turn 4 and 5 still cascade from turn 2
     assert [e.result for e in after.emissions if e.kind == "dialog"] == [expected]
-    finished = dict(second.checkpoint())["c1"]
+    state = changelog(second, state)
+    assert list(state) == ["c1"]  # the finished head alone: the events are tombstoned
+    finished = json.loads(state["c1"])
     assert finished["status"] == "finished" and finished["seen"] == [1, 2, 3, 4, 5]
 
     third = TurnProcessor(engine)
@@ -180,11 +218,40 @@ def test_restore_emits_verdicts_produced_but_never_emitted(engine):
     events = events_of(sales_dialog())
     first = TurnProcessor(engine)
     run(first, events[:4])  # the chain reached 3: verdicts 1-4 released
-    record = dict(first.checkpoint())["c1"]
-    record["emitted"] = 2  # as if the process died after emitting only two of them
+    [(head, saved)] = group_changelog(changelog(first)).values()
+    head["emitted"] = 2  # as if the process died after emitting only two of them
     second = TurnProcessor(engine)
-    again = second.restore("c1", record)
-    assert [e.verdict.turn_no for e in again.emissions] == [3, 4]
+    again = second.restore("c1", head, saved)
+    assert [e.verdict.turn_no for e in again.emissions if e.kind == "turn"] == [3, 4]
+    assert [e.kind for e in again.emissions] == ["turn", "turn"]  # the chain message was sent already
+
+
+def test_changelog_bytes_grow_linearly_with_turns(engine):
+    """Each checkpoint carries the new events and a small head, not the whole log again."""
+    processor = TurnProcessor(engine)
+    events = events_of(sales_dialog())
+    sizes = []
+    for i, event in enumerate(events[:4]):
+        processor.process(event, ("p0", i))
+        sizes.append(sum(len(r.value or b"") for r in processor.checkpoint()))
+    heads = [len(r.value or b"") for r in processor.checkpoint()]
+    assert heads == []  # nothing changed since the last checkpoint: nothing written
+    per_event = [len(e.model_dump_json(exclude_none=True)) for e in events[:4]]
+    for size, event_bytes in zip(sizes, per_event, strict=True):
+        assert event_bytes < size < event_bytes + 300  # this event, plus a head of a few dozen bytes
+
+
+def test_restore_of_held_events_keeps_waiting_for_the_gap(engine):
+    events = events_of(sales_dialog())
+    first = TurnProcessor(engine)
+    run(first, [events[0], events[2], events[3]])  # turn 2 missing: 3 and 4 held
+    [(head, saved)] = group_changelog(changelog(first)).values()
+    assert head["next_turn"] == 2 and len(saved) == 3
+    second = TurnProcessor(engine)
+    second.restore("c1", head, saved)
+    assert sorted(second.open["c1"].held) == [3, 4]
+    resumed = second.process(events[1], ("p0", 1))
+    assert [e.verdict.turn_no for e in resumed.emissions if e.kind == "turn"] == [2, 3, 4]
 
 
 def test_a_turn_whose_scoring_raises_is_a_failure_and_its_position_is_released(engine):
@@ -201,3 +268,11 @@ def test_a_turn_whose_scoring_raises_is_a_failure_and_its_position_is_released(e
     assert [(f.ref, f.event.turn_no) for f in out.failed] == [(("p0", 1), 2)]
     assert "ValueError" in out.failed[0].reason and out.emissions == []
     assert 2 not in processor.open["c1"].waiting
+
+
+def test_wire_bytes_are_the_wire_dict(engine):
+    out = run(TurnProcessor(engine), events_of(sales_dialog()))
+    assert {e.kind for e in out.emissions} == {"turn", "chain", "dialog"}
+    for emission in out.emissions:
+        assert json.loads(emission.encode()) == emission.to_wire()
+        assert list(json.loads(emission.encode())) == list(emission.to_wire())  # field order too

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -48,19 +49,26 @@ def send(bootstrap: str, topic: str, events: Iterable[dict[str, Any] | bytes], r
         producer.close(timeout=10)
 
 
-def read_all(bootstrap: str, topic: str, expect: int, timeout: float = 60.0) -> list[Any]:
-    """Read a topic from the beginning until `expect` records arrived (or the timeout)."""
+def read_all(bootstrap: str, topic: str, expect: int = 0, timeout: float = 60.0) -> list[Any]:
+    """Read a topic from the beginning: wait (up to `timeout`) for at least `expect` records, then
+    read on to the end — past the reported end offsets until a poll comes back empty (Tansu reports
+    the last batch's base offset + 1) — so records beyond `expect` are seen too."""
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
     try:
         partitions = consumer.partitions_for_topic(topic) or set()
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]
         consumer.assign(tps)
         consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
         records: list[Any] = []
         deadline = time.monotonic() + timeout
-        while len(records) < expect and time.monotonic() < deadline:
-            for batch in consumer.poll(timeout_ms=500).values():
+        while time.monotonic() < deadline:
+            behind = any(consumer.position(tp) < ends[tp] for tp in tps)
+            polled = consumer.poll(timeout_ms=500 if behind else 200)
+            for batch in polled.values():
                 records.extend(batch)
+            if not behind and not polled and len(records) >= expect:
+                break
         return records
     finally:
         consumer.close()
@@ -118,6 +126,7 @@ class MonitorProcess:
     """`aem run` as a real process; its stderr is scanned for the metrics port and assignments."""
 
     args: list[str]
+    env: dict[str, str] = field(default_factory=dict)  # extra AEM_* environment
     process: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
     metrics_port: int | None = None
@@ -129,9 +138,15 @@ class MonitorProcess:
             stderr=subprocess.PIPE,
             text=True,
             cwd=REPO,
+            env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **self.env},
         )
         threading.Thread(target=self._drain, daemon=True).start()
         return self
+
+    def kill9(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=10)
 
     def _drain(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -162,3 +177,23 @@ class MonitorProcess:
                 self.process.kill()
                 self.process.wait(timeout=10)
         return self.process.returncode
+
+
+def join_chains_wire(values: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Turn verdict records with `chain_length` taken from the chain messages of their conversation.
+
+    The stream sends an action turn's verdict before its chain bucket is known; joined this way the
+    records carry exactly the fields `aem score` gives (docs/verdict-messages.md).
+    """
+    values = list(values)
+    buckets = {
+        (v["conversation_id"], n): v["chain_length"] for v in values if v.get("kind") == "chain" for n in v["turns"]
+    }
+    out = []
+    for v in values:
+        if v.get("kind") != "turn":
+            continue
+        if v.get("turn") == "Tool" and v.get("turn_no") is not None:
+            v = {**v, "chain_length": buckets.get((v["conversation_id"], v["turn_no"]))}
+        out.append(v)
+    return out

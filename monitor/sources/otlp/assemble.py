@@ -229,23 +229,29 @@ class SpanAssembler:
     def _release(self, trace: _Trace) -> Assembled:
         out = Assembled()
         del self.held[trace.trace_id]
+        if not trace.held:  # only skipped spans (e.g. a non-GenAI trace): no conversation to track
+            return out
         cid = trace.conversation_id or trace.trace_id
         conv = self._conversation(trace, cid)
-        ordered = self._ordered(trace)
         emitted: list[tuple[dict[str, Any], Ref]] = []
-        for key, turn, mapped, ref in ordered:
+        late: set[str] = set()
+        for key, turn, mapped, ref in self._ordered(trace):
             if conv.finished or (conv.last_order is not None and key < conv.last_order):
-                out.spans["late"] += 1
+                late.add(mapped.span.span_id)
                 continue
             emitted.append((self._event(conv, cid, turn, mapped), ref))
             conv.last_order, conv.source = key, ref
+        out.spans["late"] += len(late)
         trace_scoped = trace.conversation_id is None
         if emitted and ((trace_scoped and trace.root_seen) or trace.final):
             emitted[-1][0]["final"] = True
             conv.finished = True
-        last_of_batch: dict[Ref, int] = {}
-        for event, ref in emitted:
-            last_of_batch[ref] = id(event)
+        self._settle(trace, emitted, out)
+        return out
+
+    def _settle(self, trace: _Trace, emitted: list[tuple[dict[str, Any], Ref]], out: Assembled) -> None:
+        """Batch bookkeeping: the last event of a batch whose spans are all released completes it."""
+        last_of_batch = {ref: id(event) for event, ref in emitted}  # later events overwrite earlier ones
         for span_id, (_, ref) in trace.held.items():
             self._remember(trace, span_id)
             self.outstanding[ref] -= 1
@@ -257,7 +263,6 @@ class SpanAssembler:
                 del self.outstanding[ref]
                 if ref not in last_of_batch:
                     out.done.append(ref)
-        return out
 
     def _event(self, conv: _Conversation, cid: str, turn: SpanTurn, mapped: MappedSpan) -> dict[str, Any]:
         event: dict[str, Any] = {

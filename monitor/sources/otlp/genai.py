@@ -99,7 +99,7 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or an integer past the int-digit limit
             return value
     return value
 

@@ -131,6 +131,8 @@ def decode_json_batch(raw: bytes) -> list[Span]:
         raise BatchError(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
     except RecursionError:
         raise BatchError("JSON nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's int-digit limit
+        raise BatchError(f"invalid JSON: {str(exc)[:200]}") from None
     request = _object(data, "batch")
     groups = _list(request, "resourceSpans", "resource_spans", "batch")
     if not groups:

@@ -29,7 +29,7 @@ def _loads(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or an integer past the int-digit limit
             return None
     return value
 

@@ -1,0 +1,147 @@
+"""What every command shares: help that shows defaults and exit codes, broker flags, a fail-fast check."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
+from monitor.stream.security import KafkaClient, SaslMechanism, SecurityProtocol
+
+log = structlog.get_logger(__name__)
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's line breaks and appends `(default: X)` to options that have a real default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def exit_codes(*lines: str) -> str:
+    """An epilog listing a command's exit codes."""
+    return "exit codes:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def add_command(
+    sub: Any, name: str, help_text: str, epilog: str, func: Callable[[argparse.Namespace], int], **defaults: Any
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=help_text, epilog=epilog, formatter_class=HelpFormatter
+    )
+    parser.set_defaults(func=func, **defaults)
+    return parser
+
+
+def env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def add_broker_args(parser: argparse.ArgumentParser, bootstrap_default: str | None = DEFAULT_BOOTSTRAP) -> None:
+    """--bootstrap-servers and --connect-timeout (env AEM_BOOTSTRAP_SERVERS, AEM_CONNECT_TIMEOUT_S)."""
+    parser.add_argument(
+        "--bootstrap-servers",
+        default=os.environ.get("AEM_BOOTSTRAP_SERVERS", bootstrap_default),
+        metavar="HOST:PORT",
+        help="Kafka bootstrap servers (env AEM_BOOTSTRAP_SERVERS)",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=positive_float,
+        default=env_float("AEM_CONNECT_TIMEOUT_S", DEFAULT_CONNECT_TIMEOUT_S),
+        metavar="S",
+        help="give up with exit 2 when no broker answers within S seconds (env AEM_CONNECT_TIMEOUT_S)",
+    )
+
+
+def unit_interval(text: str) -> float:
+    """An argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not above 0")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is below 1")
+    return value
+
+
+def error(command: str, message: object, code: int = EXIT_USAGE) -> int:
+    """One line on stderr, then the exit code."""
+    sys.stderr.write(f"aem {command}: error: {message}\n")
+    return code
+
+
+def add_kafka_security(parser: argparse.ArgumentParser) -> None:
+    """Flags of the `kafka` settings section (also AEM_KAFKA_* and the config file's `kafka:`)."""
+    group = parser.add_argument_group("Kafka security (docs/operating.md)")
+    group.add_argument("--security-protocol", choices=[p.value for p in SecurityProtocol])
+    group.add_argument("--sasl-mechanism", choices=[m.value for m in SaslMechanism])
+    group.add_argument("--sasl-username")
+    group.add_argument(
+        "--sasl-password", help="visible in the process list: prefer AEM_KAFKA_SASL_PASSWORD or the config file"
+    )
+    group.add_argument("--ssl-cafile", help="CA bundle that signs the brokers' certificates")
+    group.add_argument("--ssl-certfile", help="client certificate (mutual TLS)")
+    group.add_argument("--ssl-keyfile", help="private key of the client certificate")
+
+
+def kafka_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The `kafka` settings the security flags give (None where a flag is unset)."""
+    names = ["security_protocol", "sasl_mechanism", "sasl_username", "sasl_password"]
+    names += ["ssl_cafile", "ssl_certfile", "ssl_keyfile"]
+    return {name: getattr(args, name) for name in names}
+
+
+def reach_broker(command: str, bootstrap: str | KafkaClient, timeout_s: float) -> list[str] | None:
+    """The broker's topics, or None after printing one line naming the address (the caller exits 2)."""
+    try:
+        return check_broker(bootstrap, timeout_s)
+    except BrokerUnreachable as exc:
+        error(command, f"{exc}; start one with `aem broker` or pass --bootstrap-servers")
+        return None
+
+
+def install_stop(stop: Callable[[], None]) -> None:
+    """SIGTERM and SIGINT call `stop` (the command then finishes cleanly)."""
+
+    def handler(signum: int, frame: Any) -> None:
+        log.info("signal_received", signal=signum)
+        stop()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)

@@ -1,0 +1,131 @@
+"""`aem inspect CONVERSATION_ID`: a conversation's verdicts from the verdict topic, as a cascade table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka.errors import KafkaError
+from pydantic import ValidationError
+
+from monitor.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_broker_args,
+    add_command,
+    error,
+    exit_codes,
+    install_stop,
+    reach_broker,
+)
+from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.report import render_dialog, render_turns
+from monitor.report.records import decode_json
+from monitor.stream.topic_reader import TopicMissing, TopicReader, partition_for_key
+
+EPILOG = """\
+Reads only the partition the conversation id hashes to (verdicts are keyed by conversation_id), keeps
+the last verdict per turn (delivery is at-least-once) and prints the dialog summary when the
+conversation has finished, else the turns so far.
+
+""" + exit_codes(
+    "0  verdicts found and printed",
+    "1  no verdicts for that conversation (yet: see --wait)",
+    "2  no broker reachable within --connect-timeout, or no such topic",
+)
+
+
+def add_parser(sub: Any) -> None:
+    p = add_command(sub, "inspect", "print one conversation's verdicts as a cascade table", EPILOG, cmd_inspect)
+    p.add_argument("conversation", metavar="CONVERSATION_ID")
+    add_broker_args(p)
+    p.add_argument("--verdict-topic", default="aem.verdicts", help="verdict topic")
+    p.add_argument(
+        "--wait", type=float, default=0.0, metavar="S", help="wait up to S seconds for the conversation to finish"
+    )
+    p.add_argument("--json", action="store_true", help="print the verdict messages as JSON lines instead")
+
+
+@dataclass
+class Collected:
+    """The verdict messages of one conversation, the latest per turn."""
+
+    turns: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    dialog: dict[str, Any] | None = None
+
+    def add(self, data: dict[str, Any]) -> None:
+        if data.get("kind") == "turn":
+            turn_no, gold_index = data.get("turn_no"), data.get("gold_index")
+            key = (turn_no if isinstance(turn_no, int) else 1 << 40, gold_index if isinstance(gold_index, int) else 0)
+            self.turns[key] = data
+        elif data.get("kind") == "dialog":
+            self.dialog = data
+
+    @property
+    def empty(self) -> bool:
+        return not self.turns and self.dialog is None
+
+    def messages(self) -> list[dict[str, Any]]:
+        return [self.turns[k] for k in sorted(self.turns)] + ([self.dialog] if self.dialog else [])
+
+
+def collect(reader: TopicReader, conversation: str, wait_s: float, stop: threading.Event) -> Collected:
+    partitions = reader.partitions()
+    reader.assign([partitions[partition_for_key(conversation, len(partitions))]])
+    found = Collected()
+    deadline = time.monotonic() + wait_s
+    follow = wait_s > 0
+    for record in reader.records(follow=follow, stop=stop, deadline=deadline if follow else None):
+        data = decode_json(record.value)
+        if isinstance(data, dict) and data.get("conversation_id") == conversation:
+            found.add(data)
+        if follow and found.dialog is not None:
+            break
+    if follow and found.dialog is not None:  # pick up anything after the summary too
+        for record in reader.records(follow=False, stop=stop):
+            data = decode_json(record.value)
+            if isinstance(data, dict) and data.get("conversation_id") == conversation:
+                found.add(data)
+    return found
+
+
+def render(conversation: str, found: Collected) -> list[str]:
+    if found.dialog is not None:
+        result = DialogResult.model_validate({**found.dialog, "dialog_id": conversation})
+        return render_dialog(result)
+    verdicts = [TurnVerdict.model_validate(m) for m in found.messages()]
+    return [f"conversation {conversation}  (still open: no dialog summary yet)", *render_turns(verdicts)]
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    if reach_broker("inspect", args.bootstrap_servers, args.connect_timeout) is None:
+        return EXIT_USAGE
+    stop = threading.Event()
+    install_stop(stop.set)
+    with TopicReader(args.bootstrap_servers, args.verdict_topic) as reader:
+        try:
+            found = collect(reader, args.conversation, args.wait, stop)
+        except TopicMissing as exc:
+            return error("inspect", f"{exc} on {args.bootstrap_servers}")
+        except KafkaError as exc:
+            return error("inspect", f"reading {args.verdict_topic} from {args.bootstrap_servers} failed: {exc}")
+    if found.empty:
+        return error(
+            "inspect", f"no verdicts for conversation {args.conversation!r} on {args.verdict_topic}", EXIT_FAILED
+        )
+    if args.json:
+        for message in found.messages():
+            sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    try:
+        lines = render(args.conversation, found)
+    except ValidationError as exc:
+        return error("inspect", f"a verdict message of {args.conversation!r} is not in the expected shape: {exc}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK

@@ -1,0 +1,121 @@
+"""`aem replay`: publish dialog files (the `aem score` shapes) as trace events."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kafka.errors import KafkaError
+from pydantic import ValidationError
+
+from monitor.commands.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_broker_args,
+    add_command,
+    add_kafka_security,
+    error,
+    exit_codes,
+    kafka_overrides,
+    positive_float,
+    positive_int,
+    reach_broker,
+)
+from monitor.demo.traffic import sample_dialogs
+from monitor.models.dialog import Dialog
+from monitor.sources.files import InputError, read_dialogs, validation_error
+from monitor.stream.kafka_io import make_producer
+from monitor.stream.otlp import publish_otlp
+from monitor.stream.replay import dialog_events, publish
+from monitor.stream.settings import load_cluster
+
+EPILOG = """\
+Each run publishes its dialogs under fresh conversation ids (<dialog_id>-<run tag>), so replaying a
+file twice scores it twice; --keep-ids uses the dialog ids themselves (the monitor then drops a
+second replay as duplicates). The ids used are printed.
+
+""" + exit_codes(
+    "0  every event published",
+    "1  the broker did not acknowledge every event",
+    "2  bad input files, or no broker reachable within --connect-timeout",
+)
+
+
+def add_parser(sub: Any) -> None:
+    p = add_command(sub, "replay", "publish dialog files as trace events", EPILOG, cmd_replay)
+    p.add_argument("paths", nargs="*", metavar="PATH", help="dialog files (JSON or JSONL)")
+    p.add_argument("--sample", action="store_true", help="also publish the bundled sample traffic")
+    add_broker_args(p)
+    p.add_argument("--config", type=Path, help="config file whose kafka section (security) to use")
+    add_kafka_security(p)
+    p.add_argument("--topic", default="aem.traces", help="trace topic")
+    p.add_argument("--rate", type=positive_float, help="events per second (default: as fast as possible)")
+    p.add_argument("--repeat", type=positive_int, default=1, help="publish each dialog N times, as new conversations")
+    p.add_argument("--release", help="override the release of every dialog (default: the file's)")
+    p.add_argument("--keep-ids", action="store_true", help="use the dialog ids as conversation ids (no run tag)")
+    p.add_argument(
+        "--format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        default="aem",
+        help="aem trace events, or each dialog as a trace of OpenTelemetry GenAI spans in OTLP (docs/otlp.md)",
+    )
+
+
+def conversation_ids(dialog: Dialog, repeat: int, tag: str | None) -> list[str]:
+    """The conversation id of each repetition of a dialog."""
+    base = dialog.dialog_id if tag is None else f"{dialog.dialog_id}-{tag}"
+    return [base] if repeat == 1 else [f"{base}#{n}" for n in range(repeat)]
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        dialogs = [d for path in args.paths for d in read_dialogs(path)]
+    except InputError as exc:
+        return error("replay", exc)
+    if args.sample:
+        dialogs += [Dialog.model_validate(d) for d in sample_dialogs()]
+    if not dialogs:
+        return error("replay", "give dialog files or --sample")
+    try:
+        cluster = load_cluster(
+            args.config, overrides={"bootstrap_servers": args.bootstrap_servers, "kafka": kafka_overrides(args)}
+        )
+    except ValidationError as exc:
+        return error("replay", validation_error(str(args.config or "settings"), None, exc))
+    if reach_broker("replay", cluster, args.connect_timeout) is None:
+        return EXIT_USAGE
+    tag = None if args.keep_ids else secrets.token_hex(3)
+    ids = [conversation_ids(d, args.repeat, tag) for d in dialogs]
+
+    def events() -> Iterator[dict[str, Any]]:
+        for round_no in range(args.repeat):
+            for dialog, cids in zip(dialogs, ids, strict=True):
+                yield from dialog_events(dialog, conversation_id=cids[round_no], release=args.release)
+
+    block_ms = int(args.connect_timeout * 1000)
+    producer = make_producer(cluster, client_id="aem-replay", max_block_ms=block_ms)
+    try:
+        if args.format != "aem":
+            pairs = (
+                (dialog, cids[round_no])
+                for round_no in range(args.repeat)
+                for dialog, cids in zip(dialogs, ids, strict=True)
+            )
+            sent = publish_otlp(producer, args.topic, pairs, args.format, release=args.release, rate=args.rate)
+        else:
+            sent = publish(producer, args.topic, events(), rate=args.rate)
+    except KafkaError as exc:
+        return error("replay", f"publishing to {args.topic} at {args.bootstrap_servers} failed: {exc}", 1)
+    finally:
+        producer.close(timeout=10)
+    conversations = sum(len(v) for v in ids)
+    unit = "events" if args.format == "aem" else f"{args.format} batches"
+    sys.stderr.write(f"aem replay: published {sent} {unit} of {conversations} conversations to {args.topic}\n")
+    shown = [cid for v in ids for cid in v][:10]
+    more = f" … and {conversations - len(shown)} more" if conversations > len(shown) else ""
+    sys.stdout.write("conversation ids: " + " ".join(shown) + more + "\n")
+    return EXIT_OK

@@ -1,0 +1,137 @@
+"""`aem run`: the streaming monitor."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from kafka.errors import KafkaError
+from pydantic import ValidationError
+
+from monitor.commands.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_command,
+    add_kafka_security,
+    env_float,
+    error,
+    exit_codes,
+    install_stop,
+    kafka_overrides,
+    positive_float,
+    reach_broker,
+)
+from monitor.sources.files import InputError, validation_error
+from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S
+from monitor.stream.settings import MonitorSettings, load_settings
+from monitor.wiring import build_monitor
+
+EPILOG = """\
+Settings come from defaults < --config file (monitor: section) < AEM_* environment < flags.
+At the default log level (info) it logs the broker connection, the group join, partitions
+assigned and revoked, and a progress line every 30 s.
+
+""" + exit_codes(
+    "0  stopped by SIGTERM or Ctrl-C after flushing and committing",
+    "2  bad settings or input files, or no broker reachable within --connect-timeout",
+)
+
+
+def _default(name: str) -> Any:
+    return MonitorSettings.model_fields[name].default
+
+
+def add_parser(sub: Any) -> None:
+    p = add_command(
+        sub,
+        "run",
+        "the streaming monitor: score trace events from Kafka, write verdicts, export metrics",
+        EPILOG,
+        cmd_run,
+        default_log_level="info",
+    )
+    p.add_argument(
+        "--bootstrap-servers",
+        metavar="HOST:PORT",
+        help=f"Kafka bootstrap servers (default: {_default('bootstrap_servers')}; env AEM_BOOTSTRAP_SERVERS)",
+    )
+    p.add_argument("--topic", help=f"trace topic (default: {_default('topic')}; env AEM_TOPIC)")
+    p.add_argument("--verdict-topic", help=f"verdict topic (default: {_default('verdict_topic')})")
+    p.add_argument("--dlq-topic", help=f"dead-letter topic (default: {_default('dlq_topic')})")
+    p.add_argument("--group-id", help=f"consumer group (default: {_default('group_id')}; env AEM_GROUP_ID)")
+    p.add_argument(
+        "--metrics-port", type=int, help=f"port of /metrics (default: {_default('metrics_port')}; 0 = any free port)"
+    )
+    p.add_argument("--reference", action="append", help="golden dialogs for reference_id lookups (repeatable)")
+    p.add_argument("--tools", help="tool catalog for judge-only turns (default: none)")
+    p.add_argument(
+        "--idle-timeout",
+        type=positive_float,
+        dest="idle_timeout_s",
+        metavar="S",
+        help=f"seconds of silence before a conversation ends (default: {_default('idle_timeout_s'):g})",
+    )
+    p.add_argument("--config", type=Path, help="YAML/JSON config file (monitor and scoring sections)")
+    p.add_argument(
+        "--input-format",
+        choices=["aem", "otlp_json", "otlp_proto"],
+        help="what the topic carries: aem trace events (default) or OTLP GenAI spans (docs/otlp.md)",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=positive_float,
+        default=env_float("AEM_CONNECT_TIMEOUT_S", DEFAULT_CONNECT_TIMEOUT_S),
+        metavar="S",
+        help="exit 2 when no broker answers within S seconds (env AEM_CONNECT_TIMEOUT_S)",
+    )
+    p.add_argument(
+        "--broker-unreachable-exit",
+        type=float,
+        dest="broker_unreachable_exit_s",
+        metavar="S",
+        help="exit 2 after S seconds without the broker once running (default 300; 0 = never)",
+    )
+    p.add_argument("--dlq-payload", help="what the DLQ keeps of a rejected event: full, truncate:N or redact")
+    add_kafka_security(p)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    overrides = {
+        "bootstrap_servers": args.bootstrap_servers,
+        "topic": args.topic,
+        "verdict_topic": args.verdict_topic,
+        "dlq_topic": args.dlq_topic,
+        "group_id": args.group_id,
+        "metrics_port": args.metrics_port,
+        "reference": args.reference,
+        "tools": args.tools,
+        "idle_timeout_s": args.idle_timeout_s,
+        "input_format": args.input_format,
+        "broker_unreachable_exit_s": args.broker_unreachable_exit_s,
+        "dlq_payload": args.dlq_payload,
+        "kafka": kafka_overrides(args),
+    }
+    try:
+        settings = load_settings(args.config, overrides=overrides)
+    except ValidationError as exc:
+        return error("run", validation_error(str(args.config or "settings"), None, exc))
+    except InputError as exc:
+        return error("run", exc)
+    if reach_broker("run", settings.cluster, args.connect_timeout) is None:
+        return EXIT_USAGE
+    try:
+        monitor = build_monitor(settings)
+    except ValidationError as exc:
+        return error("run", validation_error(str(args.config or "settings"), None, exc))
+    except InputError as exc:
+        return error("run", exc)
+    port = monitor.serve_metrics()
+    sys.stderr.write(f"aem run: metrics on http://{settings.metrics_host}:{port}/metrics\n")
+    install_stop(monitor.stop)
+    try:
+        monitor.run()
+    except (RuntimeError, TimeoutError, KafkaError) as exc:  # start-up problems: topics, partitions, broker
+        return error("run", exc)
+    return EXIT_OK

@@ -1,0 +1,167 @@
+"""Grounding: is a value (a tool argument, a fact of a reply) supported by the conversation's sources?
+
+Sources are user texts and earlier tool outputs (JSON values). A value is supported when a source holds
+an equivalent value (through the value comparator), or states it somewhere in its text: verbatim, as the
+same typed fact ("2024-06-20" in "on June 20th"), or as a phrase whose content words all appear there.
+A place is grounded by itself or a finer place in it ("WA" by "Seattle"), never by a coarser one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from monitor.equivalence import typed
+from monitor.equivalence.calibration import value_text, value_tokens
+from monitor.equivalence.facts import extract_facts, facts_agree
+from monitor.equivalence.normalize import alias_set, canon_string, fold
+from monitor.equivalence.places import place_relation
+from monitor.equivalence.times import clock_times_in
+from monitor.equivalence.types import Match
+
+
+class Comparator(Protocol):
+    """What grounding needs of a value comparator."""
+
+    def compare(self, gold: Any, pred: Any, field: str | None = None) -> Match: ...
+
+    def typed(self, gold: Any, pred: Any) -> Match | None: ...
+
+
+_UNSUPPORTED = Match(False, 0.0, "unsupported")
+
+
+def _word(key: str) -> str:
+    return rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])"
+
+
+class Grounding:
+    """Decides whether values are supported by sources, with ``comparator`` for value-to-value checks."""
+
+    def __init__(self, comparator: Comparator) -> None:
+        self.comparator = comparator
+
+    def supported(self, value: Any, sources: Sequence[Any]) -> Match:
+        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)?"""
+        best = _UNSUPPORTED
+        for src in sources:
+            m = self.supported_by(value, src)
+            if m.equivalent and m.score >= best.score:
+                best = m
+                if m.score >= 1.0:
+                    return best
+            elif not best.equivalent and m.score > best.score:
+                best = Match(False, m.score, m.method)
+        return best
+
+    def supported_by(self, value: Any, source: Any) -> Match:
+        if isinstance(value, Mapping):
+            return _all([self.supported_by(v, source) for v in value.values()], "object")
+        if isinstance(value, list | tuple):
+            return _all([self.supported_by(v, source) for v in value], "list")
+        if value is None or isinstance(value, bool):
+            return Match(True, 1.0, "exact")
+        if isinstance(source, Mapping):
+            return self._best(value, [c for k, v in source.items() for c in (v, k)])
+        if isinstance(source, list | tuple):
+            return self._best(value, list(source))
+        if source is None:
+            return _UNSUPPORTED
+        src = str(source) if not isinstance(source, bool) else str(source).lower()
+        direct = self.comparator.compare(value, source)
+        if direct.equivalent and grounds(value, source, direct):
+            return direct
+        return self.in_text(value, src)
+
+    def _best(self, value: Any, candidates: list[Any]) -> Match:
+        best = _UNSUPPORTED
+        for cand in candidates:
+            m = self.supported_by(value, cand)
+            if m.equivalent:
+                return m
+            if m.score > best.score:
+                best = m
+        return best
+
+    def in_text(self, value: Any, text: str) -> Match:
+        """Is a scalar ``value`` stated somewhere in free ``text``?"""
+        vs = str(value)
+        key = canon_string(vs)
+        if not key:
+            return Match(True, 1.0, "exact")
+        folded = fold(text)
+        if typed.looks_like_identifier(vs):
+            return _identifier_in_text(vs, key, text, folded)
+        if re.search(_word(key), folded):
+            return Match(True, 1.0, "exact")
+        minute = typed.parse_time(vs)
+        if minute is not None and minute in clock_times_in(text):  # "18:30" in "at half past six tonight"
+            return Match(True, 1.0, "time")
+        facts = extract_facts(text)
+        vfacts = [f for f in extract_facts(vs) if f.kind != "entity"]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            vfacts = vfacts or list(extract_facts(str(value)))
+        if vfacts:
+            return self._facts_in_text(vs, vfacts, facts, text)
+        for f in facts:  # dates / times written differently from the text's spelling
+            m = self.comparator.typed(vs, f.text)
+            if m is not None and m.equivalent and grounds(vs, f.text, m):
+                return m
+        return self._phrase_in_text(vs, text, folded, facts)
+
+    def _facts_in_text(self, vs: str, vfacts: list[Any], facts: list[Any], text: str) -> Match:
+        if not all(any(facts_agree(vf, f) for f in facts) for vf in vfacts):
+            # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.
+            for f in facts:
+                m = self.comparator.typed(vs, f.text)
+                if m is not None and m.equivalent and grounds(vs, f.text, m):
+                    return Match(True, 1.0, f.kind)
+            return Match(False, 0.0, vfacts[0].kind)
+        # the facts are there; a phrase around them must be mostly there too
+        fact_tokens = {t for f in vfacts for t in value_tokens(value_text(f.text))}
+        rest = set(value_tokens(value_text(vs))) - fact_tokens
+        text_tokens = set(value_tokens(value_text(text)))
+        if rest and len(rest & text_tokens) / len(rest) < 0.5:
+            return Match(False, 0.3, vfacts[0].kind)
+        return Match(True, 1.0, vfacts[0].kind)
+
+    def _phrase_in_text(self, vs: str, text: str, folded: str, facts: list[Any]) -> Match:
+        """A phrase: every content token (after alias expansion) appears in the text, or an entity matches."""
+        vt = set(value_tokens(value_text(vs)))
+        tt = set(value_tokens(value_text(text)))
+        if vt and vt <= tt:
+            return Match(True, 0.9, "contained")
+        for reading in alias_set(vs):
+            if re.search(_word(reading), folded):
+                return Match(True, 0.9, "abbreviation")
+        for f in facts:
+            if f.kind == "entity":
+                m = self.comparator.compare(vs, f.text)
+                if m.equivalent and grounds(vs, f.text, m):
+                    return m
+        overlap = len(vt & tt) / len(vt) if vt else 0.0
+        return Match(False, round(0.49 * overlap, 4), "unsupported")
+
+
+def _identifier_in_text(vs: str, key: str, text: str, folded: str) -> Match:
+    idk = typed.identifier_key(vs)
+    for f in extract_facts(text):
+        if f.kind in ("id", "entity", "number") and typed.identifier_key(f.text) == idk:
+            return Match(True, 1.0, "identifier")
+    ok = re.search(_word(key), folded) is not None
+    return Match(ok, 1.0 if ok else 0.0, "identifier")
+
+
+def grounds(value: Any, source: Any, m: Match) -> bool:
+    """A place is grounded by itself or by a finer place in it ("WA" by "Seattle"), not by a coarser one."""
+    if m.method != "place-granularity":
+        return True
+    return place_relation(str(value), str(source)) != "a_finer"
+
+
+def _all(ms: list[Match], method: str) -> Match:
+    if not ms:
+        return Match(True, 1.0, method)
+    ok = all(m.equivalent for m in ms)
+    return Match(ok, min(m.score for m in ms), method)

@@ -1,0 +1,101 @@
+"""Money amounts with their currency, read with babel's CLDR currency data (loaded lazily, once).
+
+A currency is named by its ISO code ("CAD"), a CLDR symbol that only one currency uses across the common
+English locales ("CA$", "A$", "R$", "US$", "€"), its English name in the singular or plural ("Canadian
+dollars"), or an entry of the curated overlay ``data/currencies.json`` for words and symbols CLDR leaves
+ambiguous ("$" and "dollars" read as US dollars, "C$" as Canadian dollars). An unknown prefix glued to a
+currency sign ("Z$") is a currency of its own: it never equals a known one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import defaultdict
+from functools import lru_cache
+from importlib import resources
+
+from monitor.equivalence.typed import SCALES, Money, canon, words_to_digits
+
+_ENGLISH_LOCALES = ("en", "en_US", "en_CA", "en_AU", "en_GB", "en_IN", "en_NZ", "en_SG", "en_HK", "en_ZA",
+                    "en_IE", "pt_BR", "es_MX", "fr_CA", "ja", "zh")
+_SIGNS = "$€£¥₹₩₽₪₫₱₺₴₦฿"
+_NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
+_SCALE = "|".join(sorted((re.escape(k) for k in SCALES), key=len, reverse=True))
+_SHAPE = re.compile(
+    rf"^(?P<pre>[^\d+\-.]*?)\s*(?P<num>{_NUM})\s*(?:(?P<scale>{_SCALE})\b)?\s*(?P<post>[^\d]*?)$"
+)
+
+_TABLE: dict[str, str] | None = None
+_LOCK = threading.Lock()
+
+
+def _build() -> dict[str, str]:
+    from babel import Locale
+    from babel.numbers import get_currency_name, list_currencies
+
+    table: dict[str, str] = {}
+    symbols: dict[str, set[str]] = defaultdict(set)
+    for name in _ENGLISH_LOCALES:
+        for code, symbol in Locale.parse(name).currency_symbols.items():
+            symbols[symbol.lower()].add(code.lower())
+    for symbol, codes in symbols.items():
+        if len(codes) == 1:
+            table[symbol] = next(iter(codes))
+    for code in list_currencies():
+        table[code.lower()] = code.lower()
+        for count in (1, 2):
+            table.setdefault(get_currency_name(code, count=count, locale="en").lower(), code.lower())
+    overlay = json.loads(resources.files("monitor.equivalence").joinpath("data/currencies.json").read_text())
+    table.update(overlay["defaults"])
+    return table
+
+
+def currency_table() -> dict[str, str]:
+    """Currency word / symbol / code (lower case) -> ISO 4217 code (lower case)."""
+    global _TABLE
+    with _LOCK:
+        if _TABLE is None:
+            _TABLE = _build()
+        return _TABLE
+
+
+def currency_of(word: str) -> str | None:
+    """The ISO code a currency word or symbol names; the word itself for an unknown prefix of a sign."""
+    key = re.sub(r"\s+", " ", word.strip().lower())
+    if not key:
+        return None
+    table = currency_table()
+    if key in table:
+        return table[key]
+    if key.rstrip(".") in table:
+        return table[key.rstrip(".")]
+    if key[-1] in _SIGNS and re.fullmatch(rf"[a-z]{{1,3}}[{_SIGNS}]", key):
+        return key  # "Z$": some dollar, not a known one
+    return None
+
+
+@lru_cache(maxsize=65536)
+def parse_money(text: str) -> Money | None:
+    """An amount with a currency ("C$ 5", "1,180 bucks", "EUR 1.2M", "five hundred dollars"), or None."""
+    t = words_to_digits(canon(text))
+    m = _SHAPE.match(t)
+    if not m:
+        return None
+    pre, post = m.group("pre").strip(), m.group("post").strip()
+    if not pre and not post:
+        return None
+    currencies = [currency_of(part) for part in (pre, post) if part]
+    if any(c is None for c in currencies):
+        return None
+    known = {c for c in currencies if c is not None}
+    if len(known) > 1:
+        return None  # "$5 EUR"
+    amount = float(m.group("num").replace(",", "")) * SCALES.get(m.group("scale") or "", 1.0)
+    return Money(amount, next(iter(known)))
+
+
+def same_currency(a: str | None, b: str | None) -> bool:
+    """Unspecified currencies agree with any; named ones must be the same."""
+    return a is None or b is None or a == b

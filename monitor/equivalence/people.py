@@ -1,0 +1,61 @@
+"""People's names written with titles, credentials, initials, surname first or an organisation in front.
+
+"Dr. Edward Lee", "Edward C Lee, MD", "Lee Edward" and "Bay Family Clinic: Lee Edward C MD" name one
+person. A value reads as a person's name when it carries an honorific before the name ("Dr.", "Mrs.") or
+a credential after it ("MD", "PhD"), from the short curated lists of ``data/people.json`` (nameparser's
+lists were tried: they hold "uncle", "royal", "film", "am", "ing", which start or end restaurant and
+movie names), and what is left is a few words. Two names are compared as sets of name words, without
+honorifics, credentials and initials, in any order: equal sets, or one of at least two words inside the
+other, are one person. Two marked names with other words are different people; a marked name against an
+unmarked phrase that does not match is left to the other stages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
+    """(honorifics, credentials), lower case without dots, loaded once."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/people.json").read_text())
+    return (frozenset(w.replace(".", "") for w in data["honorifics"]),
+            frozenset(w.replace(".", "") for w in data["credentials"]))
+
+
+_WORD = re.compile(r"[a-z][a-z'\-]*\.?|(?:[a-z]\.)+[a-z]?\.?", re.I)
+
+
+@lru_cache(maxsize=16384)
+def person_words(text: str) -> tuple[frozenset[str], bool] | None:
+    """(name words, marked as a person) of a short name-like value, or None."""
+    body = text.split(":", 1)[1] if text.count(":") == 1 else text  # "Clinic: Name"
+    raw = body.replace(",", " ").split()
+    if not raw or len(raw) > 7 or any(not _WORD.fullmatch(w) for w in raw):
+        return None
+    titles, credentials = _vocabulary()
+    words = [w.lower().replace(".", "") for w in raw]
+    marked = False
+    while words and words[0] in titles:
+        words, marked = words[1:], True
+    while words and words[-1] in credentials:
+        words, marked = words[:-1], True
+    names = frozenset(w for w in words if len(w) > 1)
+    if not names or len(names) > 4:
+        return None
+    return names, marked
+
+
+def same_person(a: str, b: str) -> bool | None:
+    """Whether two values name one person; None unless one is marked as a name and both read as names."""
+    pa, pb = person_words(a), person_words(b)
+    if pa is None or pb is None or not (pa[1] or pb[1]):
+        return None
+    wa, wb = pa[0], pb[0]
+    small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if wa == wb or (len(small) >= 2 and small <= large):
+        return True
+    return False if pa[1] and pb[1] else None

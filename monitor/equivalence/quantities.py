@@ -1,0 +1,74 @@
+"""Unit conversion of parsed quantities through pint's unit registry (loaded lazily, once).
+
+``typed.parse_quantity`` reads "212 °F" as ``Quantity(212, "fahrenheit")``; here two quantities are
+equal when they are the same amount of one unit, or the same amount after pint converts one into the
+other's unit (lengths, masses, volumes, temperatures with their offsets, speeds, data sizes...).
+A printed conversion factor is rounded, so conversions tolerate 0.1 %.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+import structlog
+
+from monitor.equivalence.typed import Quantity, numbers_close
+
+log = structlog.get_logger(__name__)
+
+_REGISTRY: Any = None
+_LOCK = threading.Lock()
+
+# The unit names of ``abbreviations.UNITS`` that pint spells otherwise.
+_PINT_NAMES = {"celsius": "degC", "fahrenheit": "degF", "ton": "metric_ton"}
+
+
+def registry() -> Any:
+    """pint's UnitRegistry, built on first use (it parses its definition file: ~0.3 s)."""
+    global _REGISTRY
+    with _LOCK:
+        if _REGISTRY is None:
+            import pint
+
+            _REGISTRY = pint.UnitRegistry()
+            log.debug("unit_registry_loaded")
+        return _REGISTRY
+
+
+def pint_expression(unit: str) -> str:
+    """A canonical unit name as a pint expression: "kilometer per hour" -> "(kilometer)/(hour)"."""
+    if unit in _PINT_NAMES:
+        return _PINT_NAMES[unit]
+    if " per " in unit:
+        head, _, rest = unit.partition(" per ")
+        return f"({pint_expression(head)})/({pint_expression(rest)})"
+    m = re.fullmatch(r"(square|cubic) (.+)", unit)
+    if m:
+        return f"({pint_expression(m.group(2))})**{2 if m.group(1) == 'square' else 3}"
+    return unit.replace(" ", "_")
+
+
+@lru_cache(maxsize=4096)
+def _convert(amount: float, unit: str, target: str) -> float | None:
+    import pint
+
+    ureg = registry()
+    try:
+        q = ureg.Quantity(amount, ureg.parse_units(pint_expression(unit)))
+        return float(q.to(ureg.parse_units(pint_expression(target))).magnitude)
+    except (pint.errors.PintError, AttributeError, ValueError, TypeError):
+        return None
+
+
+def equal(a: Quantity, b: Quantity) -> bool:
+    """The same amount of one unit, or the same after converting ``a`` into ``b``'s unit."""
+    if a.unit == b.unit:
+        return numbers_close(a.amount, b.amount)
+    converted = _convert(a.amount, a.unit, b.unit)
+    if converted is None:
+        return False
+    return math.isclose(converted, b.amount, rel_tol=1e-3, abs_tol=1e-9)

@@ -1,0 +1,386 @@
+"""The typed comparison of two scalar values as an ordered chain of small stages.
+
+Each stage looks at a ``Pair`` and returns a ``Match`` when the values have a type it decides (both are
+dates, both are phone numbers, ...) or ``None`` to pass the pair on. The first decision wins; a pair no
+stage decides goes to the semantic comparison. To teach the comparator a new kind of value, write one
+function ``(Pair) -> Match | None`` and put it at the right place in ``STAGES`` (earlier = more specific).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from monitor.equivalence import money, people, phones, quantities, typed
+from monitor.equivalence.addresses import same_address
+from monitor.equivalence.airports import airport_relation
+from monitor.equivalence.calibration import value_text, value_tokens
+from monitor.equivalence.facts import extract_facts, facts_agree
+from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
+from monitor.equivalence.normalize import timezone_city as _timezone_city
+from monitor.equivalence.opposites import antonym_clash
+from monitor.equivalence.places import place_relation
+from monitor.equivalence.types import Match
+
+EXACT = Match(True, 1.0, "exact")
+
+
+def _verdict(ok: bool, method: str, yes: float = 1.0, no: float = 0.0) -> Match:
+    return Match(ok, yes if ok else no, method)
+
+
+def _as_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A gold and a predicted scalar, with their text forms and the readings stages share (computed once)."""
+
+    gold: Any
+    pred: Any
+
+    @cached_property
+    def g(self) -> str:
+        return _as_text(self.gold)
+
+    @cached_property
+    def p(self) -> str:
+        return _as_text(self.pred)
+
+    @cached_property
+    def dates(self) -> tuple[typed.DateValue | None, typed.DateValue | None]:
+        return typed.parse_date(self.g), typed.parse_date(self.p)
+
+    @cached_property
+    def times(self) -> tuple[int | None, int | None]:
+        return typed.parse_time(self.g), typed.parse_time(self.p)
+
+    @cached_property
+    def numbers(self) -> tuple[float | None, float | None]:
+        return typed.number_of(self.gold), typed.number_of(self.pred)
+
+    @cached_property
+    def categories(self) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+        return categorize(self.g), categorize(self.p)
+
+
+Stage = Callable[[Pair], Match | None]
+
+
+# ------------------------------------------------------------------------------------------ identity
+def same_text(pair: Pair) -> Match | None:
+    return EXACT if canon_string(pair.g) == canon_string(pair.p) else None
+
+
+def email(pair: Pair) -> Match | None:
+    """E-mail addresses are identifiers: equal after normalisation or different."""
+    ge, pe = typed.email_key(pair.g), typed.email_key(pair.p)
+    return _verdict(ge == pe, "email") if ge is not None and pe is not None else None
+
+
+def url(pair: Pair) -> Match | None:
+    gu, pu = typed.url_key(pair.g), typed.url_key(pair.p)
+    return _verdict(gu == pu, "url") if gu is not None and pu is not None else None
+
+
+def boolean(pair: Pair) -> Match | None:
+    gb, pb = typed.as_bool(pair.gold), typed.as_bool(pair.pred)
+    if not (isinstance(pair.gold, bool) or isinstance(pair.pred, bool) or (gb is not None and pb is not None)):
+        return None
+    if gb is None:
+        gb = {1.0: True, 0.0: False}.get(typed.number_of(pair.gold) or -1.0)
+    if pb is None:
+        pb = {1.0: True, 0.0: False}.get(typed.number_of(pair.pred) or -1.0)
+    return _verdict(gb is not None and gb == pb, "bool")
+
+
+def json_numbers(pair: Pair) -> Match | None:
+    """Two numbers that are not strings: numerically equal or not."""
+    if isinstance(pair.gold, str) or isinstance(pair.pred, str):
+        return None
+    gn, pn = pair.numbers
+    return _verdict(typed.numbers_close(gn, pn), "number") if gn is not None and pn is not None else None
+
+
+# ------------------------------------------------------------------------------------------ calendar
+def year_range(pair: Pair) -> Match | None:
+    """Seasons / spans of consecutive years: "2019-2020" / "2019/20" / "19-20"; a season and one of its years."""
+    gr, pr = typed.parse_year_range(pair.g), typed.parse_year_range(pair.p)
+    if gr is not None and pr is not None:
+        return _verdict(typed.year_ranges_equal(gr, pr), "year-range")
+    if (gr is None) == (pr is None):
+        return None
+    season, other = (gr, pair.p) if gr is not None else (pr, pair.g)
+    year = re.fullmatch(r"\d{4}", typed.canon(other))
+    if year is None or season is None:
+        return None
+    y = int(year.group(0))
+    ok = y in season[:2] if season[2] else y % 100 in (season[0] % 100, season[1] % 100)
+    return _verdict(ok, "year-range", yes=0.8)
+
+
+def month_of_date(pair: Pair) -> Match | None:
+    """A month alone against a month of some year ("December" / "12/2022"): the year is unspecified."""
+    gd, pd = pair.dates
+    if (gd is None) == (pd is None):
+        return None
+    dated, other = (gd, pair.p) if gd is not None else (pd, pair.g)
+    months = categorize(other).get("month")
+    if dated is None or not months or any(day is not None for _, _, day in dated.candidates):
+        return None
+    names = {typed.month_name(m) for _, m, _ in dated.candidates}
+    return _verdict(bool(names & months), "date", yes=0.8)
+
+
+def date(pair: Pair) -> Match | None:
+    gd, pd = pair.dates
+    return _verdict(typed.dates_equal(gd, pd), "date") if gd is not None and pd is not None else None
+
+
+def clock_time(pair: Pair) -> Match | None:
+    """Clock times in any spelling ("half past six in the evening" / "18:30"): the same minute of the day."""
+    gt, pt = pair.times
+    return _verdict(gt == pt, "time") if gt is not None and pt is not None else None
+
+
+def date_against_time(pair: Pair) -> Match | None:
+    gd, pd = pair.dates
+    gt, pt = pair.times
+    if (gd is not None) != (pd is not None) and (gt is not None or pt is not None):
+        return Match(False, 0.0, "date")
+    return None
+
+
+# ------------------------------------------------------------------------------------------ amounts
+def phone_number(pair: Pair) -> Match | None:
+    """Two phone numbers: the same number in any format ("+1 415-555-0100" / "(415) 555-0100")."""
+    keys = phones.phone_keys(pair.g, pair.p)
+    return _verdict(keys[0] == keys[1], "phone") if keys is not None else None
+
+
+def money_amount(pair: Pair) -> Match | None:
+    """Money: the same amount in the same currency; a bare number stands for an amount in any currency."""
+    gm, pm = money.parse_money(pair.g), money.parse_money(pair.p)
+    if gm is None and pm is None:
+        return None
+    gn, pn = pair.numbers
+    ga = gm.amount if gm else gn
+    pa = pm.amount if pm else pn
+    if ga is None or pa is None:
+        return None
+    same_currency = gm is None or pm is None or money.same_currency(gm.currency, pm.currency)
+    return _verdict(same_currency and typed.numbers_close(ga, pa), "money")
+
+
+def quantity(pair: Pair) -> Match | None:
+    """Physical quantities, converted between units of one dimension ("212 °F" / "100 °C", "1 km" / "1000 m")."""
+    gq, pq = typed.parse_quantity(pair.g), typed.parse_quantity(pair.p)
+    if (gq is None) != (pq is None):
+        # a unit named alone is one of it: "year" / "12 months", but "year" / "5 years" differ
+        unit = typed.bare_unit(pair.g if gq is None else pair.p)
+        if unit is not None:
+            gq = gq or typed.Quantity(1.0, unit)
+            pq = pq or typed.Quantity(1.0, unit)
+    if gq is not None and pq is not None:
+        return _verdict(quantities.equal(gq, pq), "quantity" if gq.unit != pq.unit else "number")
+    if gq is None and pq is None:
+        return None
+    gn, pn = pair.numbers
+    ga = gq.amount if gq else gn
+    pa = pq.amount if pq else pn
+    return _verdict(typed.numbers_close(ga, pa), "number") if ga is not None and pa is not None else None
+
+
+def number(pair: Pair) -> Match | None:
+    gn, pn = pair.numbers
+    if gn is not None and pn is not None:
+        return _verdict(typed.numbers_close(gn, pn), "number")
+    if (gn is not None) != (pn is not None) and (
+        isinstance(pair.gold, int | float) or isinstance(pair.pred, int | float)
+    ):
+        return Match(False, 0.0, "number")
+    return None
+
+
+# ------------------------------------------------------------------------------------------ names
+def street_address(pair: Pair) -> Match | None:
+    """US street addresses in any spelling of the USPS standard ("2100 Hyde St." / "2100 Hyde Street")."""
+    rel = same_address(pair.g, pair.p)
+    return None if rel is None else _verdict(rel, "address", yes=0.95, no=0.05)
+
+
+def airport(pair: Pair) -> Match | None:
+    """Airports by code, name or "<city> airport" ("DEL" / "Indira Gandhi International Airport")."""
+    rel = airport_relation(pair.g, pair.p)
+    if rel is None:
+        return None
+    return _verdict(rel, "airport", yes=0.9, no=0.05)
+
+
+def place(pair: Pair) -> Match | None:
+    """Places at any granularity: "Seattle" / "Seattle, WA" / "WA" (but not "Seattle" / "CA")."""
+    rel = place_relation(pair.g, pair.p)
+    if rel is None:
+        return None
+    if rel == "different":
+        return Match(False, 0.05, "place")
+    return Match(True, 0.9 if rel == "same" else 0.8, "place" if rel == "same" else "place-granularity")
+
+
+def opposites(pair: Pair) -> Match | None:
+    """Embeddings put "cheap" next to "expensive"; one opposite for another is a different value."""
+    return Match(False, 0.05, "antonym") if antonym_clash(pair.g, pair.p) else None
+
+
+def closed_class(pair: Pair) -> Match | None:
+    """States, countries, currencies, units, time zones, months, languages, metrics: members of one class."""
+    gc, pc = pair.categories
+    shared = gc.keys() & pc.keys()
+    if not shared:
+        return None
+    ok = any(gc[c] & pc[c] for c in shared)
+    return Match(ok, 0.95 if ok else 0.05, sorted(shared)[0])
+
+
+def timezone(pair: Pair) -> Match | None:
+    """A time zone against the big city usually meant by it ("PST" / "Los Angeles")."""
+    gc, pc = pair.categories
+    if "timezone" not in gc and "timezone" not in pc:
+        return None
+    zone_g = next(iter(gc["timezone"])) if "timezone" in gc else _timezone_city(pair.g)
+    zone_p = next(iter(pc["timezone"])) if "timezone" in pc else _timezone_city(pair.p)
+    if zone_g is None or zone_p is None:
+        return None
+    return _verdict(zone_g == zone_p, "timezone", yes=0.9, no=0.05)
+
+
+def acronym_of(short: str, long_: str) -> bool:
+    """"PG&E" / "Pacific Gas and Electric", "EPL" / "English Premier League", "NBA" / "National Basketball ..."."""
+    letters = re.sub(r"[^a-z0-9]", "", short)
+    words = tokens(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", long_))  # camelCase: "PlayStation" -> "Play Station"
+    if len(letters) < 2 or len(words) < 2 or " " in short.strip():
+        return False
+
+    def initial(w: str) -> str:
+        return w if w.isdigit() else w[0]
+
+    with_stop = "".join(initial(w) for w in words)
+    without = "".join(initial(w) for w in words if w not in STOPWORDS)
+    return letters in (with_stop, without)
+
+
+def abbreviation(pair: Pair) -> Match | None:
+    """Aliases ("NYC" / "New York City"), acronyms and clipped words ("Dept." / "Department")."""
+    if alias_set(pair.g) & alias_set(pair.p):
+        return Match(True, 0.95, "abbreviation")
+    short, long_ = (pair.g, pair.p) if len(pair.g) <= len(pair.p) else (pair.p, pair.g)
+    if acronym_of(fold(short), long_.strip()):
+        return Match(True, 0.9, "abbreviation")
+    s_key, l_key = canon_string(short).rstrip("."), canon_string(long_)
+    written_short = short.strip().isupper() or short.strip().endswith(".")
+    if written_short and len(s_key) >= 3 and s_key.isalpha() and l_key.isalpha() and l_key.startswith(s_key):
+        return Match(True, 0.8, "abbreviation")
+    return None
+
+
+def formula(pair: Pair) -> Match | None:
+    """One expression in a canonical spelling ("lambda x: 3x**2" / "3*x**2", not "exp(-x**2)")."""
+    gf, pf = typed.formula_key(pair.g), typed.formula_key(pair.p)
+    return _verdict(gf == pf, "formula") if gf is not None and pf is not None else None
+
+
+def identifier(pair: Pair) -> Match | None:
+    """Ids, codes, SKUs: exact up to case and separators; a phrase must name exactly this id."""
+    g_id, p_id = typed.looks_like_identifier(pair.g), typed.looks_like_identifier(pair.p)
+    if not (g_id or p_id):
+        return None
+    ok = typed.identifier_key(pair.g) == typed.identifier_key(pair.p)
+    if not ok and not (g_id and p_id):
+        the_id, phrase = (pair.g, pair.p) if g_id else (pair.p, pair.g)
+        ids_in_phrase = [t for t in phrase.split() if typed.looks_like_identifier(t)]
+        if [typed.identifier_key(t) for t in ids_in_phrase] == [typed.identifier_key(the_id)]:
+            return Match(True, 0.8, "identifier")
+    return _verdict(ok, "identifier")
+
+
+def spelling(pair: Pair) -> Match | None:
+    """The same words: token order, British / American spelling, plurals, spacing ("mc donalds" / "McDonald's")."""
+    gt, pt = value_text(pair.g), value_text(pair.p)
+    if gt == pt or value_tokens(gt) == value_tokens(pt):
+        return Match(True, 0.95, "abbreviation")
+    if tuple(american(t) for t in value_tokens(gt)) == tuple(american(t) for t in value_tokens(pt)):
+        return Match(True, 0.9, "spelling")
+    compact_g, compact_p = re.sub(r"[^a-z0-9]", "", gt), re.sub(r"[^a-z0-9]", "", pt)
+    if compact_g and compact_g == compact_p:
+        return Match(True, 0.95, "exact")
+    return None
+
+
+def person(pair: Pair) -> Match | None:
+    """People named with titles, credentials, initials or surname first ("Dr. Edward Lee" / "Edward C Lee, MD")."""
+    rel = people.same_person(pair.g, pair.p)
+    if rel is None:
+        return None
+    return _verdict(rel, "person", yes=0.9, no=0.1)
+
+
+def numbers_in_phrases(pair: Pair) -> Match | None:
+    """Numbers inside phrases must agree ("Room 101" / "Room 102")."""
+    fg = [f for f in extract_facts(pair.g) if f.kind != "entity"]
+    fp = [f for f in extract_facts(pair.p) if f.kind != "entity"]
+    if not (fg and fp):
+        return None
+    unmatched = [f for f in fg if not any(facts_agree(f, q) for q in fp)]
+    unmatched_p = [f for f in fp if not any(facts_agree(f, q) for q in fg)]
+    return Match(False, 0.1, "number") if unmatched or unmatched_p else None
+
+
+def digits(pair: Pair) -> Match | None:
+    """Digits inside formulas, commands, names must agree ("2x**2 + 3x" / "3x**2 + 2x")."""
+    gdig, pdig = re.findall(r"\d+(?:\.\d+)?", pair.g), re.findall(r"\d+(?:\.\d+)?", pair.p)
+    return Match(False, 0.1, "number") if gdig and pdig and gdig != pdig else None
+
+
+STAGES: tuple[Stage, ...] = (
+    same_text,
+    email,
+    url,
+    boolean,
+    json_numbers,
+    year_range,
+    month_of_date,
+    date,
+    clock_time,
+    date_against_time,
+    phone_number,
+    money_amount,
+    quantity,
+    number,
+    street_address,
+    airport,
+    place,
+    opposites,
+    closed_class,
+    timezone,
+    abbreviation,
+    formula,
+    identifier,
+    spelling,
+    person,
+    numbers_in_phrases,
+    digits,
+)
+
+
+def run(gold: Any, pred: Any, stages: tuple[Stage, ...] = STAGES) -> Match | None:
+    """The first stage's decision on (gold, pred), or None when no stage decides."""
+    pair = Pair(gold, pred)
+    for stage in stages:
+        decision = stage(pair)
+        if decision is not None:
+            return decision
+    return None

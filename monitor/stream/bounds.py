@@ -1,0 +1,67 @@
+"""Bounded work per event: how much scoring an event may ask for before it is left unscored.
+
+Scoring cost grows with an event's argument leaves (each compared, free text embedded), the length
+of the text embedded, and the numbers scanned in replies. One pathological event must not stall
+every partition, so past any of these limits the turn is `unscored` with reason `too_large`
+(counted in `aem_turns_too_large_total{limit}`) instead of being scored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.models.dialog import Reply, ToolCall
+from monitor.stream.events import TraceEvent
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True)
+class WorkLimits:
+    max_arg_leaves: int = 2_000  # leaves of predicted + gold args (and outputs)
+    max_text_chars: int = 50_000  # characters of one text (reply or string leaf) that would be embedded
+    max_numbers: int = 2_000  # numbers in the replies' text, each a candidate fact to check
+
+
+@dataclass(frozen=True)
+class Oversize:
+    limit: str  # "arg_leaves" | "text_chars" | "numbers"
+    detail: str
+
+
+def _walk(value: Any, counts: list[int]) -> None:
+    """Leaves and the longest string of a JSON value, without recursion: counts = [leaves, longest]."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            counts[0] += 1
+            if isinstance(item, str):
+                counts[1] = max(counts[1], len(item))
+
+
+def oversize(event: TraceEvent, limits: WorkLimits) -> Oversize | None:
+    """Which limit (if any) scoring this event would exceed."""
+    payloads = [p for p in (event.predict_turn, event.gold_turn) if p is not None]
+    counts = [0, 0]
+    numbers = 0
+    for payload in payloads:
+        if isinstance(payload, ToolCall):
+            _walk(payload.args, counts)
+            _walk(payload.output, counts)
+        elif isinstance(payload, Reply):
+            counts[1] = max(counts[1], len(payload.response))
+            numbers += sum(1 for _ in _NUMBER.finditer(payload.response))
+    if counts[0] > limits.max_arg_leaves:
+        return Oversize("arg_leaves", f"{counts[0]} argument leaves, above the limit of {limits.max_arg_leaves}")
+    if counts[1] > limits.max_text_chars:
+        return Oversize("text_chars", f"a text of {counts[1]} characters, above the limit of {limits.max_text_chars}")
+    if numbers > limits.max_numbers:
+        return Oversize("numbers", f"{numbers} numbers in the reply text, above the limit of {limits.max_numbers}")
+    return None

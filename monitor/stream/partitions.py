@@ -1,0 +1,128 @@
+"""Which partitions this member owns, which conversation lives on which, and their restore.
+
+Rebalance callbacks run on kafka-python's IO thread, so `Rebalances` only records them; the poll
+loop calls `PartitionState.sync` to act: revoked partitions' conversations are dropped (their next
+owner restores them), newly assigned ones are restored from the state changelog before any of
+their events is scored.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+
+import structlog
+from kafka import ConsumerRebalanceListener, TopicPartition
+from kafka.errors import KafkaError
+
+from monitor.stream.processor import Outcome, TurnProcessor, group_changelog
+from monitor.stream.state import StateStore
+
+log = structlog.get_logger(__name__)
+
+
+class Rebalances(ConsumerRebalanceListener):
+    """Runs on the client's IO thread: only records what happened; the main loop acts on it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.revoked: set[TopicPartition] = set()
+        self.assigned: set[TopicPartition] = set()
+
+    def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
+        with self.lock:
+            self.revoked.update(revoked)
+
+    def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
+        with self.lock:
+            self.assigned.update(assigned)
+            self.revoked.difference_update(assigned)
+
+    def take(self) -> tuple[set[TopicPartition], set[TopicPartition]]:
+        with self.lock:
+            revoked, assigned = self.revoked, self.assigned
+            self.revoked, self.assigned = set(), set()
+        return revoked, assigned
+
+
+class PartitionState:
+    """Conversations by partition: assign, revoke, restore, and the changelog writes."""
+
+    def __init__(self, processor: TurnProcessor, store: StateStore | None, finished_retention_s: float) -> None:
+        self.processor = processor
+        self.store = store
+        self.finished_retention_s = finished_retention_s
+        self.owner: dict[str, TopicPartition] = {}  # conversation -> the partition its events come from
+        self.restored: set[TopicPartition] = set()  # partitions whose changelog is loaded
+        self.rebalances = Rebalances()
+        self.rebalancing = False  # partitions revoked, the new assignment not yet known
+
+    def ready(self, tp: TopicPartition) -> bool:
+        """Events of a partition are scored only once its conversations are restored."""
+        return self.store is None or tp in self.restored
+
+    def track(self, conversation_id: str, tp: TopicPartition) -> None:
+        self.owner[conversation_id] = tp
+
+    def sync(self, assignment: set[TopicPartition]) -> tuple[set[TopicPartition], Outcome]:
+        """Act on recorded rebalances: returns the partitions revoked and what restoring emitted."""
+        revoked, assigned = self.rebalances.take()
+        if revoked:
+            self.revoke(revoked)
+        if assigned:
+            log.info("partitions assigned", partitions=sorted(p.partition for p in assigned))
+            self.rebalancing = False
+        elif revoked:
+            self.rebalancing = True
+        if self.rebalancing:  # mid-rebalance assignment() still lists the old partitions: wait for the new set
+            return revoked, Outcome()
+        return revoked, self.restore(assignment - self.restored)
+
+    def revoke(self, partitions: set[TopicPartition]) -> None:
+        gone = [cid for cid, tp in self.owner.items() if tp in partitions]
+        self.processor.drop(gone)
+        for cid in gone:
+            del self.owner[cid]
+        self.restored -= partitions
+        log.info("partitions revoked", partitions=sorted(p.partition for p in partitions), dropped=len(gone))
+
+    def restore(self, partitions: set[TopicPartition]) -> Outcome:
+        """Rebuild the open conversations of newly assigned partitions before their events are read."""
+        restored = Outcome()
+        if self.store is None or not partitions:
+            self.restored |= partitions
+            return restored
+        by_number = {tp.partition: tp for tp in partitions}
+        loaded = self.store.load_many(sorted(by_number))  # a KafkaError here: the loop retries
+        cutoff = time.time() - self.finished_retention_s
+        for number, records in loaded.items():
+            tp = by_number[number]
+            for cid, (head, events) in group_changelog(records).items():
+                finished = head.get("status") == "finished"
+                if finished and head.get("at", 0) < cutoff:
+                    self.store.save(number, cid, None, source=f"{tp.topic}/{tp.partition}")
+                    continue
+                if not finished:
+                    self.owner[cid] = tp
+                restored.extend(self.processor.restore(cid, head, events))
+        self.restored |= partitions
+        log.info(
+            "state restored",
+            partitions=sorted(by_number),
+            open=len(self.processor.open),
+            emitted_on_restore=len(restored.emissions),
+        )
+        return restored
+
+    def write_changes(self) -> None:
+        """The changelog records of every conversation changed since the last call."""
+        for record in self.processor.checkpoint():
+            tp = self.owner.get(record.conversation_id)
+            if self.store is not None and tp is not None:
+                try:
+                    self.store.save(tp.partition, record.key, record.value, source=f"{tp.topic}/{tp.partition}")
+                except KafkaError as exc:  # e.g. a record above max_request_size: skip it, keep the others
+                    log.warning("checkpoint not saved", conversation=record.conversation_id, error=repr(exc)[:300])
+            if record.key == record.conversation_id and record.conversation_id not in self.processor.open:
+                self.owner.pop(record.conversation_id, None)  # its finished head was the last record

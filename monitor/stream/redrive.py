@@ -1,0 +1,133 @@
+"""Send dead-lettered events back to the trace topic, each DLQ offset once.
+
+The positions already re-driven are committed under a consumer group of their own (`aem-redrive` by
+default), after the producer has acknowledged the re-sent records: running it twice sends nothing
+twice, and a crash between send and commit re-sends at most the last batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from kafka import TopicPartition
+from kafka.structs import OffsetAndMetadata
+
+from monitor.stream.events import EventLimits, InvalidEvent, decode_event
+from monitor.stream.kafka_io import make_consumer, make_producer
+from monitor.stream.topic_reader import Record, TopicMissing
+
+log = structlog.get_logger(__name__)
+
+REDRIVEN_HEADER = "aem-redriven-from"
+TRUNCATED_HEADER = "aem-truncated"
+
+
+@dataclass
+class RedriveCount:
+    read: int = 0
+    sent: int = 0
+    still_invalid: int = 0  # skipped by `valid_only`
+    truncated: int = 0  # records the monitor had to cut or reduce to metadata: their bytes are not the event
+
+
+@dataclass(frozen=True)
+class RedrivePlan:
+    bootstrap: str
+    dlq_topic: str = "aem.traces.dlq"
+    traces_topic: str = "aem.traces"
+    group_id: str = "aem-redrive"
+    valid_only: bool = False  # send only the events that now pass validation
+    dry_run: bool = False  # count, send nothing, commit nothing
+    limits: EventLimits = field(default_factory=EventLimits)
+
+
+def _headers(record: Record) -> list[tuple[str, bytes]]:
+    kept = [(k, v) for k, v in record.headers if not k.startswith("aem-")]
+    return [*kept, (REDRIVEN_HEADER, f"{record.topic}/{record.partition}/{record.offset}".encode())]
+
+
+def _start_positions(consumer: Any, tps: list[TopicPartition]) -> dict[TopicPartition, int | None]:
+    """Where the group stopped last time (None: from the beginning)."""
+    return {tp: consumer.committed(tp) for tp in tps}
+
+
+def _seek(consumer: Any, start: dict[TopicPartition, int | None]) -> None:
+    for tp, offset in start.items():
+        if offset is None:
+            consumer.seek_to_beginning(tp)
+        else:
+            consumer.seek(tp, offset)
+
+
+def _polled(consumer: Any) -> Any:
+    """Records until two polls in a row come back empty (Tansu's end offsets cannot be trusted)."""
+    empty = 0
+    while empty < 2:
+        batch = consumer.poll(timeout_ms=500)
+        empty = 0 if batch else empty + 1
+        for records in batch.values():
+            yield from records
+
+
+def _last_offsets(consumer: Any) -> dict[int, int]:
+    """The last offset per partition as of now: the re-drive stops there, so events dead-lettered
+    again while it runs (a monitor is consuming what it sends) are left for the next run."""
+    last: dict[int, int] = {}
+    for rec in _polled(consumer):
+        last[rec.partition] = rec.offset
+    return last
+
+
+def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
+    """Read the DLQ from the group's committed positions to its current end; re-send; commit."""
+    consumer = make_consumer(plan.bootstrap, [], plan.group_id, client_id="aem-redrive", **client_options)
+    producer = None if plan.dry_run else make_producer(plan.bootstrap, client_id="aem-redrive", **client_options)
+    count = RedriveCount()
+    try:
+        numbers = consumer.partitions_for_topic(plan.dlq_topic)
+        if not numbers:
+            raise TopicMissing(plan.dlq_topic)
+        tps = [TopicPartition(plan.dlq_topic, p) for p in sorted(numbers)]
+        consumer.assign(tps)
+        start = _start_positions(consumer, tps)
+        _seek(consumer, start)
+        last = _last_offsets(consumer)
+        _seek(consumer, start)
+        next_offsets: dict[TopicPartition, int] = {}
+        for rec in _polled(consumer):
+            if rec.offset > last.get(rec.partition, -1):
+                continue
+            record = Record.of(rec)
+            count.read += 1
+            next_offsets[TopicPartition(rec.topic, rec.partition)] = record.offset + 1
+            if record.header(TRUNCATED_HEADER) is not None:
+                count.truncated += 1
+                continue
+            if plan.valid_only and not _valid(record, plan.limits):
+                count.still_invalid += 1
+                continue
+            if producer is not None:
+                producer.send(plan.traces_topic, key=record.key, value=record.value, headers=_headers(record))
+            count.sent += 1
+        if producer is not None and next_offsets:
+            producer.flush(timeout=30)
+            consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in next_offsets.items()})
+        log.info("dlq_redriven", **vars(count), dlq=plan.dlq_topic, to=plan.traces_topic, dry_run=plan.dry_run)
+        return count
+    finally:
+        if producer is not None:
+            with contextlib.suppress(Exception):
+                producer.close(timeout=5)
+        with contextlib.suppress(Exception):
+            consumer.close(autocommit=False)
+
+
+def _valid(record: Record, limits: EventLimits) -> bool:
+    try:
+        decode_event(record.value, limits)
+    except InvalidEvent:
+        return False
+    return True

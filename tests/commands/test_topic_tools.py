@@ -1,0 +1,163 @@
+"""`aem tail`, `aem inspect` and `aem redrive` on a real broker, with records written by hand (no monitor)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from monitor.cli import main
+from monitor.stream.kafka_io import ensure_topics, make_producer
+from tests.support.kafka import read_all
+
+pytestmark = pytest.mark.integration
+
+CASCADE = [
+    {"turn_no": 1, "turn": "Agent", "success": True, "score": 0.93},
+    {
+        "turn_no": 2,
+        "turn": "Tool",
+        "success": False,
+        "failure_reason": "inconsistent_parameter_values",
+        "sub_metric": "truthfulness",
+        "field": "metric",
+        "score": 0.05,
+        "chain_length": "3+",
+        "attribution": "root_cause",
+        "detail": "metric: 'profit' vs gold 'revenue'",
+    },
+    *(
+        {
+            "turn_no": n,
+            "turn": "Tool",
+            "success": False,
+            "failure_reason": "prior_action_failed",
+            "sub_metric": "truthfulness",
+            "field": field,
+            "score": 0.0,
+            "caused_by": 2,
+            "chain_length": "3+",
+            "attribution": "cascading",
+            "symptom": "inconsistent_parameter_values",
+        }
+        for n, field in ((3, "dataset_id"), (4, "report_id"))
+    ),
+]
+
+
+def fresh(broker, *names: str) -> list[str]:
+    tag = uuid.uuid4().hex[:8]
+    topics = [f"{name}-{tag}" for name in names]
+    ensure_topics(broker.bootstrap, topics, partitions=3)
+    return topics
+
+
+def produce(bootstrap: str, topic: str, records: list[tuple[bytes, bytes, list[tuple[str, bytes]]]]) -> None:
+    producer = make_producer(bootstrap, client_id="test")
+    try:
+        for key, value, headers in records:
+            producer.send(topic, key=key, value=value, headers=headers)
+        producer.flush(timeout=30)
+    finally:
+        producer.close(timeout=10)
+
+
+def verdict_records(cid: str, with_summary: bool = True) -> list[tuple[bytes, bytes, list[tuple[str, bytes]]]]:
+    head = {"conversation_id": cid, "agent": "sales", "release": "r2", "mode": "reference"}
+    out = [(cid.encode(), json.dumps({"kind": "turn", **head, **v}).encode(), []) for v in CASCADE]
+    out.append(out[1])  # a redelivered duplicate: shown once
+    if with_summary:
+        summary = {
+            "kind": "dialog",
+            **head,
+            "success_rate": 0.25,
+            "test_pass": False,
+            "first_failure_turn": 2,
+            "root_cause": "inconsistent_parameter_values",
+            "root_cause_count": 1,
+            "cascading_count": 2,
+            "total_failures": 3,
+            "turns": CASCADE,
+        }
+        out.append((cid.encode(), json.dumps(summary).encode(), []))
+    return out
+
+
+def test_inspect_prints_the_cascade(broker, capsys):
+    (verdicts,) = fresh(broker, "verdicts")
+    produce(broker.bootstrap, verdicts, verdict_records("conv-a") + verdict_records("conv-b", with_summary=False))
+    args = ["--bootstrap-servers", broker.bootstrap, "--verdict-topic", verdicts]
+    assert main(["inspect", "conv-a", *args]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("dialog conv-a  agent=sales  release=r2")
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    assert "metric 'profit' vs gold 'revenue'" in rows["2"]
+    assert "↳ caused by turn 2: metric 'profit' vs gold 'revenue'" in rows["3"] and "(inherited)" in rows["4"]
+    assert main(["inspect", "conv-b", *args]) == 0
+    out = capsys.readouterr().out
+    assert "still open" in out and sum(1 for line in out.splitlines() if " FAIL " in line) == 3
+    assert main(["inspect", "conv-none", *args]) == 1
+    assert "no verdicts for conversation 'conv-none'" in capsys.readouterr().err
+
+
+def test_tail_shows_one_line_per_record_and_filters(broker, capsys):
+    (verdicts,) = fresh(broker, "verdicts")
+    produce(broker.bootstrap, verdicts, verdict_records("conv-a") + verdict_records("conv-b"))
+    assert main(["tail", verdicts, "--bootstrap-servers", broker.bootstrap, "--conversation", "conv-b"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 6 and all("conv-b" in line for line in lines)
+    assert "prior_action_failed ↳ caused by turn 2 [dataset_id inherited]" in lines[2]
+    assert "dialog done" in lines[-1] and "1 root cause, 2 cascading" in lines[-1]
+    assert main(["tail", verdicts, "--bootstrap-servers", broker.bootstrap, "--json", "--limit", "2"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(records) == 2 and {r["kind"] for r in records} <= {"turn", "dialog"}
+
+
+def test_tail_of_a_missing_topic_is_exit_2(broker, capsys):
+    assert main(["tail", f"nope-{uuid.uuid4().hex[:6]}", "--bootstrap-servers", broker.bootstrap]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_redrive_sends_each_dlq_offset_once(broker, capsys):
+    dlq, traces = fresh(broker, "dlq", "traces")
+    poison = [
+        (b"p-%d" % i, b'{"schema_version": 1, "turn": "Tool"}', [("aem-error", b"release: Field required")])
+        for i in range(3)
+    ]
+    produce(broker.bootstrap, dlq, poison)
+    args = ["redrive", "--bootstrap-servers", broker.bootstrap, "--dlq-topic", dlq, "--topic", traces]
+    args += ["--group-id", f"redrive-{uuid.uuid4().hex[:6]}"]
+    assert main([*args, "--dry-run"]) == 0
+    assert "would send 3" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "read 3 new DLQ records" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "read 0 new DLQ records" in capsys.readouterr().out
+    produce(broker.bootstrap, dlq, poison[:1])
+    assert main(args) == 0
+    assert "sent 1" in capsys.readouterr().out
+    back = read_all(broker.bootstrap, traces, expect=4, timeout=30)
+    assert len(back) == 4
+    sources = {dict(r.headers)["aem-redriven-from"].decode() for r in back}
+    assert len(sources) == 4 and all(s.startswith(f"{dlq}/") for s in sources)
+    assert all(b"aem-error" not in [k.encode() for k, _ in r.headers] for r in back)
+
+
+def test_redrive_valid_only_skips_what_is_still_invalid(broker, capsys):
+    dlq, traces = fresh(broker, "dlq", "traces")
+    fixed = json.dumps(
+        {
+            "schema_version": 1,
+            "conversation_id": "c1",
+            "release": "r1",
+            "turn_no": 1,
+            "turn": "Agent",
+            "timestamp": "2026-11-30T12:00:00Z",
+            "predict_turn": {"response": "hi"},
+        }
+    ).encode()
+    produce(broker.bootstrap, dlq, [(b"c1", fixed, []), (b"bad", b"{not json", [])])
+    args = ["redrive", "--bootstrap-servers", broker.bootstrap, "--dlq-topic", dlq, "--topic", traces]
+    assert main([*args, "--group-id", f"redrive-{uuid.uuid4().hex[:6]}", "--valid-only"]) == 0
+    assert "sent 1 to" in (out := capsys.readouterr().out) and "skipped 1 still invalid" in out

@@ -1,0 +1,67 @@
+"""Bounded work: an event past a work limit is unscored `too_large`, counted, and costs no scoring."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from monitor.models.dialog import Dialog
+from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from tests.conftest import EXAMPLES
+from tests.stream.helpers import events_of
+
+SALES = json.loads((EXAMPLES / "sales_report.json").read_text())
+
+
+def sales_events(cid: str = "c1"):
+    return events_of(Dialog.model_validate({"dialog_id": cid, "release": "r", "turns": SALES}))
+
+
+def with_args(event, args: dict):
+    pred = event.predict_turn.model_copy(update={"args": args})
+    return event.model_copy(update={"predict_turn": pred})
+
+
+def with_reply(event, text: str):
+    return event.model_copy(update={"predict_turn": event.predict_turn.model_copy(update={"response": text})})
+
+
+def test_each_limit_is_named():
+    events = sales_events()
+    limits = WorkLimits(max_arg_leaves=100, max_text_chars=1_000, max_numbers=50)
+    assert oversize(events[1], limits) is None
+    wide = with_args(events[1], {f"k{i}": f"v{i}" for i in range(200)})
+    assert oversize(wide, limits).limit == "arg_leaves"
+    long_text = with_args(events[1], {"note": "x" * 5_000})
+    assert oversize(long_text, limits).limit == "text_chars"
+    numbers = with_reply(events[4], " ".join(str(n) for n in range(60)))
+    assert oversize(numbers, limits).limit == "numbers"
+
+
+def test_a_pathological_turn_is_unscored_too_large_and_the_rest_is_scored(engine):
+    events = sales_events()
+    huge = with_args(events[2], {f"k{i}": f"differing text value number {i}" for i in range(20_000)})
+    processor = TurnProcessor(engine, limits=ProcessorLimits(work=WorkLimits(max_arg_leaves=2_000)))
+    started = time.perf_counter()
+    out = processor.process(huge, ("p", 0))
+    elapsed = time.perf_counter() - started
+    out = processor.process(events[0], ("p", 1))
+    out.extend(processor.process(events[1], ("p", 2)))
+    out.extend(processor.process(huge, ("p", 3)))
+    verdicts = {e.verdict.turn_no: e.verdict for e in out.emissions if e.kind == "turn"}
+    assert verdicts[3].success is None and verdicts[3].failure_reason == "too_large"
+    assert "argument leaves" in verdicts[3].detail
+    assert verdicts[1].success is not None  # the ordinary turns are scored
+    assert out.too_large == ["arg_leaves"]
+    print(f"first (held) huge event: {elapsed * 1000:.0f} ms")
+
+
+def test_open_conversations_are_bounded_in_bytes(engine):
+    size = len(sales_events()[0].model_dump_json(exclude_none=True))
+    processor = TurnProcessor(engine, limits=ProcessorLimits(max_open_bytes=size * 3))
+    evicted = 0
+    for i in range(5):
+        evicted += processor.process(sales_events(f"c{i}")[0], (f"p{i}", 0)).evicted
+    assert evicted == 2 and list(processor.open) == ["c2", "c3", "c4"]
+    assert processor.open_bytes <= size * 3

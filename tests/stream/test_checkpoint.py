@@ -1,0 +1,185 @@
+"""The commit path with in-memory Kafka stand-ins: order of steps, and nothing committed past an unpublished verdict."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from kafka import TopicPartition
+from kafka.errors import KafkaTimeoutError
+from prometheus_client import CollectorRegistry
+
+from monitor.models.dialog import Dialog
+from monitor.stream.checkpoint import Checkpoint
+from monitor.stream.runner import Monitor
+from monitor.stream.settings import MonitorSettings
+from tests.conftest import EXAMPLES
+from tests.stream.fakes import FakeConsumer, FakeProducer
+from tests.stream.helpers import events_of
+
+TP = TopicPartition("traces", 0)
+
+
+class Steps:
+    """A sink and a changelog that log their calls, and fail while told to."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+        self.fail_flush = 0
+        self.fail_write = 0
+
+    def add(self, emission: object) -> None:
+        self.calls.append("add")
+
+    def flush(self) -> None:
+        self.calls.append("sink flush")
+        if self.fail_flush:
+            self.fail_flush -= 1
+            raise RuntimeError("sink flush failed (injected)")
+
+    def write_changes(self) -> None:
+        self.calls.append("changelog")
+        if self.fail_write:
+            self.fail_write -= 1
+            raise KafkaTimeoutError("state write failed (injected)")
+
+
+class LoggingProducer(FakeProducer):
+    def __init__(self, calls: list[str]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def flush(self, timeout: float | None = None) -> None:
+        self.calls.append("producer flush")
+        super().flush(timeout)
+
+
+class LoggingConsumer(FakeConsumer):
+    def __init__(self, calls: list[str]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def commit(self, offsets: dict) -> None:
+        self.calls.append("commit")
+        super().commit(offsets)
+
+
+def make(calls: list[str]) -> tuple[Checkpoint, Steps, LoggingProducer, LoggingConsumer]:
+    steps = Steps(calls)
+    producer, consumer = LoggingProducer(calls), LoggingConsumer(calls)
+    return Checkpoint(consumer, producer, [steps], steps, interval_s=0), steps, producer, consumer
+
+
+def test_commit_runs_sinks_changelog_producer_then_offsets():
+    calls: list[str] = []
+    checkpoint, *_, consumer = make(calls)
+    for offset in range(3):
+        checkpoint.seen((TP, offset))
+    checkpoint.completed([(TP, 0), (TP, 1), (TP, 2)])
+    assert checkpoint.commit() == {TP: 3}
+    assert calls == ["sink flush", "changelog", "producer flush", "commit"]
+    assert consumer.committed_offset() == 3
+
+
+@pytest.mark.parametrize("failing", ["sink", "changelog", "producer"])
+def test_a_failing_step_commits_nothing_and_the_next_commit_catches_up(failing):
+    calls: list[str] = []
+    checkpoint, steps, producer, consumer = make(calls)
+    if failing == "sink":
+        steps.fail_flush = 1
+    elif failing == "changelog":
+        steps.fail_write = 1
+    else:
+        producer.fail_flushes = 1
+    checkpoint.seen((TP, 0))
+    checkpoint.completed([(TP, 0)])
+    with pytest.raises((RuntimeError, KafkaTimeoutError)):
+        checkpoint.commit()
+    assert consumer.commits == [] and "commit" not in calls
+    assert checkpoint.offsets.to_commit() == {TP: 0}  # the position is not done: its flush never succeeded
+    assert checkpoint.commit() == {TP: 1}
+
+
+def test_a_failed_commit_is_retried_with_the_positions_already_done():
+    checkpoint, _, _, consumer = make([])
+    consumer.fail_commits = 1
+    checkpoint.seen((TP, 0))
+    checkpoint.completed([(TP, 0)])
+    assert checkpoint.commit() == {} and consumer.commits == []
+    assert checkpoint.commit() == {TP: 1}
+
+
+def test_offsets_stop_below_the_oldest_event_still_waiting_for_its_verdict():
+    checkpoint, _, _, _consumer = make([])
+    for offset in range(4):
+        checkpoint.seen((TP, offset))
+    checkpoint.completed([(TP, 0), (TP, 2), (TP, 3)])  # 1 still waits
+    assert checkpoint.commit() == {TP: 1}
+    checkpoint.completed([(TP, 1)])
+    assert checkpoint.commit() == {TP: 4}
+
+
+def test_revoked_partitions_are_not_committed():
+    checkpoint, _, _, consumer = make([])
+    checkpoint.seen((TP, 0))
+    checkpoint.completed([(TP, 0)])
+    checkpoint.forget([TP])
+    assert checkpoint.commit() == {} and consumer.commits == []
+
+
+# -- the poll loop on fakes, with the real engine --------------------------------------------------
+
+SALES = json.loads((EXAMPLES / "sales_report.json").read_text())
+
+
+def sales_values(cid: str) -> list[bytes]:
+    dialog = Dialog.model_validate({"dialog_id": cid, "release": "r", "turns": SALES})
+    return [e.model_dump_json(exclude_none=True).encode() for e in events_of(dialog)]
+
+
+def loop(engine, consumer: FakeConsumer, producer: FakeProducer) -> Monitor:
+    settings = MonitorSettings(state_topic="", commit_interval_s=0, metrics_port=0)
+    monitor = Monitor(settings, engine=engine, registry=CollectorRegistry(), consumer=consumer, producer=producer)
+    monitor.start()
+    return monitor
+
+
+def committed_verdicts_are_published(consumer: FakeConsumer, producer: FakeProducer, values: list[bytes]) -> None:
+    """Every event below the committed offset has its verdict (if it gets one) delivered."""
+    delivered = {(v["conversation_id"], v.get("turn_no")) for v in producer.values("aem.verdicts")}
+    offset = consumer.committed_offset() or 0
+    for value in values[:offset]:
+        event = json.loads(value)
+        if event["turn"] != "User" and event["conversation_id"] != "bad":
+            assert (event["conversation_id"], event["turn_no"]) in delivered, (event["turn_no"], offset)
+
+
+def test_the_loop_commits_only_what_is_published(engine):
+    consumer, producer = FakeConsumer(batch=2), FakeProducer()
+    monitor = loop(engine, consumer, producer)
+    values = sales_values("c1")
+    consumer.feed("traces", values)
+    producer.fail_flushes = 1
+    with pytest.raises(KafkaTimeoutError):  # `run` logs it and polls again
+        monitor.poll_once()  # two events; the flush fails: nothing committed
+    assert consumer.commits == []
+    producer.fail_flushes = 0
+    for _ in range(4):
+        monitor.poll_once()
+        committed_verdicts_are_published(consumer, producer, values)
+    assert consumer.committed_offset() == len(values)
+    kinds = [v["kind"] for v in producer.values("aem.verdicts")]
+    assert kinds.count("dialog") == 1 and kinds.count("turn") == 5
+
+
+def test_the_loop_dead_letters_a_poison_pill_and_moves_on(engine):
+    consumer, producer = FakeConsumer(), FakeProducer()
+    monitor = loop(engine, consumer, producer)
+    pill = sales_values("bad")[1].replace(b'"turn_no":2', b'"turn_no":' + b"9" * 5000)
+    values = [pill, *sales_values("c2")]
+    consumer.feed("traces", values)
+    monitor.poll_once()
+    monitor.poll_once()
+    assert consumer.committed_offset() == len(values)
+    [(_topic, record)] = [(t, r) for t, r in producer.delivered if t == "aem.traces.dlq"]
+    assert record["value"] == pill and dict(record["headers"])["aem-source"] == b"traces/0/0"

@@ -1,0 +1,159 @@
+"""The README's commands work as written: every non-interactive `aem` command in its bash blocks runs.
+
+It works in a stand-in for a fresh clone — a temporary directory holding only `examples/` and the
+virtualenv, with no shared folder beside it — against a test broker: `aem broker` and `aem run` (the
+long-running lines) are started in the background, the loopback address `127.0.0.1:9092` is replaced
+by the test broker's, and the example conversation id by the one `aem replay` printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from monitor.stream.broker import free_port
+
+REPO = Path(__file__).resolve().parent.parent
+VENV = Path(sys.executable).parent.parent
+README_ADDRESS = "127.0.0.1:9092"
+EXAMPLE_ID = re.compile(r"sales_report-[0-9a-f]{6}")
+SKIP = ("python3 -m venv", ".venv/bin/pytest", ".venv/bin/python benchmarks/", ".venv/bin/aem demo")
+BACKGROUND = (".venv/bin/aem broker", ".venv/bin/aem run")
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass
+class Command:
+    line: str
+    expect_exit: int
+
+    @property
+    def background(self) -> bool:
+        return self.line.startswith(BACKGROUND) and "--help" not in self.line
+
+
+def readme_commands(text: str) -> list[Command]:
+    """The command lines of the ```bash blocks (continuations joined, comments read for `exit N`)."""
+    out: list[Command] = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.strip()
+            if not line or line.startswith(SKIP):
+                continue
+            found = re.search(r"\s#\s(.*)$", line)  # a trailing comment (none of the commands quotes a " # ")
+            comment = found.group(1) if found else ""
+            code = re.search(r"exit (\d)", comment)
+            command = line[: found.start()].strip() if found else line
+            out.append(Command(command, int(code.group(1)) if code else 0))
+    return out
+
+
+@dataclass
+class Background:
+    process: subprocess.Popen[str]
+    lines: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for stream in (self.process.stdout, self.process.stderr):
+            threading.Thread(target=self._drain, args=(stream,), daemon=True).start()
+
+    def _drain(self, stream) -> None:  # type: ignore[no-untyped-def]
+        for line in stream:
+            self.lines.append(line)
+
+    def wait_for(self, pattern: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(re.search(pattern, line) for line in list(self.lines)):
+            assert self.process.poll() is None, "".join(self.lines)
+            assert time.monotonic() < deadline, f"{pattern!r} not seen:\n" + "".join(self.lines[-20:])
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def test_readme_lists_the_walkthrough():
+    lines = [c.line for c in readme_commands((REPO / "README.md").read_text())]
+    for needed in ("aem broker", "aem run", "aem replay examples/sales_report.json", "aem inspect", "aem redrive"):
+        assert any(needed in line for line in lines), needed
+    assert not any("shared/" in line for line in lines)
+
+
+def test_readme_commands_run_as_written(tmp_path):
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    shutil.copytree(REPO / "examples", clone / "examples")
+    (clone / ".venv").symlink_to(VENV)
+    assert not (tmp_path / "shared").exists()
+    address = f"127.0.0.1:{free_port()}"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "AEM_BOOTSTRAP_SERVERS": address, "AEM_METRICS_PORT": "0"}
+    env["AEM_GROUP_ID"] = f"readme-{os.getpid()}"
+    conversation: str | None = None
+    started: list[Background] = []
+    outputs: dict[str, str] = {}
+    try:
+        for command in readme_commands((REPO / "README.md").read_text()):
+            line = command.line.replace(README_ADDRESS, address)
+            if conversation:
+                line = EXAMPLE_ID.sub(conversation, line)
+            if command.background:
+                if " broker" in line:
+                    line += f" --port {address.rsplit(':', 1)[1]}"
+                proc = subprocess.Popen(
+                    ["/bin/bash", "-c", f"exec {line}"],
+                    cwd=clone,
+                    env=env,
+                    text=True,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+                started.append(Background(proc))
+                started[-1].wait_for(r"bootstrap: |group_joined", timeout=240)
+                continue
+            proc_done = _run_until_it_shows(line, clone, env, command.expect_exit)
+            outputs[line] = proc_done.stdout
+            found = re.search(r"conversation ids: (\S+)", proc_done.stdout)
+            if found and "sales_report.json" in line:
+                conversation = found.group(1)
+    finally:
+        for bg in reversed(started):
+            bg.stop()
+    inspect = next(out for line, out in outputs.items() if " inspect " in line)
+    rows = {row.split()[0]: row for row in inspect.splitlines() if row.startswith("  ")}
+    assert "inconsistent_parameter_values" in rows["2"] and "metric 'profit' vs gold 'revenue'" in rows["2"]
+    for turn in ("3", "4", "5"):
+        assert "↳ caused by turn 2" in rows[turn]
+    dlq = next(out for line, out in outputs.items() if line.endswith("tail aem.traces.dlq"))
+    assert "poison-1" in dlq and "error:" in dlq
+    redrive = next(out for line, out in outputs.items() if line.endswith("aem redrive"))
+    assert re.search(r"sent [1-9]", redrive), redrive
+    back = next(out for line, out in outputs.items() if "tail aem.traces --conversation poison-1" in line)
+    assert back.count("poison-1") >= 2  # the original and the re-driven copy
+
+
+def _run_until_it_shows(line: str, cwd: Path, env: dict[str, str], expect: int) -> subprocess.CompletedProcess[str]:
+    """Run a command line in bash (globs expand); a `tail` of a topic the monitor has not written yet is
+    retried for a while."""
+    deadline = time.monotonic() + 90
+    while True:
+        proc = subprocess.run(["/bin/bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == expect, f"{line}: exit {proc.returncode}\n{proc.stderr[-2000:]}"
+        if " tail " not in line or proc.stdout.strip() or time.monotonic() > deadline:
+            return proc
+        time.sleep(2)
