@@ -24,7 +24,7 @@ USER 10001
 
 EXPOSE 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
-    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/metrics' % os.environ.get('AEM_METRICS_PORT', '9464'), timeout=4)"
+    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('AEM_METRICS_PORT', '9464'), timeout=4)"
 
 ENTRYPOINT ["aem"]
 CMD ["run"]

@@ -10,7 +10,6 @@ layer or lower ones (``tests/test_layers.py`` checks it on the import graph):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,7 +17,16 @@ from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector
 from monitor.equivalence import EmbeddingScorer, ReplyComparator, SemanticScorer, ValueComparator
-from monitor.judge import CatalogError, GroundingChecker, LLMJudge, LLMJudgeConfig, ToolCatalog, load_catalog
+from monitor.judge import (
+    CatalogError,
+    GroundingChecker,
+    JudgeMetrics,
+    JudgeSettings,
+    LLMJudge,
+    ToolCatalog,
+    judge_settings_from_env,
+    load_catalog,
+)
 from monitor.models.dialog import ToolSpec
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.checks import ReferenceChecker
@@ -54,7 +62,7 @@ def build_engine(
     semantic: SemanticScorer | None = None,
     embed: bool = True,
     catalog: ToolCatalog | Sequence[ToolSpec] = (),
-    judge: LLMJudgeConfig | None = None,
+    judge: JudgeSettings | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ScoringEngine:
     """The engine `aem score` and `aem run` share.
@@ -69,7 +77,7 @@ def build_engine(
         semantic = default_semantic(config)
     values = ValueComparator(semantic=semantic, threshold=config.threshold)
     replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
-    llm = LLMJudge(judge, registry=registry) if judge is not None else None
+    llm = LLMJudge(judge, metrics=JudgeMetrics(registry)) if judge is not None and judge.enabled else None
     grounding = GroundingChecker(values=values, replies=replies, llm=llm, catalog=catalog)
     if registry is not None and isinstance(semantic, EmbeddingScorer):
         caches = semantic.caches
@@ -79,9 +87,9 @@ def build_engine(
     )
 
 
-def judge_from_env(env: Mapping[str, str] | None = None) -> LLMJudgeConfig | None:
-    """The LLM judge `AEM_JUDGE_*` names, or None (for `aem score`, which has no settings file)."""
-    return LLMJudgeConfig.from_env(os.environ if env is None else env)
+def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:
+    """The LLM judge settings of `AEM_JUDGE_*` (for `aem score`, which has no settings file)."""
+    return judge_settings_from_env(env)
 
 
 def build_monitor(
@@ -95,7 +103,7 @@ def build_monitor(
         settings.scoring,
         semantic=semantic,
         catalog=read_catalog(settings.tools or None),
-        judge=LLMJudgeConfig.from_env(settings.judge.as_env()),
+        judge=settings.judge,
         registry=registry,
     )
     return Monitor(settings, engine=engine, registry=registry)

@@ -1,7 +1,7 @@
 """The package's layer order, checked on the import graph: a module imports only from its own layer or lower.
 
 models → equivalence → scoring → judge → sources → stream → wiring → demo → commands → cli
-(`logs` and `cache`-style utilities sit at the bottom; `report` formats results beside `sources`.)
+(`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
 
@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "monitor"
 LAYERS: dict[str, int] = {
     "logs": 0,
     "cache": 0,
+    "settings_sources": 0,
     "models": 1,
     "equivalence": 2,
     "scoring": 3,

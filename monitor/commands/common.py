@@ -12,6 +12,7 @@ from typing import Any
 import structlog
 
 from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
+from monitor.stream.security import KafkaClient, SaslMechanism, SecurityProtocol
 
 log = structlog.get_logger(__name__)
 
@@ -105,7 +106,28 @@ def error(command: str, message: object, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def reach_broker(command: str, bootstrap: str, timeout_s: float) -> list[str] | None:
+def add_kafka_security(parser: argparse.ArgumentParser) -> None:
+    """Flags of the `kafka` settings section (also AEM_KAFKA_* and the config file's `kafka:`)."""
+    group = parser.add_argument_group("Kafka security (docs/operating.md)")
+    group.add_argument("--security-protocol", choices=[p.value for p in SecurityProtocol])
+    group.add_argument("--sasl-mechanism", choices=[m.value for m in SaslMechanism])
+    group.add_argument("--sasl-username")
+    group.add_argument(
+        "--sasl-password", help="visible in the process list: prefer AEM_KAFKA_SASL_PASSWORD or the config file"
+    )
+    group.add_argument("--ssl-cafile", help="CA bundle that signs the brokers' certificates")
+    group.add_argument("--ssl-certfile", help="client certificate (mutual TLS)")
+    group.add_argument("--ssl-keyfile", help="private key of the client certificate")
+
+
+def kafka_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The `kafka` settings the security flags give (None where a flag is unset)."""
+    names = ["security_protocol", "sasl_mechanism", "sasl_username", "sasl_password"]
+    names += ["ssl_cafile", "ssl_certfile", "ssl_keyfile"]
+    return {name: getattr(args, name) for name in names}
+
+
+def reach_broker(command: str, bootstrap: str | KafkaClient, timeout_s: float) -> list[str] | None:
     """The broker's topics, or None after printing one line naming the address (the caller exits 2)."""
     try:
         return check_broker(bootstrap, timeout_s)

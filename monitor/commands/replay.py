@@ -6,27 +6,32 @@ import argparse
 import secrets
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from kafka.errors import KafkaError
+from pydantic import ValidationError
 
 from monitor.commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_broker_args,
     add_command,
+    add_kafka_security,
     error,
     exit_codes,
+    kafka_overrides,
     positive_float,
     positive_int,
     reach_broker,
 )
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.sources.files import InputError, read_dialogs
+from monitor.sources.files import InputError, read_dialogs, validation_error
 from monitor.stream.kafka_io import make_producer
 from monitor.stream.otlp import publish_otlp
 from monitor.stream.replay import dialog_events, publish
+from monitor.stream.settings import load_cluster
 
 EPILOG = """\
 Each run publishes its dialogs under fresh conversation ids (<dialog_id>-<run tag>), so replaying a
@@ -45,6 +50,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="dialog files (JSON or JSONL)")
     p.add_argument("--sample", action="store_true", help="also publish the bundled sample traffic")
     add_broker_args(p)
+    p.add_argument("--config", type=Path, help="config file whose kafka section (security) to use")
+    add_kafka_security(p)
     p.add_argument("--topic", default="aem.traces", help="trace topic")
     p.add_argument("--rate", type=positive_float, help="events per second (default: as fast as possible)")
     p.add_argument("--repeat", type=positive_int, default=1, help="publish each dialog N times, as new conversations")
@@ -73,7 +80,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         dialogs += [Dialog.model_validate(d) for d in sample_dialogs()]
     if not dialogs:
         return error("replay", "give dialog files or --sample")
-    if reach_broker("replay", args.bootstrap_servers, args.connect_timeout) is None:
+    try:
+        cluster = load_cluster(
+            args.config, overrides={"bootstrap_servers": args.bootstrap_servers, "kafka": kafka_overrides(args)}
+        )
+    except ValidationError as exc:
+        return error("replay", validation_error(str(args.config or "settings"), None, exc))
+    if reach_broker("replay", cluster, args.connect_timeout) is None:
         return EXIT_USAGE
     tag = None if args.keep_ids else secrets.token_hex(3)
     ids = [conversation_ids(d, args.repeat, tag) for d in dialogs]
@@ -84,7 +97,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 yield from dialog_events(dialog, conversation_id=cids[round_no], release=args.release)
 
     block_ms = int(args.connect_timeout * 1000)
-    producer = make_producer(args.bootstrap_servers, client_id="aem-replay", max_block_ms=block_ms)
+    producer = make_producer(cluster, client_id="aem-replay", max_block_ms=block_ms)
     try:
         if args.format != "aem":
             pairs = (

@@ -14,10 +14,12 @@ from monitor.commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_command,
+    add_kafka_security,
     env_float,
     error,
     exit_codes,
     install_stop,
+    kafka_overrides,
     positive_float,
     reach_broker,
 )
@@ -84,6 +86,15 @@ def add_parser(sub: Any) -> None:
         metavar="S",
         help="exit 2 when no broker answers within S seconds (env AEM_CONNECT_TIMEOUT_S)",
     )
+    p.add_argument(
+        "--broker-unreachable-exit",
+        type=float,
+        dest="broker_unreachable_exit_s",
+        metavar="S",
+        help="exit 2 after S seconds without the broker once running (default 300; 0 = never)",
+    )
+    p.add_argument("--dlq-payload", help="what the DLQ keeps of a rejected event: full, truncate:N or redact")
+    add_kafka_security(p)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -98,6 +109,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         "tools": args.tools,
         "idle_timeout_s": args.idle_timeout_s,
         "input_format": args.input_format,
+        "broker_unreachable_exit_s": args.broker_unreachable_exit_s,
+        "dlq_payload": args.dlq_payload,
+        "kafka": kafka_overrides(args),
     }
     try:
         settings = load_settings(args.config, overrides=overrides)
@@ -105,7 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return error("run", validation_error(str(args.config or "settings"), None, exc))
     except InputError as exc:
         return error("run", exc)
-    if reach_broker("run", settings.bootstrap_servers, args.connect_timeout) is None:
+    if reach_broker("run", settings.cluster, args.connect_timeout) is None:
         return EXIT_USAGE
     try:
         monitor = build_monitor(settings)

@@ -39,17 +39,17 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from prometheus_client import CollectorRegistry
 
 from monitor.equivalence.facts import extract_facts
 from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
-from monitor.judge.llm import JudgeUnavailable, LLMJudge, LLMJudgeConfig
+from monitor.judge.llm import JudgeUnavailable, LLMJudge
 from monitor.judge.prompts import render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.models.vocabulary import FailureReason
@@ -171,21 +171,7 @@ class GroundingChecker:
     def __post_init__(self) -> None:
         self._base = self.catalog if isinstance(self.catalog, ToolCatalog) else ToolCatalog.from_specs(self.catalog)
         for problem in self._base.invalid.values():
-            log.warning("judge.catalog.invalid_schema", problem=str(problem))
-
-    @classmethod
-    def from_env(
-        cls,
-        values: ValueComparing,
-        replies: ReplyComparing,
-        registry: CollectorRegistry | None = None,
-        catalog: ToolCatalog | Sequence[ToolSpec] = (),
-        env: Mapping[str, str] | None = None,
-    ) -> GroundingChecker:
-        """A checker with the LLM judge configured from ``AEM_JUDGE_*`` (none when ``AEM_JUDGE_URL`` is unset)."""
-        config = LLMJudgeConfig.from_env(env)
-        llm = LLMJudge(config, registry=registry) if config is not None else None
-        return cls(values=values, replies=replies, llm=llm, catalog=catalog)
+            log.warning("judge_catalog_invalid_schema", problem=str(problem))
 
     # -- entry point -----------------------------------------------------------------------------
 
@@ -209,7 +195,7 @@ class GroundingChecker:
             if cached is None:
                 cached = self._base.merged(tools)
                 for problem in cached.invalid.values():
-                    log.warning("judge.catalog.invalid_schema", problem=str(problem))
+                    log.warning("judge_catalog_invalid_schema", problem=str(problem))
                 if len(self._merged) >= _MAX_CATALOGS:
                     self._merged.pop(next(iter(self._merged)))
                 self._merged[key] = cached
@@ -296,15 +282,16 @@ class GroundingChecker:
         return self._llm_refine(text, history)
 
     def _llm_refine(self, reply: str, history: Sequence[ObservedTurn]) -> CheckResult:
-
+        """Completeness, then truthfulness, on the judge's worker pool within one time budget per turn."""
         assert self.llm is not None
         transcript = render_transcript(history)
+        deadline = time.monotonic() + self.llm.settings.turn_budget_s
         scores: list[float] = []
         for sub_metric in (COMPLETENESS, TRUTHFULNESS):
             try:
-                verdict = self.llm.judge(sub_metric, transcript, reply)
+                verdict = self.llm.verdict_within(self.llm.submit(sub_metric, transcript, reply), deadline)
             except JudgeUnavailable as exc:
-                log.warning("judge.llm.unscored", sub_metric=sub_metric, error=str(exc))
+                log.warning("judge_unscored", sub_metric=sub_metric, error=str(exc))
                 return CheckResult.unscored(f"LLM judge unavailable ({sub_metric}): {exc}")
             scores.append(verdict.score)
             if verdict.verdict == "fail":

@@ -1,15 +1,23 @@
 """Optional LLM judge over any OpenAI-compatible chat-completions endpoint.
 
-One request asks for a JSON verdict on one sub-metric (prompts in :mod:`monitor.judge.prompts`). The
-client has bounded retries with exponential backoff (timeouts, transport errors, 429/5xx and
-unparseable answers are retried; other 4xx are not), a concurrency limit, an LRU cache keyed by a hash
-of (model, prompt version, sub-metric, messages) and Prometheus metrics on the registry it is given:
+One request asks for a JSON verdict on one sub-metric (prompts in :mod:`monitor.judge.prompts`, the
+conversation and reply passed as delimited data). The answer must be exactly one JSON object (a
+```json fence around the whole answer is tolerated); JSON embedded in prose is refused, since it could
+be quoted from the judged reply. Structured output is requested with a JSON-schema ``response_format``;
+an endpoint that refuses it (HTTP 400/422) is asked again with ``json_object``, then with none.
+
+The client has bounded retries with exponential backoff (timeouts, transport errors, 429/5xx and
+unparseable answers are retried; other 4xx are not), an LRU cache keyed by a hash of (model, prompt
+version, sub-metric, messages), and a bounded worker pool: :meth:`LLMJudge.submit` returns a future at
+once, and :meth:`LLMJudge.verdict_within` waits for it no longer than a deadline. Metrics
+(:class:`JudgeMetrics`, created once by whoever owns the registry):
 
 * ``aem_judge_requests_total{outcome}`` — one per HTTP attempt (``ok``/``error``/``timeout``/
-  ``invalid``) and one per cache hit (``cached``);
+  ``invalid``), one per cache hit (``cached``), one per request refused by a full pool (``busy``) and
+  one per request not answered within the turn's budget (``over_budget``);
 * ``aem_judge_latency_seconds`` — latency of each HTTP attempt.
 
-When every attempt failed :class:`JudgeUnavailable` is raised; the checker turns it into an
+When no verdict is obtained :class:`JudgeUnavailable` is raised; the checker turns it into an
 ``unscored`` turn, never a pass.
 """
 
@@ -17,74 +25,32 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 import time
-import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, Literal
 
 import httpx
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from monitor.judge.prompts import PROMPT_VERSION, build_messages
+from monitor.judge.config import JudgeSettings, ResponseFormat
+from monitor.judge.pool import BoundedPool, OverBudget, PoolFull, wait_for
+from monitor.judge.prompts import PROMPT_VERSION, VERDICT_SCHEMA, ClipLimits, Transcript, build_messages
 
 log = structlog.get_logger(__name__)
 
-OUTCOMES = ("ok", "error", "timeout", "invalid", "cached")
-_FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*\n?(.*?)\n?\s*```\s*$", re.S)
+OUTCOMES = ("ok", "error", "timeout", "invalid", "cached", "busy", "over_budget")
+_FENCE = re.compile(r"^```(?:json|JSON)?\s*(.*?)\s*```$", re.S)
+_FALLBACK = {ResponseFormat.JSON_SCHEMA: ResponseFormat.JSON_OBJECT, ResponseFormat.JSON_OBJECT: ResponseFormat.NONE}
 
 
 class JudgeUnavailable(RuntimeError):
-    """The judge gave no valid verdict after all attempts (unreachable, erroring or answering garbage)."""
-
-
-class LLMJudgeConfig(BaseModel):
-    """Where and how to reach the judge. ``base_url`` is the API root (``…/v1``) or the full
-    ``…/chat/completions`` URL."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    base_url: str
-    model: str
-    api_key: SecretStr | None = None
-    timeout_s: float = Field(30.0, gt=0)
-    max_attempts: int = Field(3, ge=1, le=10)
-    backoff_s: float = Field(0.5, ge=0)
-    backoff_max_s: float = Field(8.0, ge=0)
-    max_concurrency: int = Field(4, ge=1)
-    cache_size: int = Field(4096, ge=0)
-    temperature: float = 0.0
-    max_tokens: int = Field(512, ge=16)
-
-    @property
-    def endpoint(self) -> str:
-        url = self.base_url.rstrip("/")
-        return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMJudgeConfig | None:
-        """From ``AEM_JUDGE_URL``, ``AEM_JUDGE_MODEL``, ``AEM_JUDGE_API_KEY`` (and optional
-        ``AEM_JUDGE_TIMEOUT``, ``AEM_JUDGE_MAX_ATTEMPTS``, ``AEM_JUDGE_CONCURRENCY``); None without a URL."""
-        env = os.environ if env is None else env
-        url = env.get("AEM_JUDGE_URL", "").strip()
-        if not url:
-            return None
-        data: dict[str, Any] = {"base_url": url, "model": env.get("AEM_JUDGE_MODEL", "").strip() or "default"}
-        if env.get("AEM_JUDGE_API_KEY"):
-            data["api_key"] = env["AEM_JUDGE_API_KEY"]
-        for var, key in (
-            ("AEM_JUDGE_TIMEOUT", "timeout_s"),
-            ("AEM_JUDGE_MAX_ATTEMPTS", "max_attempts"),
-            ("AEM_JUDGE_CONCURRENCY", "max_concurrency"),
-        ):
-            if env.get(var):
-                data[key] = env[var]
-        return cls.model_validate(data)
+    """The judge gave no valid verdict (unreachable, erroring, answering garbage, busy or too slow)."""
 
 
 class JudgeVerdict(BaseModel):
@@ -114,44 +80,29 @@ class JudgeVerdict(BaseModel):
 
 
 def parse_verdict(content: str) -> JudgeVerdict:
-    """Parse the model's answer: a JSON object, possibly inside a ```json fence or surrounded by prose."""
+    """The model's answer as a verdict: exactly one JSON object, optionally inside one ```json fence.
+
+    No JSON is searched for inside prose: an object quoted from the judged reply must not count.
+    """
     text = content.strip()
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group(1).strip()
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end <= start:
-            raise ValueError("no JSON object in the answer") from None
-        data = json.loads(text[start : end + 1])
+    except (json.JSONDecodeError, RecursionError):
+        raise ValueError("the answer is not one JSON object") from None
     if not isinstance(data, dict):
         raise ValueError("the answer is not a JSON object")
     return JudgeVerdict.model_validate(data)
 
 
 class JudgeMetrics:
-    """The judge's Prometheus metrics, registered on the given registry (a private one by default).
+    """The judge's Prometheus metrics on ``registry`` (a private one by default).
 
-    Use :meth:`for_registry` to share one set between several judges on the same registry
-    (registering the same metric names twice on one registry is an error).
+    Registering the same names twice on one registry is an error: the owner of a registry (the
+    engine's builder) creates one set and hands it to every judge it builds.
     """
-
-    _by_registry: ClassVar[weakref.WeakKeyDictionary[CollectorRegistry, JudgeMetrics]] = weakref.WeakKeyDictionary()
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    @classmethod
-    def for_registry(cls, registry: CollectorRegistry | None = None) -> JudgeMetrics:
-        """The metrics on ``registry``, created on first use (a fresh private registry when None)."""
-        if registry is None:
-            return cls()
-        with cls._lock:
-            metrics = cls._by_registry.get(registry)
-            if metrics is None:
-                metrics = cls(registry)
-                cls._by_registry[registry] = metrics
-            return metrics
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
@@ -181,26 +132,36 @@ class _Fatal(Exception):
     pass
 
 
+class _FormatRefused(Exception):
+    """The endpoint rejected the requested ``response_format``."""
+
+
 class LLMJudge:
-    """A thread-safe client for verdicts of one judge model."""
+    """A thread-safe client for verdicts of one judge model (``settings.url`` must be set)."""
 
     def __init__(
         self,
-        config: LLMJudgeConfig,
-        registry: CollectorRegistry | None = None,
+        settings: JudgeSettings,
+        metrics: JudgeMetrics | None = None,
         client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.config = config
-        self.metrics = JudgeMetrics.for_registry(registry)
-        self._client = client or httpx.Client(timeout=httpx.Timeout(config.timeout_s))
+        if not settings.enabled:
+            raise ValueError("the LLM judge needs a url")
+        self.settings = settings
+        self.metrics = metrics if metrics is not None else JudgeMetrics()
+        self.limits = ClipLimits(settings.max_reply_chars, settings.max_turn_chars, settings.max_transcript_chars)
+        self._client = client or httpx.Client(timeout=httpx.Timeout(settings.timeout))
         self._owns_client = client is None
         self._sleep = sleep
-        self._slots = threading.BoundedSemaphore(config.max_concurrency)
+        self._slots = threading.BoundedSemaphore(settings.concurrency)
+        self._pool = BoundedPool(settings.concurrency, settings.queue_limit)
+        self._format = settings.response_format
         self._cache: OrderedDict[str, JudgeVerdict] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     def close(self) -> None:
+        self._pool.close()
         if self._owns_client:
             self._client.close()
 
@@ -212,9 +173,9 @@ class LLMJudge:
 
     # -- public ----------------------------------------------------------------------------------
 
-    def judge(self, sub_metric: str, transcript: str, reply: str) -> JudgeVerdict:
-        """The verdict on ``reply`` for ``sub_metric``; raises :class:`JudgeUnavailable` when none is obtained."""
-        messages = build_messages(sub_metric, transcript, reply)
+    def judge(self, sub_metric: str, transcript: Transcript | str, reply: str) -> JudgeVerdict:
+        """The verdict on ``reply`` for ``sub_metric`` (blocking); :class:`JudgeUnavailable` when none is obtained."""
+        messages = build_messages(sub_metric, transcript, reply, self.limits)
         key = self.cache_key(sub_metric, messages)
         cached = self._cache_get(key)
         if cached is not None:
@@ -224,10 +185,30 @@ class LLMJudge:
         self._cache_put(key, verdict)
         return verdict
 
+    def submit(self, sub_metric: str, transcript: Transcript | str, reply: str) -> Future[JudgeVerdict]:
+        """Start judging on the worker pool and return at once; a full pool gives a failed future."""
+        future = self._pool.submit(lambda: self.judge(sub_metric, transcript, reply))
+        if future.done() and isinstance(future.exception(), PoolFull):
+            self.metrics.requests.labels(outcome="busy").inc()
+        return future
+
+    def verdict_within(self, future: Future[JudgeVerdict], deadline: float) -> JudgeVerdict:
+        """The submitted request's verdict by ``deadline`` (monotonic); :class:`JudgeUnavailable` otherwise.
+
+        A request still running at the deadline goes on in the background and fills the cache.
+        """
+        try:
+            return wait_for(future, deadline)
+        except OverBudget:
+            self.metrics.requests.labels(outcome="over_budget").inc()
+            raise JudgeUnavailable(f"no verdict within the turn budget of {self.settings.turn_budget_s:g}s") from None
+        except PoolFull as exc:
+            raise JudgeUnavailable(f"judge busy: {exc}") from None
+
     def cache_key(self, sub_metric: str, messages: list[dict[str, str]]) -> str:
         blob = json.dumps(
             {
-                "model": self.config.model,
+                "model": self.settings.model,
                 "prompt_version": PROMPT_VERSION,
                 "sub_metric": sub_metric,
                 "messages": messages,
@@ -247,57 +228,83 @@ class LLMJudge:
             return verdict
 
     def _cache_put(self, key: str, verdict: JudgeVerdict) -> None:
-        if self.config.cache_size == 0:
+        if self.settings.cache_size == 0:
             return
         with self._cache_lock:
             self._cache[key] = verdict
             self._cache.move_to_end(key)
-            while len(self._cache) > self.config.cache_size:
+            while len(self._cache) > self.settings.cache_size:
                 self._cache.popitem(last=False)
 
     def _request_with_retries(self, messages: list[dict[str, str]], sub_metric: str) -> JudgeVerdict:
         last = "no attempt made"
-        for attempt in range(1, self.config.max_attempts + 1):
+        attempt = 1
+        while attempt <= self.settings.max_attempts:
             try:
                 return self._attempt(messages)
+            except _FormatRefused as exc:
+                self._downgrade_format(str(exc))
+                continue  # asked again in another format; not an attempt of its own
             except _Fatal as exc:
-                log.warning("judge.llm.failed", sub_metric=sub_metric, attempt=attempt, error=str(exc))
+                log.warning("judge_request_failed", sub_metric=sub_metric, attempt=attempt, error=str(exc))
                 raise JudgeUnavailable(str(exc)) from None
             except _Retryable as exc:
                 last = f"{exc.outcome}: {exc}"
-                log.info("judge.llm.retry", sub_metric=sub_metric, attempt=attempt, outcome=exc.outcome, error=str(exc))
-            if attempt < self.config.max_attempts:
-                self._sleep(min(self.config.backoff_max_s, self.config.backoff_s * 2 ** (attempt - 1)))
-        raise JudgeUnavailable(f"no valid verdict after {self.config.max_attempts} attempts ({last})")
+                log.info(
+                    "judge_request_retry", sub_metric=sub_metric, attempt=attempt, outcome=exc.outcome, error=str(exc)
+                )
+            if attempt < self.settings.max_attempts:
+                self._sleep(min(self.settings.backoff_max_s, self.settings.backoff_s * 2 ** (attempt - 1)))
+            attempt += 1
+        raise JudgeUnavailable(f"no valid verdict after {self.settings.max_attempts} attempts ({last})")
+
+    def _downgrade_format(self, error: str) -> None:
+        current = self._format
+        self._format = _FALLBACK.get(current, ResponseFormat.NONE)
+        log.warning("judge_response_format_refused", refused=current.value, now=self._format.value, error=error)
+
+    def _body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": messages,
+            "temperature": self.settings.temperature,
+            "max_tokens": self.settings.max_tokens,
+        }
+        if self._format is ResponseFormat.JSON_SCHEMA:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "aem_verdict", "strict": True, "schema": VERDICT_SCHEMA},
+            }
+        elif self._format is ResponseFormat.JSON_OBJECT:
+            body["response_format"] = {"type": "json_object"}
+        return body
 
     def _attempt(self, messages: list[dict[str, str]]) -> JudgeVerdict:
-        body = {
-            "model": self.config.model,
-            "messages": messages,
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
-        }
+        fmt = self._format
         headers = {"Content-Type": "application/json"}
-        if self.config.api_key is not None:
-            headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"
+        if self.settings.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.settings.api_key.get_secret_value()}"
         with self._slots:
             started = time.perf_counter()
             try:
-                response = self._client.post(self.config.endpoint, json=body, headers=headers)
+                response = self._client.post(self.settings.endpoint, json=self._body(messages), headers=headers)
             except httpx.TimeoutException as exc:
                 self._observe("timeout", started)
-                raise _Retryable(
-                    "timeout", f"timed out after {self.config.timeout_s}s ({type(exc).__name__})"
-                ) from None
+                message = f"timed out after {self.settings.timeout}s ({type(exc).__name__})"
+                raise _Retryable("timeout", message) from None
             except httpx.HTTPError as exc:
                 self._observe("error", started)
                 raise _Retryable("error", f"{type(exc).__name__}: {exc}") from None
-        if response.status_code >= 500 or response.status_code == 429:
+        status = response.status_code
+        if status >= 500 or status == 429:
             self._observe("error", started)
-            raise _Retryable("error", f"HTTP {response.status_code}")
-        if response.status_code >= 400:
+            raise _Retryable("error", f"HTTP {status}")
+        if status in (400, 422) and fmt is not ResponseFormat.NONE:
             self._observe("error", started)
-            raise _Fatal(f"HTTP {response.status_code}: {response.text[:200]}")
+            raise _FormatRefused(f"HTTP {status}: {response.text[:200]}")
+        if status >= 400:
+            self._observe("error", started)
+            raise _Fatal(f"HTTP {status}: {response.text[:200]}")
         try:
             content = response.json()["choices"][0]["message"]["content"]
             if not isinstance(content, str):

@@ -10,6 +10,8 @@ import structlog
 from kafka import KafkaAdminClient
 from kafka.errors import KafkaError, KafkaTimeoutError
 
+from monitor.stream.security import KafkaClient, client_kwargs
+
 log = structlog.get_logger(__name__)
 
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
@@ -36,7 +38,9 @@ class _Quiet:
         self.logger.setLevel(self.level)
 
 
-def check_broker(bootstrap: str, timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, **client_options: Any) -> list[str]:
+def check_broker(
+    bootstrap: str | KafkaClient, timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, **client_options: Any
+) -> list[str]:
     """Connect to `bootstrap` and list its topics, or raise BrokerUnreachable within about `timeout_s`.
 
     `client_options` are passed to kafka-python (e.g. security settings).
@@ -46,7 +50,7 @@ def check_broker(bootstrap: str, timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, *
     try:
         with _Quiet():
             admin = KafkaAdminClient(
-                bootstrap_servers=bootstrap,
+                **client_kwargs(bootstrap),
                 client_id="aem-check",
                 bootstrap_timeout_ms=timeout_ms,
                 request_timeout_ms=timeout_ms,
@@ -54,11 +58,11 @@ def check_broker(bootstrap: str, timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, *
             )
             topics = sorted(admin.list_topics())
     except KafkaTimeoutError:
-        raise BrokerUnreachable(bootstrap, timeout_s) from None
+        raise BrokerUnreachable(str(bootstrap), timeout_s) from None
     except KafkaError as exc:
-        raise BrokerUnreachable(bootstrap, timeout_s, type(exc).__name__) from None
+        raise BrokerUnreachable(str(bootstrap), timeout_s, type(exc).__name__) from None
     except (OSError, ValueError) as exc:  # a malformed address or a resolver failure
-        raise BrokerUnreachable(bootstrap, timeout_s, str(exc)) from None
+        raise BrokerUnreachable(str(bootstrap), timeout_s, str(exc)) from None
     finally:
         if admin is not None:
             with contextlib.suppress(Exception):

@@ -8,7 +8,9 @@ A record carries the original bytes, key and headers, plus `aem-error` (the reas
    reason, original size, sha256 and source (`aem-truncated: metadata`).
 
 Headers `aem-size` and `aem-sha256` always describe the original value, so an operator can match
-a reduced record with the producer's copy.
+a reduced record with the producer's copy. Before all this the payload policy (`dlq_payload`:
+`full`, `truncate:N`, `redact`; :mod:`monitor.stream.dlq_policy`) decides what of the value is kept;
+a policy other than `full` adds `aem-payload-policy`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any, Protocol
 
 import structlog
 from kafka.errors import MessageSizeTooLargeError
+
+from monitor.stream.dlq_policy import DlqPayloadPolicy, PayloadMode, dlq_payload
 
 log = structlog.get_logger(__name__)
 
@@ -62,6 +66,7 @@ class DeadLetterSink:
     topic: str
     counter: DeadLetterCounter
     max_bytes: int = DEFAULT_MAX_BYTES
+    policy: DlqPayloadPolicy = field(default_factory=DlqPayloadPolicy)
 
     def send(self, letter: DeadLetter) -> Form:
         """Send `letter` (reduced if needed) and count it; the caller may then complete its offset."""
@@ -73,10 +78,13 @@ class DeadLetterSink:
             ("aem-size", str(len(value)).encode()),
             ("aem-sha256", digest.encode()),
         ]
+        if self.policy.mode is not PayloadMode.FULL:
+            ours.append(("aem-payload-policy", str(self.policy).encode()))
         headers = [*ours, *((k, v) for k, v in letter.headers if not k.startswith("aem-"))]
-        form = Form.WHOLE if len(value) <= self.max_bytes else Form.TRUNCATED
+        kept = dlq_payload(value, self.policy)
+        form = Form.WHOLE if len(kept) <= self.max_bytes else Form.TRUNCATED
         metadata = self._metadata(letter, len(value), digest, ours)
-        record: dict[str, Any] = {"key": letter.key, "value": value[: self.max_bytes], "headers": headers}
+        record: dict[str, Any] = {"key": letter.key, "value": kept[: self.max_bytes], "headers": headers}
         if form is Form.TRUNCATED:
             record["headers"] = [*headers, ("aem-truncated", b"1")]
         try:

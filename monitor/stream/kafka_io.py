@@ -19,6 +19,8 @@ from kafka.errors import (
     TopicAlreadyExistsError,
 )
 
+from monitor.stream.security import KafkaClient, client_kwargs
+
 log = structlog.get_logger(__name__)
 
 # Against Tansu a default group join takes ~23 s; these bring it to ~3 s (and suit Kafka too).
@@ -34,7 +36,7 @@ class Topics:
 
 
 def ensure_topics(
-    bootstrap: str,
+    bootstrap: str | KafkaClient,
     names: Iterable[str],
     partitions: int = 3,
     timeout: float = 30.0,
@@ -44,7 +46,7 @@ def ensure_topics(
     deadline = time.monotonic() + timeout
     while True:
         try:
-            admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aem-admin", request_timeout_ms=10000)
+            admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
             break
         except KafkaError:
             if time.monotonic() > deadline:
@@ -65,7 +67,7 @@ def ensure_topics(
         admin.close()
 
 
-def ensure_partitions(bootstrap: str, topic: str, partitions: int, have: int) -> None:
+def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int, have: int) -> None:
     """Grow a topic from `have` to at least `partitions` (the state topic mirrors the trace topic's partitions).
 
     `have` comes from the caller's own client metadata (e.g. `producer.partitions_for`): no client
@@ -73,7 +75,7 @@ def ensure_partitions(bootstrap: str, topic: str, partitions: int, have: int) ->
     """
     if have >= partitions:
         return
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="aem-admin", request_timeout_ms=10000)
+    admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
     try:
         admin.create_partitions({topic: NewPartitions(total_count=partitions)})
     except KafkaError as exc:
@@ -87,10 +89,14 @@ def ensure_partitions(bootstrap: str, topic: str, partitions: int, have: int) ->
 
 
 def make_consumer(
-    bootstrap: str, topics: Sequence[str], group_id: str | None, client_id: str = "aem-monitor", **overrides: object
+    bootstrap: str | KafkaClient,
+    topics: Sequence[str],
+    group_id: str | None,
+    client_id: str = "aem-monitor",
+    **overrides: object,
 ) -> KafkaConsumer:
     options: dict[str, object] = {
-        "bootstrap_servers": bootstrap,
+        **client_kwargs(bootstrap),
         "group_id": group_id,
         "client_id": client_id,
         "enable_auto_commit": False,
@@ -232,9 +238,9 @@ class ResendingProducer:
             self.producer.close(timeout=timeout)
 
 
-def make_producer(bootstrap: str, client_id: str = "aem-monitor", **overrides: object) -> KafkaProducer:
+def make_producer(bootstrap: str | KafkaClient, client_id: str = "aem-monitor", **overrides: object) -> KafkaProducer:
     options: dict[str, object] = {
-        "bootstrap_servers": bootstrap,
+        **client_kwargs(bootstrap),
         "client_id": client_id,
         "acks": "all",
         "linger_ms": 5,

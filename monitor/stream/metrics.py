@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.stream.labels import LabelGuard
 
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
@@ -36,6 +37,7 @@ class MonitorMetrics:
         registry: CollectorRegistry | None = None,
         release_ttl_seconds: float = 7 * 24 * 3600,
         clock: Callable[[], float] = time.time,
+        labels: LabelGuard | None = None,
     ) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self.release_ttl_seconds = release_ttl_seconds
@@ -98,6 +100,13 @@ class MonitorMetrics:
             registry=r,
         )
         self._root_cause_fields: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.label_overflow = Counter(
+            "aem_label_overflow",
+            'Events whose (agent, release) pair was beyond the label cap, counted under release="other"',
+            registry=r,
+        )
+        self.labels = labels if labels is not None else LabelGuard()
+        self.labels.on_overflow = self.label_overflow.inc
         self._release_seen: dict[tuple[str, str], float] = {}
         self._children: dict[tuple[int, tuple[str, ...]], object] = {}
         # every metric labelled by (agent, release): a release's series expire together
@@ -115,6 +124,7 @@ class MonitorMetrics:
 
     def _labels(self, metric: Counter | Histogram | Gauge, agent: str, release: str, *values: str):
         """The labelled child, cached (this runs several times per turn), and remembered per release."""
+        agent, release = self.labels.admit(agent, release, count=False)
         labels = (agent, release, *values)
         child = self._children.get((id(metric), labels))
         if child is None:
@@ -123,9 +133,11 @@ class MonitorMetrics:
         return child
 
     def see_release(self, agent: str, release: str, event_time: float) -> None:
-        key = (agent, release)
+        """Note an event of (agent, release); ``event_time`` should be a trusted one (labels.trusted_time)."""
+        key = self.labels.admit(agent, release)
+        agent, release = key
         now = self.clock()
-        if key not in self._release_seen:
+        if key not in self._release_seen and not self.labels.is_overflow(key):  # "other" is no release
             self.release_first_seen.labels(agent, release).set(event_time)
         self._release_seen[key] = now
 
@@ -133,6 +145,7 @@ class MonitorMetrics:
         self, verdict: TurnVerdict, agent: str, release: str, mode: str, conversation_id: str | None = None
     ) -> None:
         """Count a turn; a failing one becomes the exemplar {conversation_id, turn_no} of its series."""
+        agent, release = self.labels.admit(agent, release, count=False)
         if verdict.success is None:
             self.events.labels("unscored").inc()
             return
@@ -210,6 +223,7 @@ class MonitorMetrics:
                 metric.remove_by_labels({"agent": agent, "release": release})
             del self._release_seen[(agent, release)]
             self._root_cause_fields.pop((agent, release), None)
+            self.labels.forget(agent, release)
         if gone:
             self._children.clear()  # cached children of the removed series must not be reused
         return gone

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import structlog
 from kafka import TopicPartition
 from kafka.errors import KafkaError
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
@@ -24,7 +24,9 @@ from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
+from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
+from monitor.stream.labels import LabelGuard, trusted_time
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import otlp_input
 from monitor.stream.partitions import PartitionState
@@ -69,7 +71,11 @@ class Monitor:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = s = settings
-        self.metrics = MonitorMetrics(registry, release_ttl_seconds=s.release_ttl_s)
+        self.metrics = MonitorMetrics(  # hardening hook: bounded labels (monitor/stream/labels.py)
+            registry,
+            release_ttl_seconds=s.release_ttl_s,
+            labels=LabelGuard(s.max_label_chars, s.max_release_pairs),
+        )
         self.engine = engine
         self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
         limits = ProcessorLimits(
@@ -99,8 +105,14 @@ class Monitor:
         self.checkpoint: Checkpoint | None = None
         self.dlq: DeadLetterSink | None = None
         self.progress = ProgressLog()
-        self._http: Any = None
+        self._http: HealthServer | None = None
         self.metrics_port: int | None = None
+        # hardening hooks: /healthz, the broker probe, the one Kafka client config (monitor/stream/health.py)
+        self.kafka = s.cluster
+        self.health = Health(s.healthz_max_poll_age_s, s.healthz_max_broker_silence_s)
+        self.failure: BrokerUnreachable | None = None
+        self.dlq_policy = s.dlq_policy
+        self._probe: BrokerProbe | None = None
 
     @property
     def owner(self) -> dict[str, TopicPartition]:
@@ -110,14 +122,21 @@ class Monitor:
 
     def serve_metrics(self) -> int:
         if self._http is None:
-            server, _ = start_http_server(
-                self.settings.metrics_port, addr=self.settings.metrics_host, registry=self.metrics.registry
-            )
-            self._http = server
-            self.metrics_port = int(server.server_address[1])
+            s = self.settings
+            self._http = HealthServer(
+                self.metrics.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
+            ).start()
+            self.metrics_port = self._http.port
             log.info("metrics served", port=self.metrics_port)
-        assert self.metrics_port is not None
-        return self.metrics_port
+        return self._http.port
+
+    def _give_up_on_broker(self, silent_s: float) -> None:
+        """Called by the broker probe: stop, and make `run` raise (so `aem run` exits non-zero)."""
+        self.failure = BrokerUnreachable(
+            f"no contact with the broker at {self.kafka} for {silent_s:.0f}s "
+            f"(broker_unreachable_exit_s={self.settings.broker_unreachable_exit_s:g})"
+        )
+        self.stop_event.set()
 
     def stop(self) -> None:
         self.stop_event.set()
@@ -127,34 +146,46 @@ class Monitor:
         s = self.settings
         if self._producer is None:
             if s.create_topics:
-                ensure_topics(s.bootstrap_servers, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
+                ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
             # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
             self._producer = ResendingProducer(
-                lambda: make_producer(s.bootstrap_servers, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
+                lambda: make_producer(self.kafka, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
             )
         if self._store is None and s.resolved_state_topic and isinstance(self._producer, ResendingProducer):
             partitions = len(self._producer.partitions_for(s.topic) or ())
-            ensure_topics(s.bootstrap_servers, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
+            ensure_topics(self.kafka, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
             have = len(self._producer.partitions_for(s.resolved_state_topic) or ())
             if have < partitions:
-                ensure_partitions(s.bootstrap_servers, s.resolved_state_topic, partitions, have)
+                ensure_partitions(self.kafka, s.resolved_state_topic, partitions, have)
                 self._producer.refresh()  # a fresh client: the old one's metadata lacks the new partitions
-            self._store = KafkaStateStore(s.bootstrap_servers, s.resolved_state_topic, self._producer)
+            self._store = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer)
             self._producer.partitions_for(s.resolved_state_topic)
         self.partitions.store = self._store
         self.processor.changelog = self._store is not None
         if self._consumer is None:
-            self._consumer = make_consumer(s.bootstrap_servers, [], s.group_id, max_poll_records=s.max_poll_records)
+            self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
         self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic))
-        self.dlq = DeadLetterSink(self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes)
+        self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
+            self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy
+        )
         self.checkpoint = Checkpoint(
             self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
         )
-        log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=s.bootstrap_servers)
+        log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
 
     def run(self) -> None:
         self.start()
+        # hardening hook: reachability for /healthz, and the exit after broker_unreachable_exit_s
+        s = self.settings
+        self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
+        self._probe = BrokerProbe(
+            self.kafka,
+            self.health,
+            interval_s=s.broker_probe_interval_s,
+            silence_limit_s=s.broker_unreachable_exit_s,
+            on_silence=self._give_up_on_broker,
+        ).start()
         last_lag = 0.0
         try:
             while not self.stop_event.is_set():
@@ -170,6 +201,8 @@ class Monitor:
                     self.stop_event.wait(1.0)
         finally:
             self._shutdown()
+        if self.failure is not None:
+            raise self.failure
 
     def _figures(self) -> Figures:
         lag = sum(sample.value for m in self.metrics.consumer_lag.collect() for sample in m.samples)
@@ -179,9 +212,12 @@ class Monitor:
     def _shutdown(self) -> None:
         """Finish the current batch: record what is ready, flush, commit, leave the group."""
         assert self.checkpoint is not None
+        if self._probe is not None:
+            self._probe.stop()
         try:
-            self._emit(self.processor.tick())
-            self.checkpoint.commit(timeout=10)
+            if self.failure is None:  # with the broker gone nothing could be flushed or committed
+                self._emit(self.processor.tick())
+                self.checkpoint.commit(timeout=10)
         except KafkaError as exc:
             log.warning("shutdown commit failed", error=repr(exc))
         finally:
@@ -197,6 +233,7 @@ class Monitor:
     def poll_once(self) -> None:
         assert self.checkpoint is not None
         batch = self._consumer.poll(timeout_ms=self.settings.poll_timeout_ms)
+        self.health.polled()
         try:
             revoked, restored = self.partitions.sync(set(self._consumer.assignment()))
             self.checkpoint.forget(revoked)
@@ -249,7 +286,8 @@ class Monitor:
         )
         for event, position, received, raw in decoded:
             self.partitions.track(event.conversation_id, position[0])
-            self.metrics.see_release(event.agent, event.release, event.epoch_seconds)
+            seen_at = trusted_time(event.epoch_seconds, int(received * 1000), time.time(), self.settings.clock_skew_s)
+            self.metrics.see_release(event.agent, event.release, seen_at)
             result = self.processor.process(event, position, received, raw)
             self.progress.saw(result.event_outcome, event.conversation_id)
             if result.event_outcome:
@@ -308,7 +346,8 @@ class Monitor:
         unknown = [tp for tp in assigned if tp not in ends]
         if unknown:
             try:
-                ends.update(self._consumer.end_offsets(unknown))
+                # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
+                ends.update(self._consumer.end_offsets(unknown, timeout_ms=5000))
             except KafkaError as exc:
                 log.warning("lag lookup failed", error=str(exc))
         for tp, end in ends.items():

@@ -1,53 +1,53 @@
-"""`aem run` settings: defaults < config file < AEM_* environment < command-line flags."""
+"""`aem run` settings: defaults < config file < AEM_* environment < command-line flags (pydantic-settings).
+
+Top-level fields read ``AEM_<FIELD>``; the nested sections read ``AEM_<SECTION>_<FIELD>``:
+``AEM_JUDGE_URL``, ``AEM_KAFKA_SECURITY_PROTOCOL``, ``AEM_SCORING_THRESHOLD``. A config file holds either
+the settings at its top level or a ``monitor`` section (with ``scoring`` beside it).
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from monitor.judge.config import JudgeSettings
 from monitor.scoring.config import ScoringConfig, load_config_file
+from monitor.settings_sources import layered_sources, settings_context
 from monitor.sources.otlp.genai import OtlpMapping
+from monitor.stream.dlq_policy import DlqPayloadPolicy, parse_dlq_policy
+from monitor.stream.security import KafkaClient, KafkaSecurity
 
 
-class JudgeSettings(BaseModel):
-    """An optional OpenAI-compatible chat-completions endpoint for reference-free reply checks."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    url: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    timeout: float | None = None
-    max_attempts: int | None = None
-    concurrency: int | None = None
-
-    def as_env(self) -> dict[str, str]:
-        """The AEM_JUDGE_* view the judge client reads."""
-        return {f"AEM_JUDGE_{k.upper()}": str(v) for k, v in self.model_dump().items() if v is not None}
-
-
-class MonitorSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class MonitorSettings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="forbid"
+    )
 
     bootstrap_servers: str = "127.0.0.1:9092"
+    kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
     topic: str = "aem.traces"
     verdict_topic: str = "aem.verdicts"
     dlq_topic: str = "aem.traces.dlq"
+    # What of a rejected event the DLQ keeps: "full", "truncate:N" (first N bytes) or "redact".
+    dlq_payload: str = "full"
     # Compacted per-conversation checkpoints, one set per consumer group; None derives
     # "aem.state.<group_id>", "" disables recovery.
     state_topic: str | None = None
-
-    @property
-    def resolved_state_topic(self) -> str:
-        return f"aem.state.{self.group_id}" if self.state_topic is None else self.state_topic
     group_id: str = "aem-monitor"
     metrics_host: str = "0.0.0.0"
     metrics_port: int = Field(9464, ge=0, le=65535)
-    reference: list[str] = Field(default_factory=list)  # golden dialog files for reference_id lookups
+    http_max_connections: int = Field(8, ge=1, le=256)  # /metrics and /healthz served at once; more wait
+    # `aem run` exits non-zero after this long without any successful broker contact (0: never).
+    broker_unreachable_exit_s: float = Field(300.0, ge=0)
+    # /healthz fails when no poll succeeded for this long, or no broker contact for this long.
+    healthz_max_poll_age_s: float = Field(60.0, gt=0)
+    healthz_max_broker_silence_s: float = Field(15.0, gt=0)
+    broker_probe_interval_s: float = Field(5.0, gt=0)
+    reference: Annotated[list[str], NoDecode] = Field(default_factory=list)  # golden dialogs for reference_id
     tools: str | None = None  # tool catalog for judge-only turns
     idle_timeout_s: float = Field(300.0, gt=0)
     finished_retention_s: float = Field(24 * 3600, gt=0)  # how long finished conversations are remembered
@@ -70,6 +70,11 @@ class MonitorSettings(BaseModel):
     max_poll_records: int = Field(500, ge=1)
     lag_interval_s: float = Field(5.0, gt=0)
     release_ttl_s: float = Field(7 * 24 * 3600, gt=0)
+    # Label bounds (docs/reliability.md): longer or odd agent/release values are cleaned up, and
+    # (agent, release) pairs beyond the cap are counted under release="other".
+    max_label_chars: int = Field(64, ge=8, le=256)
+    max_release_pairs: int = Field(100, ge=1)
+    clock_skew_s: float = Field(300.0, gt=0)  # event timestamps further from now are clamped
     create_topics: bool = True
     topic_partitions: int = Field(3, ge=1)
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
@@ -78,38 +83,60 @@ class MonitorSettings(BaseModel):
     input_format: Literal["aem", "otlp_json", "otlp_proto"] = "aem"
     otlp: OtlpMapping = Field(default_factory=OtlpMapping)
 
+    @property
+    def resolved_state_topic(self) -> str:
+        return f"aem.state.{self.group_id}" if self.state_topic is None else self.state_topic
 
-_ENV_PREFIX = "AEM_"
-_LIST_FIELDS = {"reference"}
+    @property
+    def cluster(self) -> KafkaClient:
+        return KafkaClient(bootstrap_servers=self.bootstrap_servers, security=self.kafka)
+
+    @property
+    def dlq_policy(self) -> DlqPayloadPolicy:
+        return parse_dlq_policy(self.dlq_payload)
+
+    @field_validator("reference", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        return [v for v in value.split(",") if v] if isinstance(value, str) else value
+
+    @field_validator("dlq_payload")
+    @classmethod
+    def _valid_dlq_payload(cls, value: str) -> str:
+        parse_dlq_policy(value)
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return layered_sources(settings_cls, init_settings)
 
 
-def from_env(environ: Mapping[str, str]) -> dict[str, Any]:
-    """AEM_<FIELD> for top-level fields, AEM_JUDGE_<FIELD> for the judge endpoint."""
+def file_section(config_file: str | Path) -> dict[str, Any]:
+    """The monitor settings a config file holds (its ``monitor`` section, or its top level)."""
+    raw = load_config_file(config_file)
+    data = dict(raw.get("monitor", raw))
+    if "scoring" in raw and "monitor" in raw:
+        data["scoring"] = raw["scoring"]
+    return data
+
+
+def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name in MonitorSettings.model_fields:
-        if name in ("scoring", "judge"):
-            continue
-        value = environ.get(_ENV_PREFIX + name.upper())
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            value = _drop_none(value)
+            if not value:
+                continue
         if value is not None:
-            out[name] = [v for v in value.split(",") if v] if name in _LIST_FIELDS else value
-    judge = {
-        name: environ[f"{_ENV_PREFIX}JUDGE_{name.upper()}"]
-        for name in JudgeSettings.model_fields
-        if f"{_ENV_PREFIX}JUDGE_{name.upper()}" in environ
-    }
-    if judge:
-        out["judge"] = judge
+            out[key] = value
     return out
-
-
-def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = _merge(dict(merged[key]), value)
-        else:
-            merged[key] = value
-    return merged
 
 
 def load_settings(
@@ -117,12 +144,44 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> MonitorSettings:
-    data: dict[str, Any] = {}
-    if config_file is not None:
-        raw = load_config_file(config_file)
-        data = dict(raw.get("monitor", raw))
-        if "scoring" in raw and "monitor" in raw:
-            data["scoring"] = raw["scoring"]
-    data = _merge(data, from_env(os.environ if environ is None else environ))
-    data = _merge(data, {k: v for k, v in (overrides or {}).items() if v is not None})
-    return MonitorSettings.model_validate(data)
+    """Settings from defaults, then the config file, then ``environ`` (the process's when None), then flags.
+
+    Flags left unset (None) in ``overrides`` do not override anything.
+    """
+    data = file_section(config_file) if config_file is not None else {}
+    with settings_context(environ=environ, file_data=data):
+        return MonitorSettings(**_drop_none(overrides or {}))
+
+
+class ClusterSettings(BaseSettings):
+    """Only where the cluster is and how to reach it: for commands that talk to Kafka without scoring."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="ignore"
+    )
+
+    bootstrap_servers: str = "127.0.0.1:9092"
+    kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return layered_sources(settings_cls, init_settings)
+
+
+def load_cluster(
+    config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> KafkaClient:
+    """The cluster of a config file's monitor section, ``AEM_BOOTSTRAP_SERVERS``/``AEM_KAFKA_*`` and flags."""
+    data = file_section(config_file) if config_file is not None else {}
+    with settings_context(environ=environ, file_data=data):
+        found = ClusterSettings(**_drop_none(overrides or {}))
+    return KafkaClient(bootstrap_servers=found.bootstrap_servers, security=found.kafka)

@@ -18,6 +18,8 @@ import structlog
 from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaTimeoutError
 
+from monitor.stream.security import KafkaClient, client_kwargs
+
 log = structlog.get_logger(__name__)
 
 STATE_TOPIC_CONFIG = {"cleanup.policy": "compact", "min.compaction.lag.ms": "60000"}
@@ -36,7 +38,7 @@ class StateStore(ABC):
 
 
 class KafkaStateStore(StateStore):
-    def __init__(self, bootstrap: str, topic: str, producer: Any, read_timeout_s: float = 60.0) -> None:
+    def __init__(self, bootstrap: str | KafkaClient, topic: str, producer: Any, read_timeout_s: float = 60.0) -> None:
         self.bootstrap = bootstrap
         self.topic = topic
         self.producer = producer
@@ -56,7 +58,7 @@ class KafkaStateStore(StateStore):
         if not partitions:
             return out
         consumer = KafkaConsumer(
-            bootstrap_servers=self.bootstrap, group_id=None, enable_auto_commit=False, client_id="aem-state-restore"
+            **client_kwargs(self.bootstrap), group_id=None, enable_auto_commit=False, client_id="aem-state-restore"
         )
         try:
             tps = [TopicPartition(self.topic, p) for p in partitions]

@@ -38,6 +38,7 @@ EXTRA_METRICS = {
     "aem_dlq_reduced_total": "counter",
     "aem_turns_too_large_total": "counter",
     "aem_open_dialog_bytes": "gauge",
+    "aem_label_overflow_total": "counter",
     "aem_judge_requests_total": "counter",
     "aem_judge_latency_seconds": "histogram",
     "aem_judge_configured": "gauge",

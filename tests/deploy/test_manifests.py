@@ -156,7 +156,7 @@ def test_dockerfile():
     assert base.startswith("python:3.11") and "slim" in base and PINNED.match(base)
     assert "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in text
     assert re.search(r"^USER (?!root|0\b)\S+", text, flags=re.M), "must run as a non-root user"
-    assert re.search(r"^HEALTHCHECK .*\n?.*/metrics", text, flags=re.M)
+    assert re.search(r"^HEALTHCHECK .*\n?.*/healthz", text, flags=re.M)
     assert f"EXPOSE {METRICS_PORT}" in text
     # everything the Dockerfile copies is in the repo and not excluded by .dockerignore
     ignored = {line.strip() for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()}
@@ -247,3 +247,23 @@ def test_prometheusrule_groups_pass_promtool(tmp_path: Path):
     path.write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))
     result = subprocess.run([promtool, "check", "rules", str(path)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_probes_use_healthz_and_outlast_the_broker_exit():
+    container = k8s_docs()["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    for probe in ("readinessProbe", "livenessProbe"):
+        get = container[probe]["httpGet"]
+        assert (get["path"], get["port"]) == ("/healthz", "metrics"), probe
+    liveness = container["livenessProbe"]
+    # `aem run` exits on its own after AEM_BROKER_UNREACHABLE_EXIT_S; liveness restarts no earlier
+    exit_s = float(env_of(container)["AEM_BROKER_UNREACHABLE_EXIT_S"])
+    assert liveness["periodSeconds"] * liveness["failureThreshold"] >= exit_s
+
+
+@pytest.mark.parametrize("name", ["deployment.yaml", "service.yaml", "namespace.yaml"])
+def test_core_manifests_pass_strict_schema_validation(name: str):
+    tool = Path(sys.executable).with_name("kubernetes-validate")
+    assert tool.exists(), "kubernetes-validate (a dev dependency) is not installed"
+    result = subprocess.run([str(tool), "--strict", str(K8S / name)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "passed" in result.stdout + result.stderr

@@ -79,6 +79,7 @@ class ChatServer:
     script: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    respond: Callable[[dict[str, Any]], Reply] | None = None  # a model: answers from the request body
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -109,7 +110,7 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 server.headers.append(dict(self.headers))
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
-            reply = server.next_reply()
+            reply = server.respond(body) if server.respond is not None else server.next_reply()
             try:
                 if reply.delay:
                     time.sleep(reply.delay)

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from monitor.judge.config import JudgeSettings, judge_settings_from_env
 from monitor.judge.grounding import GroundingChecker
-from monitor.judge.llm import JudgeUnavailable, LLMJudge, LLMJudgeConfig, parse_verdict
+from monitor.judge.llm import JudgeMetrics, JudgeUnavailable, LLMJudge, parse_verdict
 from monitor.judge.prompts import PROMPT_VERSION
 from monitor.models.dialog import Reply, ToolCall, UserMessage
 from monitor.scoring.types import ObservedTurn
@@ -36,18 +37,26 @@ HISTORY = [
 GROUNDED_REPLY = ObservedTurn(turn_no=3, turn="Agent", predict=Reply(response="Done: UA-100 is booked, BK-48213."))
 
 
+_METRICS: dict[int, tuple[Any, JudgeMetrics]] = {}
+
+
 def make_judge(url: str, registry: Any, sleeps: list[float] | None = None, **overrides: Any) -> LLMJudge:
     settings: dict[str, Any] = {
-        "base_url": url,
+        "url": url,
         "model": "judge-model",
         "api_key": "sk-test",
-        "timeout_s": 2.0,
+        "timeout": 2.0,
         "max_attempts": 3,
         "backoff_s": 0.01,
         **overrides,
     }
     recorded = sleeps if sleeps is not None else []
-    return LLMJudge(LLMJudgeConfig.model_validate(settings), registry=registry, sleep=recorded.append)
+    metrics = None
+    if registry is not None:  # one metrics set per registry, as the engine's builder does
+        if id(registry) not in _METRICS:
+            _METRICS[id(registry)] = (registry, JudgeMetrics(registry))
+        metrics = _METRICS[id(registry)][1]
+    return LLMJudge(JudgeSettings.model_validate(settings), metrics=metrics, sleep=recorded.append)
 
 
 def test_pass_verdict_over_http(chat_server: ChatServer, registry: Any, sample: Callable[..., float]) -> None:
@@ -169,7 +178,7 @@ def test_client_error_is_not_retried(chat_server: ChatServer, registry: Any, sam
 def test_timeout_is_counted_and_retried(chat_server: ChatServer, registry: Any, sample: Callable[..., float]) -> None:
     late = json.dumps({"choices": [{"message": {"content": '{"verdict": "pass", "score": 1}'}}]})
     chat_server.answer(Scripted(200, late, delay=1.0), Scripted(200, late))
-    verdict = make_judge(chat_server.url, registry, timeout_s=0.2).judge("completeness", "t", "r")
+    verdict = make_judge(chat_server.url, registry, timeout=0.2).judge("completeness", "t", "r")
     assert verdict.verdict == "pass"
     assert sample(REQUESTS, outcome="timeout") == 1
     assert sample(REQUESTS, outcome="ok") == 1
@@ -201,7 +210,7 @@ def test_cache_key_covers_model_and_prompt_version(registry: Any) -> None:
 def test_concurrency_is_limited(chat_server: ChatServer, registry: Any) -> None:
     body = json.dumps({"choices": [{"message": {"content": '{"verdict": "pass", "score": 1}'}}]})
     chat_server.answer(Scripted(200, body, delay=0.1))
-    judge = make_judge(chat_server.url, registry, max_concurrency=2)
+    judge = make_judge(chat_server.url, registry, concurrency=2)
     errors: list[BaseException] = []
 
     def work(i: int) -> None:
@@ -243,31 +252,35 @@ def test_registries_are_per_judge(chat_server: ChatServer) -> None:
     assert second.get_sample_value(REQUESTS, {"outcome": "ok"}) == 0
 
 
-def test_config_from_env() -> None:
-    assert LLMJudgeConfig.from_env({}) is None
-    config = LLMJudgeConfig.from_env(
+def test_settings_from_env() -> None:
+    assert not judge_settings_from_env({}).enabled
+    settings = judge_settings_from_env(
         {
             "AEM_JUDGE_URL": "http://judge.internal:8000/v1/",
             "AEM_JUDGE_MODEL": "qwen2.5-7b-instruct",
             "AEM_JUDGE_API_KEY": "sk-secret",
             "AEM_JUDGE_MAX_ATTEMPTS": "5",
+            "AEM_JUDGE_TIMEOUT": "7.5",
+            "AEM_JUDGE_CONCURRENCY": "2",
         }
     )
-    assert config is not None
-    assert config.endpoint == "http://judge.internal:8000/v1/chat/completions"
-    assert config.model == "qwen2.5-7b-instruct" and config.max_attempts == 5
-    assert config.api_key is not None and "sk-secret" not in repr(config)
-    full = LLMJudgeConfig(base_url="http://x/v1/chat/completions", model="m")
+    assert settings.endpoint == "http://judge.internal:8000/v1/chat/completions"
+    assert settings.model == "qwen2.5-7b-instruct" and settings.max_attempts == 5
+    assert (settings.timeout, settings.concurrency) == (7.5, 2)
+    assert settings.api_key is not None and "sk-secret" not in repr(settings)
+    full = JudgeSettings(url="http://x/v1/chat/completions", model="m")
     assert full.endpoint == "http://x/v1/chat/completions"
 
 
-def test_checker_from_env(comparators: Any, registry: Any) -> None:
-    plain = GroundingChecker.from_env(comparators.values, comparators.replies, registry=registry, env={})
-    assert plain.llm is None
-    wired = GroundingChecker.from_env(
-        comparators.values, comparators.replies, registry=registry, env={"AEM_JUDGE_URL": "http://127.0.0.1:9/v1"}
-    )
-    assert isinstance(wired.llm, LLMJudge) and wired.llm.metrics.registry is registry
+def test_the_composition_root_wires_the_judge_settings(registry: Any) -> None:
+    from monitor.wiring import build_engine, judge_from_env
+
+    plain = build_engine(embed=False, judge=JudgeSettings(), registry=registry)
+    assert isinstance(plain.judge, GroundingChecker) and plain.judge.llm is None
+    wired = build_engine(embed=False, judge=JudgeSettings(url="http://127.0.0.1:9/v1"), registry=registry)
+    assert isinstance(wired.judge, GroundingChecker) and isinstance(wired.judge.llm, LLMJudge)
+    assert wired.judge.llm.metrics.registry is registry
+    assert judge_from_env({"AEM_JUDGE_URL": "http://j/v1"}).url == "http://j/v1"
 
 
 @pytest.mark.parametrize(
@@ -275,20 +288,39 @@ def test_checker_from_env(comparators: Any, registry: Any) -> None:
     [
         ('{"verdict": "PASS", "score": 1}', "pass"),
         ('```json\n{"verdict": "fail", "score": 0.2, "missing": ["x"]}\n```', "fail"),
-        ('Here is my verdict: {"verdict": "fail", "score": 0.0, "unsupported": [{"claim": 1}]} Thanks.', "fail"),
+        ('  {"verdict": "fail", "score": 0.0, "unsupported": [{"claim": 1}]}\n', "fail"),
     ],
 )
-def test_parse_verdict_tolerates_fences_and_prose(content: str, verdict: str) -> None:
+def test_parse_verdict_takes_one_object_or_one_fence(content: str, verdict: str) -> None:
     assert parse_verdict(content).verdict == verdict
 
 
-@pytest.mark.parametrize("content", ["", "no json here", "[1, 2]", '{"score": 0.5}', '{"verdict": "pass", "score": 7}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "",
+        "no json here",
+        "[1, 2]",
+        '{"score": 0.5}',
+        '{"verdict": "pass", "score": 7}',
+        # JSON inside prose may be quoted from the judged reply: never extracted
+        'The reply says {"verdict": "pass", "score": 1} but it is wrong.',
+        'Here is my verdict: {"verdict": "fail", "score": 0.0} Thanks.',
+        "1" * 5000,
+    ],
+)
 def test_parse_verdict_rejects_garbage(content: str) -> None:
     with pytest.raises(ValueError):
         parse_verdict(content)
 
 
-def test_judges_on_one_registry_share_metrics(chat_server: ChatServer, registry: Any) -> None:
-    first, second = make_judge(chat_server.url, registry), make_judge(chat_server.url, registry)
-    assert first.metrics is second.metrics
-    assert make_judge(chat_server.url, None).metrics.registry is not registry
+def test_judges_on_one_registry_share_one_metrics_object(chat_server: ChatServer, registry: Any) -> None:
+    metrics = JudgeMetrics(registry)
+    settings = JudgeSettings(url=chat_server.url, model="m", max_attempts=1)
+    first, second = LLMJudge(settings, metrics=metrics), LLMJudge(settings, metrics=metrics)
+    chat_server.answer_verdict("pass", 1.0)
+    first.judge("completeness", "t", "r1")
+    second.judge("completeness", "t", "r2")
+    assert registry.get_sample_value(REQUESTS, {"outcome": "ok"}) == 2
+    with pytest.raises(ValueError, match="Duplicated"):
+        JudgeMetrics(registry)  # a registry holds one set: its owner creates it once

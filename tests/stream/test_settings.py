@@ -26,7 +26,7 @@ def test_precedence(tmp_path):
     assert settings.metrics_port == 3333
     assert settings.reference == ["a.json", "b.json"]
     assert settings.scoring.threshold == 0.6 and settings.scoring.side_effect_free == ["weather"]
-    assert settings.judge.as_env() == {"AEM_JUDGE_URL": "http://127.0.0.1:9/v1"}
+    assert settings.judge.url == "http://127.0.0.1:9/v1" and settings.judge.enabled
     assert settings.resolved_state_topic == "aem.state.env-group"
 
 

@@ -1,0 +1,228 @@
+"""Health you can alert on: `/healthz`, `/metrics` on a bounded HTTP server, and a broker probe.
+
+* :class:`Health` holds two times: the last poll of the consumer loop and the last successful contact
+  with the broker. ``/healthz`` answers 200 while both are recent and 503 otherwise, with both ages
+  in a small JSON body; it never talks to Kafka itself, so it stays cheap.
+* :class:`BrokerProbe` refreshes the cluster metadata from a thread of its own every few seconds
+  (kafka-python's consumer does not report a dead broker: its polls just come back empty).
+* :class:`HealthServer` serves ``/metrics`` and ``/healthz`` only (404 elsewhere, 405 for other
+  methods) with at most ``max_connections`` handler threads; further connections wait in the listen
+  backlog. A connection idle for ``request_timeout_s`` is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import structlog
+from kafka import KafkaConsumer
+from kafka.errors import KafkaError
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+
+from monitor.stream.security import KafkaClient, client_kwargs
+
+log = structlog.get_logger(__name__)
+
+
+class BrokerUnreachable(RuntimeError):
+    """No successful contact with the broker for longer than the configured limit."""
+
+
+class Health:
+    """Thread-safe: the loop and the probe write, the HTTP handlers read."""
+
+    def __init__(
+        self,
+        max_poll_age_s: float = 60.0,
+        max_broker_silence_s: float = 15.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_poll_age_s = max_poll_age_s
+        self.max_broker_silence_s = max_broker_silence_s
+        self.clock = clock
+        self.started = clock()
+        self._last_poll: float | None = None
+        self._last_contact: float | None = None
+        self._lock = threading.Lock()
+
+    def polled(self) -> None:
+        with self._lock:
+            self._last_poll = self.clock()
+
+    def broker_contact(self) -> None:
+        with self._lock:
+            self._last_contact = self.clock()
+
+    def broker_silence(self) -> float:
+        """Seconds since the last broker contact (since start when there was none)."""
+        with self._lock:
+            return self.clock() - (self._last_contact if self._last_contact is not None else self.started)
+
+    def report(self) -> tuple[bool, dict[str, Any]]:
+        now = self.clock()
+        with self._lock:
+            poll_age = None if self._last_poll is None else round(now - self._last_poll, 3)
+            contact_age = None if self._last_contact is None else round(now - self._last_contact, 3)
+        polling = poll_age is not None and poll_age <= self.max_poll_age_s
+        reachable = contact_age is not None and contact_age <= self.max_broker_silence_s
+        body = {
+            "status": "ok" if polling and reachable else "failing",
+            "last_poll_age_s": poll_age,
+            "broker_reachable": reachable,
+            "last_broker_contact_age_s": contact_age,
+        }
+        return polling and reachable, body
+
+
+class BrokerProbe:
+    """Refreshes cluster metadata every ``interval_s`` on a thread; each success is a broker contact."""
+
+    def __init__(
+        self,
+        cluster: str | KafkaClient,
+        health: Health,
+        interval_s: float = 5.0,
+        timeout_s: float = 3.0,
+        silence_limit_s: float = 0.0,
+        on_silence: Callable[[float], None] | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.health = health
+        self.silence_limit_s = silence_limit_s  # 0: never give up
+        self.on_silence = on_silence
+        self.interval_s = interval_s
+        self.timeout_s = timeout_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="aem-broker-probe", daemon=True)
+        self._consumer: KafkaConsumer | None = None
+        self._failing = False
+
+    def start(self) -> BrokerProbe:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.timeout_s + 2)
+        if self._consumer is not None:
+            with contextlib.suppress(KafkaError):  # closing a client of a dead broker
+                self._consumer.close()
+
+    def probe_once(self) -> bool:
+        try:
+            if self._consumer is None:
+                self._consumer = KafkaConsumer(**client_kwargs(self.cluster), group_id=None, client_id="aem-health")
+            self._consumer.bootstrap(timeout_ms=int(self.timeout_s * 1000), refresh=True)
+        except KafkaError as exc:
+            if not self._failing:
+                log.warning("broker_unreachable", cluster=str(self.cluster), error=repr(exc)[:200])
+            self._failing = True
+            return False
+        if self._failing:
+            log.info("broker_reachable_again", cluster=str(self.cluster))
+        self._failing = False
+        self.health.broker_contact()
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.probe_once()
+            silence = self.health.broker_silence()
+            if self.silence_limit_s and silence > self.silence_limit_s and self.on_silence is not None:
+                log.error("broker_unreachable_giving_up", silent_s=round(silence, 1), limit_s=self.silence_limit_s)
+                self.on_silence(silence)
+                return
+            self._stop.wait(self.interval_s)
+
+
+class _BoundedServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
+        self._slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._slots.acquire()  # at most max_connections handler threads; the rest wait in the backlog
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: float) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        timeout = request_timeout_s
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            if path == "/metrics":  # OpenMetrics (with exemplars) when the scraper asks for it
+                encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
+                self._send(200, content_type, encoder(registry))
+            elif path == "/healthz":
+                ok, body = health.report()
+                self._send(200 if ok else 503, "application/json", json.dumps(body).encode())
+            else:
+                self._send(404, "text/plain; charset=utf-8", b"not found: /metrics and /healthz only\n")
+
+        def do_HEAD(self) -> None:
+            self._send(405, "text/plain; charset=utf-8", b"")
+
+        do_POST = do_PUT = do_DELETE = do_HEAD
+
+        def _send(self, status: int, content_type: str, data: bytes) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (TimeoutError, BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler
+
+
+class HealthServer:
+    """``/metrics`` and ``/healthz`` on ``host:port`` (port 0: any free port) with bounded threads."""
+
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        health: Health,
+        host: str = "0.0.0.0",
+        port: int = 9464,
+        max_connections: int = 8,
+        request_timeout_s: float = 10.0,
+    ) -> None:
+        self._server = _BoundedServer((host, port), _handler(registry, health, request_timeout_s), max_connections)
+        self.port = int(self._server.server_address[1])
+        self._thread = threading.Thread(target=self._server.serve_forever, name="aem-http", daemon=True)
+
+    def start(self) -> HealthServer:
+        self._thread.start()
+        return self
+
+    def shutdown(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)

@@ -1,0 +1,114 @@
+"""Bounded Prometheus labels and trusted timestamps for what producers send.
+
+``agent`` and ``release`` come from the events, so a producer decides how many label sets the monitor
+keeps. :class:`LabelGuard` bounds them (docs/reliability.md):
+
+* **charset and length**: characters outside ``[A-Za-z0-9._:/@+-]`` become ``_`` and a value is cut at
+  ``max_chars``; an empty value becomes ``unknown``;
+* **distinct pairs**: at most ``max_pairs`` (agent, release) pairs get labels of their own; a further
+  pair is counted under ``release="other"`` (and ``agent="other"`` when its agent is new too). Each
+  overflow is counted (the ``on_overflow`` callback) and the first one is logged.
+
+Timestamps in events are producer clocks: :func:`trusted_time` prefers the broker record's timestamp
+and clamps whichever it uses to now ± ``skew_s``, so a year-9999 event can neither become the newest
+release nor put 6e10 s into the latency histogram.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+OTHER = "other"
+UNKNOWN = "unknown"
+LABEL_CHARSET = "A-Za-z0-9._:/@+-"
+_OUTSIDE = re.compile(f"[^{LABEL_CHARSET}]")
+
+
+def clean_label(value: str | None, max_chars: int) -> str:
+    """``value`` in the label charset, at most ``max_chars`` long; ``unknown`` when empty."""
+    if not value:
+        return UNKNOWN
+    cleaned = _OUTSIDE.sub("_", value[: max_chars * 4])[:max_chars]
+    return cleaned or UNKNOWN
+
+
+class LabelGuard:
+    """Admits (agent, release) label pairs up to a cap; later pairs share ``release="other"``."""
+
+    def __init__(
+        self,
+        max_chars: int = 64,
+        max_pairs: int = 100,
+        on_overflow: Callable[[], None] | None = None,
+    ) -> None:
+        self.max_chars = max_chars
+        self.max_pairs = max_pairs
+        self.on_overflow = on_overflow
+        self.overflowed = 0
+        self._pairs: set[tuple[str, str]] = set()
+        self._agents: dict[str, int] = {}  # agent -> admitted pairs holding it
+        self._lock = threading.Lock()
+
+    def admit(self, agent: str | None, release: str | None, count: bool = True) -> tuple[str, str]:
+        """The labels to record (agent, release) under: cleaned, and within the cap.
+
+        An overflow is counted when ``count`` (once per event: the sink's other uses pass False).
+        """
+        pair = (clean_label(agent, self.max_chars), clean_label(release, self.max_chars))
+        with self._lock:
+            if pair in self._pairs:
+                return pair
+            if len(self._pairs) < self.max_pairs:
+                self._pairs.add(pair)
+                self._agents[pair[0]] = self._agents.get(pair[0], 0) + 1
+                return pair
+            admitted = (pair[0] if pair[0] in self._agents else OTHER, OTHER)
+            if not count:
+                return admitted
+            self.overflowed += 1
+            first = self.overflowed == 1
+        if first:
+            log.warning("label_pairs_capped", max_pairs=self.max_pairs, agent=pair[0], release=pair[1])
+        if self.on_overflow is not None:
+            self.on_overflow()
+        return admitted
+
+    def is_overflow(self, pair: tuple[str, str]) -> bool:
+        """Whether ``pair`` is the shared bucket of pairs beyond the cap (not a release of its own)."""
+        with self._lock:
+            return pair[1] == OTHER and pair not in self._pairs
+
+    def forget(self, agent: str, release: str) -> None:
+        """Free the slot of a pair whose label sets were removed (an expired release)."""
+        with self._lock:
+            if (agent, release) in self._pairs:
+                self._pairs.discard((agent, release))
+                left = self._agents.get(agent, 1) - 1
+                if left:
+                    self._agents[agent] = left
+                else:
+                    self._agents.pop(agent, None)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+
+def trusted_time(event_time: float | None, record_ms: int | None, now: float, skew_s: float) -> float:
+    """When an event happened, as far as the monitor trusts it.
+
+    The broker record's timestamp (milliseconds; absent or negative when the broker gives none) wins
+    over the event's own; either is clamped to ``[now - skew_s, now + skew_s]``.
+    """
+    if record_ms is not None and record_ms > 0:
+        candidate = record_ms / 1000.0
+    elif event_time is not None:
+        candidate = event_time
+    else:
+        return now
+    return min(max(candidate, now - skew_s), now + skew_s)

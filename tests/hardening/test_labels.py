@@ -1,0 +1,79 @@
+"""Bounded labels: charset, length, a cap on (agent, release) pairs; trusted timestamps; /metrics size."""
+
+from __future__ import annotations
+
+import urllib.request
+
+from prometheus_client import CollectorRegistry
+from structlog.testing import capture_logs
+
+from monitor.models.verdict import TurnVerdict
+from monitor.stream.health import Health, HealthServer
+from monitor.stream.labels import OTHER, LabelGuard, clean_label, trusted_time
+from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.settings import MonitorSettings
+
+NOW = 1_800_000_000.0
+
+
+def test_labels_keep_to_the_charset_and_length() -> None:
+    assert clean_label("support-bot", 64) == "support-bot"
+    assert clean_label("v1.2.3+build/7@eu:1", 64) == "v1.2.3+build/7@eu:1"
+    assert clean_label('rel"\n{bad}=label é', 64) == "rel___bad__label__"
+    assert clean_label("x" * 10_000, 64) == "x" * 64
+    assert clean_label("", 64) == clean_label(None, 64) == "unknown"
+
+
+def test_pairs_beyond_the_cap_go_to_other_counted_and_logged_once() -> None:
+    overflows: list[int] = []
+    guard = LabelGuard(max_chars=32, max_pairs=3, on_overflow=lambda: overflows.append(1))
+    assert [guard.admit("bot", f"r{i}") for i in range(3)] == [("bot", "r0"), ("bot", "r1"), ("bot", "r2")]
+    with capture_logs() as logs:
+        assert guard.admit("bot", "r3") == ("bot", OTHER)  # a known agent keeps its name
+        assert guard.admit("new-agent", "r9") == (OTHER, OTHER)  # a new agent does not
+        assert guard.admit("bot", "r4", count=False) == ("bot", OTHER)
+    assert guard.admit("bot", "r1") == ("bot", "r1")  # admitted pairs stay
+    assert len(overflows) == 2 and guard.overflowed == 2
+    assert [e["event"] for e in logs] == ["label_pairs_capped"]
+    guard.forget("bot", "r0")  # an expired release frees its slot
+    assert guard.admit("bot", "r5") == ("bot", "r5")
+
+
+def test_trusted_time_prefers_the_broker_and_clamps() -> None:
+    assert trusted_time(NOW - 10, int((NOW - 2) * 1000), NOW, 300) == NOW - 2
+    assert trusted_time(NOW - 10, None, NOW, 300) == NOW - 10
+    assert trusted_time(253402300799.0, None, NOW, 300) == NOW + 300  # year 9999
+    assert trusted_time(-62135596800.0, None, NOW, 300) == NOW - 300  # year 0001
+    assert trusted_time(None, -1, NOW, 300) == NOW  # no timestamp at all
+
+
+def verdict(no: int, success: bool) -> TurnVerdict:
+    return TurnVerdict.model_validate(
+        {"turn_no": no, "turn": "Tool", "success": success, "score": 1.0 if success else 0.2,
+         "failure_reason": None if success else "inconsistent_parameter_values",
+         "sub_metric": None if success else "truthfulness", "chain_length": "1"}
+    )
+
+
+def test_twenty_thousand_releases_leave_metrics_under_one_megabyte() -> None:
+    registry = CollectorRegistry()
+    settings = MonitorSettings()
+    metrics = MonitorMetrics(registry, labels=LabelGuard(settings.max_label_chars, settings.max_release_pairs))
+    cap = settings.max_release_pairs
+    server = HealthServer(registry, Health(), host="127.0.0.1", port=0).start()
+    try:
+        for i in range(20_000):
+            release = f"release-{i:05d}-" + "z" * 200  # long values are cut too
+            metrics.see_release("support-bot", release, NOW)
+            metrics.record_turn(verdict(1, True), "support-bot", release, "reference")
+            metrics.record_turn(verdict(2, False), "support-bot", release, "reference")
+        body = urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=30).read()
+    finally:
+        server.shutdown()
+    print(f"/metrics after 20,000 releases (cap {cap}): {len(body)} bytes")
+    assert len(body) < 1_000_000, f"/metrics is {len(body)} bytes"
+    assert registry.get_sample_value("aem_label_overflow_total") == 20_000 - cap
+    other = {"agent": "support-bot", "release": OTHER, "mode": "reference", "turn_type": "action", "outcome": "pass"}
+    assert registry.get_sample_value("aem_turns_total", other) == 20_000 - cap  # nothing is lost, only folded
+    first_seen = [line for line in body.decode().splitlines() if line.startswith("aem_release_first_seen")]
+    assert len(first_seen) == cap and not any(f'release="{OTHER}"' in line for line in first_seen)
