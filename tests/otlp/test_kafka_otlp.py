@@ -126,7 +126,7 @@ def test_aem_replay_and_aem_run_on_otlp_json_from_the_command_line(broker):
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)
     replay = subprocess.run(
         [AEM, "replay", SALES_FILE, "--format", "otlp_json", "--bootstrap-servers", broker.bootstrap,
-         "--topic", topics.traces, "--release", "v9"],
+         "--topic", topics.traces, "--release", "v9", "--keep-ids"],
         capture_output=True, text=True, timeout=120, cwd=REPO,
     )  # fmt: skip
     assert replay.returncode == 0, replay.stderr
