@@ -43,6 +43,9 @@ EXTRA_METRICS = {
     "aem_judge_latency_seconds": "histogram",
     "aem_judge_configured": "gauge",
     "aem_root_causes_total": "counter",
+    "aem_cache_hits_total": "counter",
+    "aem_cache_misses_total": "counter",
+    "aem_cache_entries": "gauge",
 }
 PROMETHEUS_METRICS = {"up"}
 
