@@ -85,7 +85,7 @@ class TansuBroker:
         except TimeoutError:
             self.stop()
             raise
-        log.info("broker started", bootstrap=self.bootstrap, pid=self.process.pid)
+        log.info("broker_started", bootstrap=self.bootstrap, pid=self.process.pid)
         return self
 
     def stop(self) -> None:

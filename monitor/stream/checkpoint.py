@@ -109,7 +109,7 @@ class Checkpoint:
         try:
             self.consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in mine.items()})
         except KafkaError as exc:  # the done positions stay done: the next commit carries them
-            log.warning("commit failed; will retry", error=str(exc))
+            log.warning("commit_failed_retrying", error=str(exc))
             return {}
         self.offsets.committed(mine)
         return mine

@@ -93,7 +93,7 @@ class DeadLetterSink:
             form = Form.METADATA
             self.producer.send(self.topic, **metadata)
         self.counter.dead_lettered(form)
-        log.warning("invalid event", error=letter.reason[:300], source=letter.source, size=len(value), form=str(form))
+        log.warning("invalid_event", error=letter.reason[:300], source=letter.source, size=len(value), form=str(form))
         return form
 
     @staticmethod

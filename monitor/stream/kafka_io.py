@@ -62,7 +62,7 @@ def ensure_topics(
         if new:
             with contextlib.suppress(TopicAlreadyExistsError):
                 admin.create_topics(new)
-            log.info("topics created", topics=[t.name for t in new], partitions=partitions)
+            log.info("topics_created", topics=[t.name for t in new], partitions=partitions)
     finally:
         admin.close()
 
@@ -85,7 +85,7 @@ def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int,
         ) from exc
     finally:
         admin.close()
-    log.info("partitions added", topic=topic, partitions=partitions)
+    log.info("partitions_added", topic=topic, partitions=partitions)
 
 
 def make_consumer(
@@ -175,7 +175,7 @@ class ResendingProducer:
         except (MessageSizeTooLargeError, TypeError, ValueError):
             raise
         except KafkaError as exc:
-            log.warning("send failed; will resend with a fresh producer", topic=item.topic, error=repr(exc))
+            log.warning("send_failed_resending", topic=item.topic, error=repr(exc))
             self.broken = True
         self.pending.append(item)
 
@@ -188,7 +188,7 @@ class ResendingProducer:
             try:
                 self.producer.flush(timeout=wait)
             except KafkaError as exc:
-                log.warning("producer stalled; resending with a fresh one", records=len(self.pending), error=repr(exc))
+                log.warning("producer_stalled_resending", records=len(self.pending), error=repr(exc))
                 self.broken = True
                 continue
             failed = [p for p in self.pending if p.future is None or p.future.failed()]
@@ -196,7 +196,7 @@ class ResendingProducer:
                 self.pending.clear()
                 return
             errors = {repr(p.future.exception) for p in failed if p.future is not None}
-            log.warning("records not delivered; resending", records=len(failed), errors=sorted(errors)[:3])
+            log.warning("records_not_delivered_resending", records=len(failed), errors=sorted(errors)[:3])
             self.pending = []
             for item in self._curable(failed):
                 self._send(item)
@@ -210,12 +210,12 @@ class ResendingProducer:
             if item.future is None or not isinstance(item.future.exception, TOO_LARGE):
                 out.append(item)
             elif item.fallback is not None:
-                log.warning("record too large for the broker; sending its reduced form", topic=item.topic)
+                log.warning("record_too_large_sending_reduced", topic=item.topic)
                 out.append(_Pending(item.topic, item.fallback, None))
             else:
                 self.dropped += 1
                 error = repr(item.future.exception)
-                log.error("record too large for the broker; dropped", topic=item.topic, error=error)
+                log.error("record_too_large_dropped", topic=item.topic, error=error)
         return out
 
     def refresh(self) -> None:

@@ -84,7 +84,7 @@ class OtlpInput:
             raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
         for m in mapped:
             if m.skipped is not None:
-                log.debug("otlp span skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)
+                log.debug("otlp_span_skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)
         return self._validated(self.assembler.add(mapped, position, self.clock()))
 
     def tick(self) -> Decoded:
@@ -108,7 +108,7 @@ class OtlpInput:
                 first = exc.errors(include_url=False)[0]
                 self.spans.labels("invalid").inc()
                 log.warning(
-                    "otlp turn invalid",
+                    "otlp_turn_invalid",
                     conversation=str(ready.event.get("conversation_id"))[:200],
                     field=error_path(tuple(first["loc"])),
                     error=first["msg"],

@@ -71,7 +71,7 @@ class PartitionState:
         if revoked:
             self.revoke(revoked)
         if assigned:
-            log.info("partitions assigned", partitions=sorted(p.partition for p in assigned))
+            log.info("partitions_assigned", partitions=sorted(p.partition for p in assigned))
             self.rebalancing = False
         elif revoked:
             self.rebalancing = True
@@ -85,7 +85,7 @@ class PartitionState:
         for cid in gone:
             del self.owner[cid]
         self.restored -= partitions
-        log.info("partitions revoked", partitions=sorted(p.partition for p in partitions), dropped=len(gone))
+        log.info("partitions_revoked", partitions=sorted(p.partition for p in partitions), dropped=len(gone))
 
     def restore(self, partitions: set[TopicPartition]) -> Outcome:
         """Rebuild the open conversations of newly assigned partitions before their events are read."""
@@ -108,7 +108,7 @@ class PartitionState:
                 restored.extend(self.processor.restore(cid, head, events))
         self.restored |= partitions
         log.info(
-            "state restored",
+            "state_restored",
             partitions=sorted(by_number),
             open=len(self.processor.open),
             emitted_on_restore=len(restored.emissions),
@@ -123,6 +123,6 @@ class PartitionState:
                 try:
                     self.store.save(tp.partition, record.key, record.value, source=f"{tp.topic}/{tp.partition}")
                 except KafkaError as exc:  # e.g. a record above max_request_size: skip it, keep the others
-                    log.warning("checkpoint not saved", conversation=record.conversation_id, error=repr(exc)[:300])
+                    log.warning("checkpoint_not_saved", conversation=record.conversation_id, error=repr(exc)[:300])
             if record.key == record.conversation_id and record.conversation_id not in self.processor.open:
                 self.owner.pop(record.conversation_id, None)  # its finished head was the last record

@@ -250,7 +250,7 @@ class TurnProcessor:
         try:
             return self._process(event, ref, event.epoch_seconds if received is None else received, raw)
         except Exception as exc:
-            log.error("event processing failed", conversation=event.conversation_id, error=repr(exc)[:300])
+            log.error("event_processing_failed", conversation=event.conversation_id, error=repr(exc)[:300])
             conv = self.open.get(event.conversation_id)
             if conv is not None:  # its position must not wait for a verdict that will never come
                 conv.waiting.pop(event.turn_no, None)
@@ -408,7 +408,7 @@ class TurnProcessor:
         if event.reference_id is not None:
             reference = self.references.get(event.reference_id)
             if reference is None:
-                log.warning("unknown reference_id", reference_id=event.reference_id, conversation=event.conversation_id)
+                log.warning("unknown_reference_id", reference_id=event.reference_id, conversation=event.conversation_id)
         session = self.engine.session(
             event.conversation_id, event.release, event.agent, reference=reference, tools=event.tools, early=True
         )
@@ -450,12 +450,12 @@ class TurnProcessor:
         too_large = oversize(event, self.limits.work)
         if too_large is not None:
             out.too_large.append(too_large.limit)
-            log.warning("turn too large to score", conversation=conv.conversation_id, turn_no=event.turn_no)
+            log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)
         try:
             verdicts = conv.session.add(to_observed(event, too_large.detail if too_large else None))
         except Exception as exc:  # the turn is skipped; the conversation carries on
             log.error(
-                "turn scoring failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
+                "turn_scoring_failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
             )
             conv.waiting.pop(event.turn_no, None)
             if ref is not None and event.turn != "User":
@@ -484,7 +484,7 @@ class TurnProcessor:
         if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
             self.dirty.add(conv.conversation_id)
-            log.info("gap given up", conversation=conv.conversation_id, resume_at=conv.next_turn)
+            log.info("gap_given_up", conversation=conv.conversation_id, resume_at=conv.next_turn)
             out.extend(self._drain(conv))
         if conv.held and conv.conversation_id in self.open:
             self._start_gap(conv, self.clock())
@@ -494,7 +494,7 @@ class TurnProcessor:
         try:
             verdicts, result = conv.session.finish()
         except Exception as exc:  # release its positions all the same: a stuck offset stalls the partition
-            log.error("conversation finish failed", conversation=conv.conversation_id, error=repr(exc)[:300])
+            log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
         out = Outcome(emissions=[self._turn_emission(conv, v) for v in verdicts])
         out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
@@ -512,7 +512,7 @@ class TurnProcessor:
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             self.finished.popitem(last=False)
-        log.debug("conversation finished", conversation=conv.conversation_id, reason=reason)
+        log.debug("conversation_finished", conversation=conv.conversation_id, reason=reason)
         return out
 
     def _chain_emission(self, conv: Conversation, closure: ChainClosure) -> Emission:

@@ -127,7 +127,7 @@ class Monitor:
                 self.metrics.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
             ).start()
             self.metrics_port = self._http.port
-            log.info("metrics served", port=self.metrics_port)
+            log.info("metrics_served", port=self.metrics_port)
         return self._http.port
 
     def _give_up_on_broker(self, silent_s: float) -> None:
@@ -172,7 +172,7 @@ class Monitor:
         self.checkpoint = Checkpoint(
             self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
         )
-        log.info("monitor started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
+        log.info("monitor_started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
 
     def run(self) -> None:
         self.start()
@@ -197,7 +197,7 @@ class Monitor:
                         last_lag = self.clock()
                     self.progress.tick(self._figures)
                 except KafkaError as exc:  # the broker went away or the group moved: retry, lose nothing
-                    log.warning("kafka error; retrying", error=repr(exc))
+                    log.warning("kafka_error_retrying", error=repr(exc))
                     self.stop_event.wait(1.0)
         finally:
             self._shutdown()
@@ -219,14 +219,14 @@ class Monitor:
                 self._emit(self.processor.tick())
                 self.checkpoint.commit(timeout=10)
         except KafkaError as exc:
-            log.warning("shutdown commit failed", error=repr(exc))
+            log.warning("shutdown_commit_failed", error=repr(exc))
         finally:
             self._consumer.close(autocommit=False)
             self._producer.close(timeout=5)
             if self._http is not None:
                 self._http.shutdown()
                 self._http = None
-            log.info("monitor stopped", events=self.stats.events, verdicts=self.stats.verdicts)
+            log.info("monitor_stopped", events=self.stats.events, verdicts=self.stats.verdicts)
 
     # -- one poll's worth ------------------------------------------------------------------------
 
@@ -349,7 +349,7 @@ class Monitor:
                 # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
                 ends.update(self._consumer.end_offsets(unknown, timeout_ms=5000))
             except KafkaError as exc:
-                log.warning("lag lookup failed", error=str(exc))
+                log.warning("lag_lookup_failed", error=str(exc))
         for tp, end in ends.items():
             try:
                 position = self._consumer.position(tp, timeout_ms=1000)

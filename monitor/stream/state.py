@@ -90,5 +90,5 @@ class KafkaStateStore(StateStore):
                         remaining.discard(tp)
         finally:
             consumer.close()
-        log.info("state read", topic=self.topic, records={p: len(v) for p, v in out.items()})
+        log.info("state_read", topic=self.topic, records={p: len(v) for p, v in out.items()})
         return out

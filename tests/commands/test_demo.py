@@ -79,4 +79,4 @@ def test_the_demo_writes_logs_to_its_file(tmp_path: Path):
     assert f"logs: {log}" in proc.stdout
     assert proc.stdout.count("AEM Monitor demo") == 1 and "stopped after" in proc.stdout
     assert "[info" not in proc.stdout and "[warning" not in proc.stdout and proc.stderr == ""
-    assert "monitor started" in log.read_text()
+    assert "monitor_started" in log.read_text()

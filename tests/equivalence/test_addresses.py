@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.addresses import parse_address
+from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_ADDRESS = [
     ("2100 Hyde St.", "2100 Hyde Street"),
@@ -23,16 +24,12 @@ OTHER_ADDRESS = [
 
 @pytest.mark.parametrize(("a", "b"), SAME_ADDRESS)
 def test_one_address_in_two_spellings(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent and m.method == "address", (x, y, m)
+    assert_equal_both_ways(typed_values, a, b, method="address")
 
 
 @pytest.mark.parametrize(("a", "b"), OTHER_ADDRESS)
 def test_two_addresses(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent and m.method == "address", (x, y, m)
+    assert_different_both_ways(typed_values, a, b, method="address")
 
 
 @pytest.mark.parametrize("text", ["2 people", "5 stars", "Golden Gate Park", "10 km", "3 pm"])

@@ -6,6 +6,7 @@ import pytest
 
 from monitor.equivalence.money import currency_of, parse_money
 from monitor.equivalence.typed import Money
+from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [
     ("C$ 5", "5 CAD"),
@@ -37,16 +38,12 @@ DIFFERENT = [
 
 @pytest.mark.parametrize(("a", "b"), EQUIVALENT)
 def test_same_amount_same_currency(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent and m.method == "money", (x, y, m)
+    assert_equal_both_ways(typed_values, a, b, method="money")
 
 
 @pytest.mark.parametrize(("a", "b"), DIFFERENT)
 def test_other_currency_or_amount_differs(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent and m.method == "money", (x, y, m)
+    assert_different_both_ways(typed_values, a, b, method="money")
 
 
 def test_the_dollars_are_distinct_currencies():

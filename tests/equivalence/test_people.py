@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.people import same_person
+from tests.equivalence.both_ways import assert_equal_both_ways
 
 SAME_PERSON = [
     ("Dr. Edward Lee", "Edward C Lee, MD"),
@@ -17,9 +18,7 @@ SAME_PERSON = [
 
 @pytest.mark.parametrize(("a", "b"), SAME_PERSON)
 def test_one_person(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent and m.method == "person", (x, y, m)
+    assert_equal_both_ways(typed_values, a, b, method="person")
 
 
 def test_two_people(typed_values):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.phones import phone_key
+from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_NUMBER = [
     ("+1 415-555-0100", "(415) 555-0100"),
@@ -22,16 +23,12 @@ OTHER_NUMBER = [
 
 @pytest.mark.parametrize(("a", "b"), SAME_NUMBER)
 def test_formats_of_one_number_are_equal(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent and m.method == "phone", (x, y, m)
+    assert_equal_both_ways(typed_values, a, b, method="phone")
 
 
 @pytest.mark.parametrize(("a", "b"), OTHER_NUMBER)
 def test_two_numbers_differ(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent and m.method == "phone", (x, y, m)
+    assert_different_both_ways(typed_values, a, b, method="phone")
 
 
 @pytest.mark.parametrize("text", ["12345", "2024-06-20", "1,234,567", "$415.55", "415"])

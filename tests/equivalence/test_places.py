@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.places import parse_place, place_relation
+from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_PLACE = [
     ("Seattle", "WA"),
@@ -43,18 +44,12 @@ DIFFERENT_PLACE = [
 
 @pytest.mark.parametrize(("a", "b"), SAME_PLACE)
 def test_same_place_at_any_granularity(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent, (x, y, m)
-        assert m.score >= 0.5
+    assert_equal_both_ways(typed_values, a, b, min_score=0.5)
 
 
 @pytest.mark.parametrize(("a", "b"), DIFFERENT_PLACE)
 def test_different_places(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent, (x, y, m)
-        assert m.score < 0.5
+    assert_different_both_ways(typed_values, a, b, max_score=0.5)
 
 
 def test_relation_names_the_finer_side():
@@ -126,13 +121,9 @@ OTHER_AIRPORT = [
 
 @pytest.mark.parametrize(("a", "b"), SAME_AIRPORT)
 def test_an_airport_by_name_code_or_city(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent and m.method == "airport", (x, y, m)
+    assert_equal_both_ways(typed_values, a, b, method="airport")
 
 
 @pytest.mark.parametrize(("a", "b"), OTHER_AIRPORT)
 def test_different_airports(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent and m.method == "airport", (x, y, m)
+    assert_different_both_ways(typed_values, a, b, method="airport")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.typed import parse_year_range
+from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [
     ("1 year", "12 months"),
@@ -43,17 +44,12 @@ DIFFERENT = [
 
 @pytest.mark.parametrize(("a", "b"), EQUIVALENT)
 def test_equivalent_both_directions(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent, (x, y, m)
+    assert_equal_both_ways(typed_values, a, b)
 
 
 @pytest.mark.parametrize(("a", "b"), DIFFERENT)
 def test_different_both_directions(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent, (x, y, m)
-        assert m.score < 0.5
+    assert_different_both_ways(typed_values, a, b, max_score=0.5)
 
 
 @pytest.mark.parametrize("text", ["5-10", "1-3", "2019-2021", "19-25", "100/101"])
@@ -78,13 +74,9 @@ PARTIAL_DATES_DIFFERENT = [
 
 @pytest.mark.parametrize(("a", "b"), PARTIAL_DATES_EQUIVALENT)
 def test_partial_dates_equivalent(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent, (x, y, m)
+    assert_equal_both_ways(typed_values, a, b)
 
 
 @pytest.mark.parametrize(("a", "b"), PARTIAL_DATES_DIFFERENT)
 def test_partial_dates_different(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert not m.equivalent, (x, y, m)
+    assert_different_both_ways(typed_values, a, b)

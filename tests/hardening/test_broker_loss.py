@@ -60,7 +60,7 @@ def test_broker_killed_healthz_fails_and_aem_run_exits_non_zero(tmp_path: Path) 
             f"  healthz_max_broker_silence_s: {SILENCE_S}\n"
         )
         monitor = MonitorProcess(["--config", str(config)]).start()
-        monitor.wait_for("partitions assigned")
+        monitor.wait_for("partitions_assigned")
         assert monitor.metrics_port is not None
         report = wait_for_status(monitor.metrics_port, 200, timeout=30)
         assert report["broker_reachable"] is True

@@ -475,7 +475,7 @@ def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Scena
 
     def body(h: Harness) -> list[tuple[str, float]]:
         first = h.monitor()
-        first.wait_for("partitions assigned")
+        first.wait_for("partitions_assigned")
         h.warm_up()
         h.start_publishing()
         h.wait_sent(share)
@@ -483,7 +483,7 @@ def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Scena
         first.kill9()
         h.monitors.remove(first)
         h.exit_codes.append(first.process.returncode if first.process else None)
-        h.monitor().wait_for("partitions assigned")
+        h.monitor().wait_for("partitions_assigned")
         return [("kill -9", fault)]
 
     return _run("kill -9 + restart", bootstrap, traffic, body)
@@ -494,13 +494,13 @@ def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.2, leave
 
     def body(h: Harness) -> list[tuple[str, float]]:
         first = h.monitor()
-        first.wait_for("partitions assigned")
+        first.wait_for("partitions_assigned")
         h.warm_up()
         h.start_publishing()
         h.wait_sent(join_at)
         join = time.time()
         second = h.monitor()
-        second.wait_for("partitions assigned")
+        second.wait_for("partitions_assigned")
         h.wait_sent(leave_at)
         leave = time.time()
         h.exit_codes.append(first.stop())
@@ -517,7 +517,7 @@ def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.4) 
 
         def body(h: Harness) -> list[tuple[str, float]]:
             first = h.monitor()
-            first.wait_for("partitions assigned")
+            first.wait_for("partitions_assigned")
             h.warm_up()
             h.start_publishing()
             h.wait_sent(share)
@@ -539,14 +539,14 @@ def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Sce
 
     def body(h: Harness) -> list[tuple[str, float]]:
         first = h.monitor()
-        first.wait_for("partitions assigned")
+        first.wait_for("partitions_assigned")
         h.warm_up()
         h.start_publishing()
         h.wait_sent(share)
         h.exit_codes.append(first.stop())  # drains: finishes its batch, flushes, commits, exits
         h.monitors.remove(first)
         stopped = time.time()
-        h.monitor().wait_for("partitions assigned")
+        h.monitor().wait_for("partitions_assigned")
         return [("exit after SIGTERM", stopped)]
 
     return _run("SIGTERM + restart", bootstrap, traffic, body)

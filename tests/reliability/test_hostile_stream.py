@@ -64,7 +64,7 @@ def test_hostile_events_go_to_the_dlq_valid_ones_get_verdicts(broker, engine, ho
     h = Harness(broker.bootstrap, traffic, env={"AEM_MAX_EVENT_BYTES": str(MAX_BYTES)})
     monitor = h.monitor()
     try:
-        monitor.wait_for("partitions assigned")
+        monitor.wait_for("partitions_assigned")
         producer = make_producer(broker.bootstrap, client_id="hostile", max_request_size=4 * MAX_BYTES)
         try:
             publish(producer, h.topics.traces, mixed)

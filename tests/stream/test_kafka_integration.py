@@ -194,14 +194,14 @@ def test_two_processes_in_one_group_split_partitions_without_double_scoring(brok
     first = MonitorProcess(args + env_topics).start()
     second = MonitorProcess(args + env_topics).start()
     try:
-        first.wait_for("partitions assigned")
-        second.wait_for("partitions assigned")
-        first.wait_for("partitions assigned|partitions revoked", count=1)
+        first.wait_for("partitions_assigned")
+        second.wait_for("partitions_assigned")
+        first.wait_for("partitions_assigned|partitions_revoked", count=1)
         # Let the group settle: each member holds part of the topic.
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            a = [ln for ln in first.lines if "partitions assigned" in ln]
-            b = [ln for ln in second.lines if "partitions assigned" in ln]
+            a = [ln for ln in first.lines if "partitions_assigned" in ln]
+            b = [ln for ln in second.lines if "partitions_assigned" in ln]
             if a and b and not any("revoked" in ln for ln in first.lines[-1:]):
                 break
             time.sleep(0.5)
