@@ -4,17 +4,15 @@
 
 Values: see ``benchmarks/value_accuracy.py`` (BFCL accepted alternatives; SGD slot values per domain with a
 leave-one-domain-out figure and cosine baselines).
-Replies: STS-B dev, score >= 4 equivalent (truthful and complete), <= 1 different.
+Replies: see ``benchmarks/accuracy_replies.py`` (SGD reply pairs held out by inferred domain, with the
+failure-reason accuracy; STS-B dev, score >= 4 same meaning, <= 1 different, 5-fold).
 
-The logistic coefficients in monitor/equivalence/calibration.py are constants; ``--fit`` refits them on
-all the data and prints them, and always a k-fold cross-validated figure (folds grouped by parameter name
-for values, by pair for replies) so the figure is not one of memorisation.
+Every figure quoted is held out: whatever is tuned is fitted on the other domains or folds.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 from pathlib import Path
@@ -24,20 +22,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.value_accuracy import check_data, values_report
 from monitor.equivalence import EmbeddingScorer
-
-
-def stsb_pairs(path: Path) -> list[tuple[str, str, int]]:
-    out = []
-    with path.open(newline="") as fh:
-        for row in csv.reader(fh):
-            if len(row) != 3 or row[2] == "score":
-                continue
-            s = float(row[2])
-            if s >= 4:
-                out.append((row[0], row[1], 1))
-            elif s <= 1:
-                out.append((row[0], row[1], 0))
-    return out
 
 
 # ----------------------------------------------------------------------------------------------- replies
@@ -60,7 +44,7 @@ def main() -> None:
     if args.only in (None, "values"):
         print("\n".join(values_report(args.data, scorer, args.fit, args.folds)))
     if args.only in (None, "replies"):
-        check_data(args.data, ["stsb_en_dev.csv"])
+        check_data(args.data, ["stsb_en_dev.csv", "sgd_reply_pairs_dev.jsonl"])
         run_replies(args.data, scorer, args.fit, args.folds)
 
 

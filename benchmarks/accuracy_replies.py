@@ -2,7 +2,7 @@
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py --data DIR [--folds 5] [--errors N]
 
-``DIR`` must hold ``sgd_reply_pairs_dev.jsonl`` and ``stsb_en_dev.csv`` (see /work/shared/data/README.md).
+``DIR`` must hold ``sgd_reply_pairs_dev.jsonl`` and ``stsb_en_dev.csv`` (the dev data, e.g. ../shared/data).
 
 What is tuned, and how it is held out:
 
