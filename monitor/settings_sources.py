@@ -72,3 +72,18 @@ def layered_sources(
     """Init (flags) first, then the environment, then the config file; defaults come last by themselves."""
     load = _LOAD.get() or _Load()
     return (init_settings, MappingEnvSource(settings_cls, load.environ), FileSource(settings_cls, load.file_data))
+
+
+class LayeredSettings(BaseSettings):
+    """Settings read in layers: defaults < config file < ``AEM_*`` environment < flags (init values)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return layered_sources(settings_cls, init_settings)

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
-from monitor.settings_sources import layered_sources, settings_context
+from monitor.settings_sources import LayeredSettings, settings_context
 
 
 class ResponseFormat(StrEnum):
@@ -62,7 +62,7 @@ class JudgeSettings(BaseModel):
         return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
 
 
-class _JudgeEnvironment(BaseSettings):
+class _JudgeEnvironment(LayeredSettings):
     """``AEM_JUDGE_*`` read through the same sources as the `aem run` settings."""
 
     model_config = SettingsConfigDict(
@@ -70,17 +70,6 @@ class _JudgeEnvironment(BaseSettings):
     )
 
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return layered_sources(settings_cls, init_settings)
 
 
 def judge_settings_from_env(environ: Mapping[str, str] | None = None) -> JudgeSettings:

@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
 from monitor.judge.config import JudgeSettings
 from monitor.scoring.config import ScoringConfig, load_config_file
-from monitor.settings_sources import layered_sources, settings_context
+from monitor.settings_sources import LayeredSettings, settings_context
 from monitor.sources.otlp.genai import OtlpMapping
 from monitor.stream.dlq_policy import DlqPayloadPolicy, parse_dlq_policy
 from monitor.stream.security import KafkaClient, KafkaSecurity
 
 
-class MonitorSettings(BaseSettings):
+class MonitorSettings(LayeredSettings):
     model_config = SettingsConfigDict(
         env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="forbid"
     )
@@ -106,17 +106,6 @@ class MonitorSettings(BaseSettings):
         parse_dlq_policy(value)
         return value
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return layered_sources(settings_cls, init_settings)
-
 
 def file_section(config_file: str | Path) -> dict[str, Any]:
     """The monitor settings a config file holds (its ``monitor`` section, or its top level)."""
@@ -153,7 +142,7 @@ def load_settings(
         return MonitorSettings(**_drop_none(overrides or {}))
 
 
-class ClusterSettings(BaseSettings):
+class ClusterSettings(LayeredSettings):
     """Only where the cluster is and how to reach it: for commands that talk to Kafka without scoring."""
 
     model_config = SettingsConfigDict(
@@ -162,17 +151,6 @@ class ClusterSettings(BaseSettings):
 
     bootstrap_servers: str = "127.0.0.1:9092"
     kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return layered_sources(settings_cls, init_settings)
 
 
 def load_cluster(
