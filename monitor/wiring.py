@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from monitor.cache import CacheCollector
+from monitor.cache import CacheCollector, LruCache
 from monitor.equivalence import EmbeddingScorer, ReplyComparator, SemanticScorer, ValueComparator
 from monitor.judge import (
     CatalogError,
@@ -79,8 +80,9 @@ def build_engine(
     replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
     llm = LLMJudge(judge, metrics=JudgeMetrics(registry)) if judge is not None and judge.enabled else None
     grounding = GroundingChecker(values=values, replies=replies, llm=llm, catalog=catalog)
-    if registry is not None and isinstance(semantic, EmbeddingScorer):
-        caches = semantic.caches
+    caches: list[LruCache[str, Any]] = list(semantic.caches) if isinstance(semantic, EmbeddingScorer) else []
+    caches += [llm.cache] if llm is not None and llm.cache is not None else []
+    if registry is not None and caches:
         registry.register(CacheCollector(lambda: caches))
     return ScoringEngine(
         config=config, checker=ReferenceChecker(values, replies), judge=grounding, semantic=semantic

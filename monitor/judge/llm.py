@@ -28,7 +28,6 @@ import json
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Literal
@@ -38,6 +37,7 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from monitor.cache import LruCache
 from monitor.judge.config import JudgeSettings, ResponseFormat
 from monitor.judge.pool import BoundedPool, OverBudget, PoolFull, wait_for
 from monitor.judge.prompts import PROMPT_VERSION, VERDICT_SCHEMA, ClipLimits, Transcript, build_messages
@@ -157,8 +157,10 @@ class LLMJudge:
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._pool = BoundedPool(settings.concurrency, settings.queue_limit)
         self._format = settings.response_format
-        self._cache: OrderedDict[str, JudgeVerdict] = OrderedDict()
-        self._cache_lock = threading.Lock()
+        # cache_size 0 turns caching off; LruCache needs room for at least one entry
+        self.cache: LruCache[str, JudgeVerdict] | None = (
+            LruCache("judge_verdicts", settings.cache_size) if settings.cache_size > 0 else None
+        )
 
     def close(self) -> None:
         self._pool.close()
@@ -177,12 +179,13 @@ class LLMJudge:
         """The verdict on ``reply`` for ``sub_metric`` (blocking); :class:`JudgeUnavailable` when none is obtained."""
         messages = build_messages(sub_metric, transcript, reply, self.limits)
         key = self.cache_key(sub_metric, messages)
-        cached = self._cache_get(key)
+        cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
             self.metrics.requests.labels(outcome="cached").inc()
             return cached
         verdict = self._request_with_retries(messages, sub_metric)
-        self._cache_put(key, verdict)
+        if self.cache is not None:
+            self.cache.put(key, verdict)
         return verdict
 
     def submit(self, sub_metric: str, transcript: Transcript | str, reply: str) -> Future[JudgeVerdict]:
@@ -219,22 +222,6 @@ class LLMJudge:
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     # -- internals -------------------------------------------------------------------------------
-
-    def _cache_get(self, key: str) -> JudgeVerdict | None:
-        with self._cache_lock:
-            verdict = self._cache.get(key)
-            if verdict is not None:
-                self._cache.move_to_end(key)
-            return verdict
-
-    def _cache_put(self, key: str, verdict: JudgeVerdict) -> None:
-        if self.settings.cache_size == 0:
-            return
-        with self._cache_lock:
-            self._cache[key] = verdict
-            self._cache.move_to_end(key)
-            while len(self._cache) > self.settings.cache_size:
-                self._cache.popitem(last=False)
 
     def _request_with_retries(self, messages: list[dict[str, str]], sub_metric: str) -> JudgeVerdict:
         last = "no attempt made"

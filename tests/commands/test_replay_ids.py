@@ -49,22 +49,7 @@ def inspect(bootstrap: str, topics: TopicSet, cid: str) -> str:
 
 def test_replays_score_again_unless_ids_are_kept(broker):
     topics = TopicSet.fresh(broker.bootstrap)
-    monitor = MonitorProcess(
-        [
-            "--bootstrap-servers",
-            broker.bootstrap,
-            "--topic",
-            topics.traces,
-            "--verdict-topic",
-            topics.verdicts,
-            "--dlq-topic",
-            topics.dlq,
-            "--group-id",
-            f"{topics.traces}-g",
-            "--metrics-port",
-            "0",
-        ]
-    ).start()
+    monitor = MonitorProcess(topics.run_args(broker.bootstrap)).start()
     try:
         monitor.wait_for("group_joined", timeout=180)
         first, second = (

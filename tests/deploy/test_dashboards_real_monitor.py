@@ -110,24 +110,7 @@ def live(broker, tmp_path_factory) -> Iterator[tuple[int, str, TopicSet]]:
     topics = TopicSet.fresh(broker.bootstrap)
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    monitor = MonitorProcess(
-        [
-            "--bootstrap-servers",
-            broker.bootstrap,
-            "--topic",
-            topics.traces,
-            "--verdict-topic",
-            topics.verdicts,
-            "--dlq-topic",
-            topics.dlq,
-            "--group-id",
-            f"{topics.traces}-g",
-            "--metrics-port",
-            str(port),
-            "--idle-timeout",
-            "20",
-        ]
-    ).start()
+    monitor = MonitorProcess(topics.run_args(broker.bootstrap, "--idle-timeout", "20", port=port)).start()
     common = ["--bootstrap-servers", broker.bootstrap, "--topic", topics.traces]
     traffic = [replay(["--sample", "--repeat", "100", "--rate", "30", *common], env)]
     try:

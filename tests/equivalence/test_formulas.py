@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.typed import formula_key
+from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [
     ("lambda x: 3x**2", "3*x**2"),
@@ -26,17 +27,12 @@ DIFFERENT = [
 
 @pytest.mark.parametrize(("a", "b"), EQUIVALENT)
 def test_equivalent_both_directions(typed_values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = typed_values.compare(x, y)
-        assert m.equivalent, (x, y, m)
+    assert_equal_both_ways(typed_values, a, b)
 
 
 @pytest.mark.parametrize(("a", "b"), DIFFERENT)
 def test_different_both_directions(values, a, b):
-    for x, y in ((a, b), (b, a)):
-        m = values.compare(x, y)
-        assert not m.equivalent, (x, y, m)
-        assert m.method != "semantic", m
+    assert_different_both_ways(values, a, b, not_method="semantic")
 
 
 @pytest.mark.parametrize("text", ["2 * 3", "the price * 2 units", "sin(x)", "UA-100", "sci-fi"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import uuid
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -132,10 +131,8 @@ def test_aem_replay_and_aem_run_on_otlp_json_from_the_command_line(broker):
     assert replay.returncode == 0, replay.stderr
     assert "published 1 otlp_json batches" in replay.stderr
     run = MonitorProcess(
-        ["--bootstrap-servers", broker.bootstrap, "--topic", topics.traces, "--verdict-topic", topics.verdicts,
-         "--dlq-topic", topics.dlq, "--group-id", f"cli-{uuid.uuid4().hex[:6]}", "--metrics-port", "0",
-         "--input-format", "otlp_json", "--reference", SALES_FILE]
-    ).start()  # fmt: skip
+        topics.run_args(broker.bootstrap, "--input-format", "otlp_json", "--reference", SALES_FILE)
+    ).start()
     try:
         out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=6, timeout=120))
     finally:

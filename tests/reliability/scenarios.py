@@ -329,15 +329,7 @@ class Harness:
         self.state_topic = f"{self.topics.traces}.state"
 
     def monitor(self) -> MonitorProcess:
-        args = [
-            "--bootstrap-servers", self.bootstrap,
-            "--topic", self.topics.traces,
-            "--verdict-topic", self.topics.verdicts,
-            "--dlq-topic", self.topics.dlq,
-            "--group-id", self.group,
-            "--metrics-port", "0",
-            "--idle-timeout", str(self.idle_timeout_s),
-        ]  # fmt: skip
+        args = self.topics.run_args(self.bootstrap, "--idle-timeout", str(self.idle_timeout_s), group=self.group)
         env = {"AEM_STATE_TOPIC": self.state_topic, "AEM_METRICS_HOST": "127.0.0.1", **self.env}
         proc = MonitorProcess(args, env=env)
         self.monitors.append(proc.start())

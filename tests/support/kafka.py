@@ -40,6 +40,18 @@ class TopicSet:
         ensure_topics(bootstrap, [topics.traces, topics.verdicts, topics.dlq], partitions=partitions)
         return topics
 
+    def run_args(self, bootstrap: str, *extra: str, group: str | None = None, port: int = 0) -> list[str]:
+        """`aem run` arguments for these topics: its own group (default `<traces>-g`) and metrics port (0: any)."""
+        return [
+            "--bootstrap-servers", bootstrap,
+            "--topic", self.traces,
+            "--verdict-topic", self.verdicts,
+            "--dlq-topic", self.dlq,
+            "--group-id", group or f"{self.traces}-g",
+            "--metrics-port", str(port),
+            *extra,
+        ]  # fmt: skip
+
 
 def send(bootstrap: str, topic: str, events: Iterable[dict[str, Any] | bytes], rate: float | None = None) -> int:
     producer = make_producer(bootstrap, client_id="test-producer")
