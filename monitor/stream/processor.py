@@ -48,7 +48,7 @@ class ProcessorLimits:
     work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
 
 
-@dataclass
+@dataclass(slots=True)
 class Emission:
     """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md).
 
@@ -116,7 +116,7 @@ class Failure:
     reason: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """What processing one event (or a timer tick) produced."""
 
@@ -169,7 +169,7 @@ def _reason(exc: BaseException) -> str:
     return f"processing failed: {type(exc).__name__}: {str(exc)[:300]}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Conversation:
     conversation_id: str
     agent: str
