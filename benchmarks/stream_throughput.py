@@ -1,11 +1,19 @@
-"""Benchmark: `aem run` end to end on the real broker, beside a bare kafka-python consumer.
+"""Benchmark: `aem run` end to end on the embedded broker, beside bare baselines in the same run.
 
-Prints figures; asserts nothing. Run: `.venv/bin/python benchmarks/stream_throughput.py`.
+Prints figures; asserts nothing. Run:
+`HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/stream_throughput.py --data DIR` (DIR: the dev data with
+stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl, whose sentences are the reply texts; without `--data` the
+response-turn figures are skipped). The load average is printed first and last: the machine may be shared.
 
-1. Backlog throughput: N action turns (and separately M response turns) are published first;
-   then a bare consumer (its own group) reads the topic, and `aem run`'s Monitor (same process,
-   real broker) scores it; both rates in turns/s.
-2. Latency at half the measured action-turn rate (or `--rate`) for `--seconds`, paced like
+1. State: changelog bytes of one 50-turn conversation checkpointed after every turn, and the memory of one
+   open 3-turn conversation (benchmarks/memory.py's measurement, in a subprocess).
+2. Action turns: N are published first; then a bare kafka-python consumer reads the topic, a bare pipe
+   consumes + JSON-decodes + produces one small record per event (+ flush and commit per poll), and
+   `aem run`'s Monitor (same process, real broker, state changelog on) scores it. Ratio: aem run / pipe.
+3. Response turns: the bare fp32 encoder encodes both texts of every all-unique turn (batch 64); then
+   `aem run` scores turns whose gold is one of a fixed set of 200 replies, and turns whose gold is all unique
+   (gold inline, cold caches). Ratios to the bare encoder's turns/s.
+4. Latency at half the measured action-turn rate (or `--rate`) for `--seconds`, paced like
    conversations: three-action dialogs whose turns are `--turn-gap` seconds apart; event → turn
    verdict = verdict record timestamp − send time, p50/p99, overall and per turn of the chain.
 """
@@ -16,16 +24,24 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kafka import KafkaConsumer, TopicPartition
+from encoder import reply_texts, turns
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from prometheus_client import CollectorRegistry
+from score_throughput import action_dialogs, response_dialogs
 
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
@@ -38,15 +54,16 @@ from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.wiring import build_engine
 
-sys_path_benchmarks = os.path.dirname(os.path.abspath(__file__))
-import sys  # noqa: E402
-
-sys.path.insert(0, sys_path_benchmarks)
-from score_throughput import action_dialogs, reply_pairs, response_dialogs  # noqa: E402
+MakeEngine = Callable[[], ScoringEngine]
+Topics = tuple[str, str, str, str]  # traces, verdicts, dlq, state
 
 
-def bare_consume(bootstrap: str, topic: str, expect: int) -> float:
-    consumer = KafkaConsumer(
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def bare_consumer(bootstrap: str, topic: str) -> KafkaConsumer:
+    return KafkaConsumer(
         topic,
         bootstrap_servers=bootstrap,
         group_id=f"bare-{uuid.uuid4().hex[:6]}",
@@ -55,30 +72,47 @@ def bare_consume(bootstrap: str, topic: str, expect: int) -> float:
         session_timeout_ms=6000,
         heartbeat_interval_ms=1000,
     )
+
+
+def bare_run(bootstrap: str, topic: str, expect: int, producer: KafkaProducer | None = None) -> float:
+    """Seconds a bare consumer takes to read `expect` records (from its first record on).
+
+    With a `producer`, it is the bare pipe: each event JSON-decoded and one small record produced for it,
+    the producer flushed before each commit (what at-least-once needs at the least).
+    """
+    consumer = bare_consumer(bootstrap, topic)
+    out = f"{topic}.pipe"
     got = 0
     start = None
     while got < expect:
         batch = consumer.poll(timeout_ms=500)
-        n = sum(len(v) for v in batch.values())
-        if n and start is None:
+        if batch and start is None:
             start = time.perf_counter()
-        got += n
+        for records in batch.values():
+            got += len(records)
+            if producer is not None:
+                for rec in records:
+                    event = json.loads(rec.value)
+                    small = {"conversation_id": event["conversation_id"], "turn_no": event["turn_no"], "ok": True}
+                    producer.send(out, key=rec.key, value=json.dumps(small).encode())
         if batch:
+            if producer is not None:
+                producer.flush()
             consumer.commit()
     elapsed = time.perf_counter() - (start or time.perf_counter())
     consumer.close()
     return elapsed
 
 
-def topics(bootstrap: str) -> tuple[str, str, str, str]:
+def topics(bootstrap: str) -> Topics:
     tag = uuid.uuid4().hex[:6]
     names = (f"b{tag}.traces", f"b{tag}.verdicts", f"b{tag}.dlq", f"b{tag}.state")
     ensure_topics(bootstrap, names[:3], partitions=3)
     return names
 
 
-def monitor_for(bootstrap: str, names: tuple[str, str, str, str], engine: ScoringEngine) -> Monitor:
-    settings = MonitorSettings(
+def monitor_for(bootstrap: str, names: Topics, engine: ScoringEngine, **settings: Any) -> Monitor:
+    config = MonitorSettings(
         bootstrap_servers=bootstrap,
         topic=names[0],
         verdict_topic=names[1],
@@ -88,11 +122,13 @@ def monitor_for(bootstrap: str, names: tuple[str, str, str, str], engine: Scorin
         create_topics=False,
         metrics_port=0,
         metrics_host="127.0.0.1",
+        **settings,
     )
-    return Monitor(settings, engine=engine, registry=CollectorRegistry())
+    return Monitor(config, engine=engine, registry=CollectorRegistry())
 
 
 def run_monitor_until(monitor: Monitor, verdicts: int) -> float:
+    """Seconds from the first event the monitor reads to its `verdicts`-th turn verdict."""
     thread = threading.Thread(target=monitor.run, daemon=True)
     thread.start()
     start = None
@@ -106,20 +142,56 @@ def run_monitor_until(monitor: Monitor, verdicts: int) -> float:
     return elapsed
 
 
-def backlog(bootstrap: str, dialogs: list[Dialog], label: str, make_engine) -> float:  # type: ignore[no-untyped-def]
+def published(bootstrap: str, dialogs: list[Dialog]) -> tuple[Topics, int]:
+    """Fresh topics with the dialogs' events on the trace topic; returns them and the event count."""
     names = topics(bootstrap)
     producer = make_producer(bootstrap)
-    events = [e for d in dialogs for e in dialog_events(d)]
-    publish(producer, names[0], events)
+    count = publish(producer, names[0], [e for d in dialogs for e in dialog_events(d)])
     producer.close()
-    turns = len(events)
-    bare = bare_consume(bootstrap, names[0], turns)
-    seconds = run_monitor_until(monitor_for(bootstrap, names, make_engine()), turns)
-    print(
-        f"{label:<15} {turns:>6} turns: aem run {turns / seconds:8.0f} turns/s   "
-        f"bare consumer {turns / bare:8.0f} msgs/s   ratio {bare / seconds:5.2f}"
-    )
-    return turns / seconds
+    return names, count
+
+
+def aem_rate(bootstrap: str, dialogs: list[Dialog], make_engine: MakeEngine) -> float:
+    """aem run's turns/s on a backlog of the dialogs' events."""
+    names, count = published(bootstrap, dialogs)
+    return count / run_monitor_until(monitor_for(bootstrap, names, make_engine()), count)
+
+
+def action_backlog(bootstrap: str, dialogs: list[Dialog], make_engine: MakeEngine) -> float:
+    """Bare consumer, bare pipe and aem run on the same action-turn backlog; returns aem run's turns/s."""
+    names, count = published(bootstrap, dialogs)
+    bare = count / bare_run(bootstrap, names[0], count)
+    producer = make_producer(bootstrap)
+    pipe = count / bare_run(bootstrap, names[0], count, producer)
+    producer.close()
+    rate = count / run_monitor_until(monitor_for(bootstrap, names, make_engine()), count)
+    print(f"action turns    {count:>6} turns   ({load()})")
+    print(f"    bare kafka-python consumer          {bare:8.0f} msgs/s")
+    print(f"    bare consume + decode + produce     {pipe:8.0f} events/s")
+    print(f"    aem run                             {rate:8.0f} turns/s   {rate / pipe:5.2f} of the pipe", end="")
+    print("   (target >= 0.5)")
+    return rate
+
+
+def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engine: MakeEngine) -> None:
+    """The bare fp32 encoder beside aem run on response turns, gold from 200 fixed replies and all unique.
+
+    The bare encoder runs right before each aem run and the ratio is to that figure: on a shared machine
+    the load changes from one minute to the next.
+    """
+    pool = reply_texts(data)
+    unique, fixed = turns(pool, n, fixed=False), turns(pool, n, fixed=True)
+    texts = [t for pair in unique for t in pair]
+    print(f"response turns  {n:>6} turns   ({load()})")
+    for label, pairs, target in (("fixed 200 gold", fixed, 1.5), ("all-unique gold", unique, 1.0)):
+        start = time.perf_counter()
+        shared.encoder.encode(texts, batch_size=64)  # the encoder itself, no cache: two texts a turn
+        bare = n / (time.perf_counter() - start)
+        rate = aem_rate(bootstrap, response_dialogs(pairs), make_engine)
+        print(
+            f"    bare fp32 encoder {bare:6.1f} turns/s, then aem run, {label:<16}{rate:6.1f} turns/s   "
+            f"{rate / bare:5.2f}x the bare encoder (target >= {target:.1f}x)"
+        )
 
 
 def paced_schedule(events: list[dict], turns_per_dialog: int, rate: float, gap: float) -> list[tuple[float, dict]]:
@@ -129,14 +201,12 @@ def paced_schedule(events: list[dict], turns_per_dialog: int, rate: float, gap: 
     for event in events:
         by_cid.setdefault(event["conversation_id"], []).append(event)
     schedule = [
-        (i / starts_per_s + j * gap, event)
-        for i, turns in enumerate(by_cid.values())
-        for j, event in enumerate(turns)
+        (i / starts_per_s + j * gap, event) for i, turns in enumerate(by_cid.values()) for j, event in enumerate(turns)
     ]
     return sorted(schedule, key=lambda item: item[0])
 
 
-def latency(bootstrap: str, make_engine, rate: float, seconds: float, gap: float) -> None:  # type: ignore[no-untyped-def]
+def latency(bootstrap: str, make_engine: MakeEngine, rate: float, seconds: float, gap: float) -> None:
     """Event (send time) → turn verdict record (its CreateTime), turns of a conversation `gap` s apart."""
     import random
 
@@ -196,7 +266,7 @@ def latency(bootstrap: str, make_engine, rate: float, seconds: float, gap: float
         print(f"    action turn {turn_no} of 3 ({len(lat[turn_no])} verdicts): {pct(lat[turn_no])}")
 
 
-def checkpoint_bytes(make_engine, turns: int = 50) -> None:  # type: ignore[no-untyped-def]
+def checkpoint_bytes(make_engine: MakeEngine, turns: int = 50) -> None:
     """Changelog bytes for one conversation checkpointed after every turn, beside the old whole-log record."""
     import random
 
@@ -223,10 +293,9 @@ def checkpoint_bytes(make_engine, turns: int = 50) -> None:  # type: ignore[no-u
     )
 
 
-def otlp_backlog(bootstrap: str, dialogs: list[Dialog], make_engine) -> None:  # type: ignore[no-untyped-def]
+def otlp_backlog(bootstrap: str, dialogs: list[Dialog], make_engine: MakeEngine) -> None:
     """The OTLP input beside native events on the same backlog, gold from one reference file in all three runs."""
     import tempfile
-    from pathlib import Path
 
     from monitor.sources.otlp import Encoding
     from monitor.sources.otlp.emit import dialog_records
@@ -257,55 +326,60 @@ def otlp_backlog(bootstrap: str, dialogs: list[Dialog], make_engine) -> None:  #
                     records += 1
                 producer.flush(timeout=60)
             producer.close()
-            settings = MonitorSettings(
-                bootstrap_servers=bootstrap,
-                topic=names[0],
-                verdict_topic=names[1],
-                dlq_topic=names[2],
-                state_topic=names[3],
-                group_id=f"aem-{uuid.uuid4().hex[:6]}",
-                create_topics=False,
-                metrics_port=0,
-                metrics_host="127.0.0.1",
-                input_format=input_format,
-                reference=[str(reference)],
+            monitor = monitor_for(
+                bootstrap, names, make_engine(), input_format=input_format, reference=[str(reference)]
             )
-            monitor = Monitor(settings, engine=make_engine(), registry=CollectorRegistry())
             seconds = run_monitor_until(monitor, turns)
             rates.append(f"{input_format} {turns / seconds:6.0f} turns/s ({records} records)")
     print(f"{'otlp vs native':<15} {turns:>6} turns (gold by reference_id): " + "   ".join(rates))
 
 
+def open_conversation_bytes(conversations: int) -> None:
+    """Memory of one open 3-turn conversation: benchmarks/memory.py's measurement, unbounded, in a subprocess."""
+    memory = Path(__file__).with_name("memory.py")
+    cmd = [sys.executable, str(memory), "--child", "100000000", "--conversations", str(conversations), "--turns", "3"]
+    row = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
+    print(
+        f"open conversations: {row['open']:,} of 3 turns hold {row['bytes_per_open']:,.0f} B each "
+        f"(RSS growth / open conversations, target <= 4 kB)"
+    )
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--actions", type=int, default=10_000)
-    parser.add_argument("--responses", type=int, default=2_000)
+    parser.add_argument("--responses", type=int, default=1_000)
+    parser.add_argument("--data", type=Path, help="dev data folder (reply texts); without it no response figures")
     parser.add_argument("--rate", type=float, default=None, help="offered load; default half the action rate")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--turn-gap", type=float, default=3.0, help="seconds between turns of a conversation")
     parser.add_argument("--otlp-actions", type=int, default=3_000, help="action turns for the OTLP run (0: skip)")
+    parser.add_argument("--open-conversations", type=int, default=20_000, help="for the memory figure (0: skip)")
     args = parser.parse_args()
     configure_logging("error")
     import random
 
     from monitor.equivalence import EmbeddingScorer
 
+    print(f"start: {load()}, {os.cpu_count()} CPUs")
     shared = EmbeddingScorer()
     shared.encode(["warm up"])
 
     def make_engine() -> ScoringEngine:
-        scorer = EmbeddingScorer()
-        scorer._model = shared.model  # same weights, cold caches
-        return build_engine(ScoringConfig(), semantic=scorer)
+        return build_engine(ScoringConfig(), semantic=EmbeddingScorer(encoder=shared.encoder))  # cold caches
 
     checkpoint_bytes(make_engine)
-    rng = random.Random(3)
+    if args.open_conversations:
+        open_conversation_bytes(args.open_conversations)
     with TansuBroker() as broker:
-        top = backlog(broker.bootstrap, action_dialogs(args.actions, rng), "action turns", make_engine)
+        top = action_backlog(broker.bootstrap, action_dialogs(args.actions, random.Random(3)), make_engine)
         if args.otlp_actions:
             otlp_backlog(broker.bootstrap, action_dialogs(args.otlp_actions, random.Random(4)), make_engine)
-        backlog(broker.bootstrap, response_dialogs(reply_pairs(args.responses, rng)), "response turns", make_engine)
-        latency(broker.bootstrap, make_engine, args.rate or top / 2, args.seconds, args.turn_gap)
+        if args.data:
+            response_backlog(broker.bootstrap, args.data, args.responses, shared, make_engine)
+        if args.seconds:
+            latency(broker.bootstrap, make_engine, args.rate or top / 2, args.seconds, args.turn_gap)
+    print(f"end: {load()}")
 
 
 if __name__ == "__main__":

@@ -131,6 +131,23 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     return FactDiff(tuple(changed), tuple(dropped), len(g_facts) - len(missing))
 
 
+def compared_values(gold: str, pred: str) -> list[tuple[str, str]]:
+    """The (gold, predicted) fact texts ``diff_facts`` may hand to ``same_value``: gold facts that no predicted
+    fact agrees with and that ``pred`` does not mention, against the predicted facts of their slot group.
+
+    A caller encodes what these comparisons need for many replies in one batch, before comparing them one by one.
+    """
+    _, g_facts = reply_facts(gold)
+    p_norm, p_facts = reply_facts(pred)
+    p_low = fold(p_norm)
+    out: list[tuple[str, str]] = []
+    for g in g_facts:
+        if any(facts_agree(g, p) or _same_amount(g, p) for p in p_facts) or _mentioned(g, p_low):
+            continue
+        out += [(g.text, p.text) for p in p_facts if SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind]]
+    return out
+
+
 def _amount(f: Fact) -> float | None:
     v = f.value
     if isinstance(v, Money | Quantity):

@@ -8,6 +8,7 @@ from typing import Any
 
 import structlog
 
+from monitor.cache import LruCache
 from monitor.equivalence import stages
 from monitor.equivalence.calibration import remainders, value_features, value_score, value_text
 from monitor.equivalence.grounding import Grounding
@@ -21,6 +22,9 @@ from monitor.equivalence.types import Match
 __all__ = ["ValueComparator", "antonym_clash"]
 
 log = structlog.get_logger(__name__)
+
+TYPED_MEMO_SIZE = 50_000  # typed decisions kept per distinct (gold, pred) scalar pair
+_UNDECIDED = Match(False, -1.0, "undecided")  # a memoised "no typed stage decides"
 
 
 def _is_scalar(v: Any) -> bool:
@@ -40,6 +44,8 @@ class ValueComparator:
         self.threshold = threshold
         self.stages = typed_stages
         self.grounding = Grounding(self)
+        # The same argument values recur across conversations, and a poll's prefetch asks before the check does.
+        self.typed_memo: LruCache[tuple[Any, ...], Match] = LruCache("typed_decisions", TYPED_MEMO_SIZE)
 
     # ------------------------------------------------------------------ public API
     def compare(self, gold: Any, pred: Any, field: str | None = None) -> Match:
@@ -185,8 +191,17 @@ class ValueComparator:
         return [(str(gold), str(pred))]
 
     def _typed(self, gold: Any, pred: Any) -> Match | None:
-        """Typed comparison through the stage chain (``stages.STAGES``); None when no stage decides."""
-        return stages.run(gold, pred, self.stages)
+        """Typed comparison through the stage chain (``stages.STAGES``); None when no stage decides.
+
+        Memoised per (type, value) pair: the stages are pure functions of the two scalars."""
+        key = (type(gold), gold, type(pred), pred)
+        if not (_is_scalar(gold) and _is_scalar(pred)):  # unhashable: not memoised
+            return stages.run(gold, pred, self.stages)
+        known = self.typed_memo.get(key)
+        if known is None:
+            known = stages.run(gold, pred, self.stages) or _UNDECIDED
+            self.typed_memo.put(key, known)
+        return None if known is _UNDECIDED else known
 
     def _semantic(self, gold: str, pred: str) -> Match:
         a, b = value_text(gold), value_text(pred)

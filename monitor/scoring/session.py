@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
@@ -33,7 +33,7 @@ class ReferenceFreeChecker(Protocol):
     def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChainClosure:
     """Action turns whose chain bucket became known: their turn numbers, outcomes and the bucket."""
 
@@ -95,7 +95,9 @@ class DialogSession:
             self._group.append(turn)
         else:
             self._score(turn)
-        self.history.append(turn)
+        # History is what the agent said and saw (reference-free checks ground on it); a scored turn's gold is
+        # not needed again, and an open conversation should not hold it (a group member keeps it in _group).
+        self.history.append(replace(turn, gold=None) if turn.gold is not None else turn)
         return self._release()
 
     def finish(self) -> tuple[list[TurnVerdict], DialogResult]:

@@ -19,7 +19,7 @@ UNSCORED = FailureReason.UNSCORED
 TOO_LARGE = FailureReason.TOO_LARGE
 
 
-@dataclass
+@dataclass(slots=True)
 class DialogMeta:
     """Who a conversation belongs to: its id, the agent and the agent's release."""
 
@@ -28,7 +28,7 @@ class DialogMeta:
     agent: str = "default"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ObservedTurn:
     """A turn as the agent took it (plus its inline reference, if any)."""
 
@@ -60,7 +60,7 @@ class ReferenceTurn:
     tags: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """What the checks found on one turn, before attribution."""
 
@@ -101,7 +101,7 @@ class CheckResult:
         return cls(success=None, failure_reason=UNSCORED, detail=detail)
 
 
-@dataclass
+@dataclass(slots=True)
 class ScoredTurn:
     """A turn after checks and attribution; the unit the session keeps as history."""
 

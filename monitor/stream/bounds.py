@@ -46,8 +46,19 @@ def _walk(value: Any, counts: list[int]) -> None:
                 counts[1] = max(counts[1], len(item))
 
 
-def oversize(event: TraceEvent, limits: WorkLimits) -> Oversize | None:
-    """Which limit (if any) scoring this event would exceed."""
+def fits(size: int, limits: WorkLimits) -> bool:
+    """Whether an event of `size` JSON bytes is too small to pass any limit, without looking inside.
+
+    A leaf or a number takes at least one byte plus a separator, and a decoded string is never longer
+    than its JSON text: the common small event needs no walk.
+    """
+    return size < 2 * min(limits.max_arg_leaves, limits.max_numbers) and size <= limits.max_text_chars
+
+
+def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> Oversize | None:
+    """Which limit (if any) scoring this event would exceed; `size`: its JSON bytes, when known."""
+    if size is not None and fits(size, limits):
+        return None
     payloads = [p for p in (event.predict_turn, event.gold_turn) if p is not None]
     counts = [0, 0]
     numbers = 0

@@ -53,20 +53,27 @@ class LabelGuard:
         self.overflowed = 0
         self._pairs: set[tuple[str, str]] = set()
         self._agents: dict[str, int] = {}  # agent -> admitted pairs holding it
+        self._known: dict[tuple[str | None, str | None], tuple[str, str]] = {}  # raw pair -> its admitted labels
         self._lock = threading.Lock()
 
     def admit(self, agent: str | None, release: str | None, count: bool = True) -> tuple[str, str]:
         """The labels to record (agent, release) under: cleaned, and within the cap.
 
-        An overflow is counted when ``count`` (once per event: the sink's other uses pass False).
+        An overflow is counted when ``count`` (once per event: the sink's other uses pass False). A raw
+        pair already admitted is looked up, not cleaned again (this runs several times per event).
         """
+        known = self._known.get((agent, release))
+        if known is not None:
+            return known
         pair = (clean_label(agent, self.max_chars), clean_label(release, self.max_chars))
         with self._lock:
-            if pair in self._pairs:
-                return pair
-            if len(self._pairs) < self.max_pairs:
-                self._pairs.add(pair)
-                self._agents[pair[0]] = self._agents.get(pair[0], 0) + 1
+            if pair in self._pairs or len(self._pairs) < self.max_pairs:
+                if pair not in self._pairs:
+                    self._pairs.add(pair)
+                    self._agents[pair[0]] = self._agents.get(pair[0], 0) + 1
+                if len(self._known) >= 8 * self.max_pairs:  # many raw spellings of the same labels
+                    self._known.clear()
+                self._known[(agent, release)] = pair
                 return pair
             admitted = (pair[0] if pair[0] in self._agents else OTHER, OTHER)
             if not count:
@@ -88,6 +95,7 @@ class LabelGuard:
         """Free the slot of a pair whose label sets were removed (an expired release)."""
         with self._lock:
             if (agent, release) in self._pairs:
+                self._known.clear()
                 self._pairs.discard((agent, release))
                 left = self._agents.get(agent, 1) - 1
                 if left:

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 import structlog
+from pydantic_core import to_json
 
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import TurnType
@@ -32,6 +33,7 @@ from monitor.stream.events import TraceEvent, parse_event_json
 log = structlog.get_logger(__name__)
 
 SourceRef = Hashable
+_VERDICT_JSON = TurnVerdict.__pydantic_serializer__
 STATE_VERSION = 2
 
 
@@ -46,7 +48,7 @@ class ProcessorLimits:
     work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
 
 
-@dataclass
+@dataclass(slots=True)
 class Emission:
     """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md).
 
@@ -84,25 +86,25 @@ class Emission:
         return {**head, **body}
 
     def encode(self) -> bytes:
-        """`to_wire` as JSON bytes, the body serialised by pydantic-core (the hot path of the verdict sink)."""
-        head = json.dumps(
+        """`to_wire` as JSON bytes, serialised by pydantic-core without a detour through str (the verdict sink's
+        hot path): the head and the body are each one JSON object, joined."""
+        head = to_json(
             {
                 "kind": self.kind,
                 "conversation_id": self.conversation_id,
                 "agent": self.agent,
                 "release": self.release,
                 "mode": self.mode,
-            },
-            ensure_ascii=False,
+            }
         )
         if self.verdict is not None:
-            body = self.verdict.model_dump_json(exclude={"mode"})
+            body = _VERDICT_JSON.to_json(self.verdict, exclude={"mode"})
         elif self.chain is not None:
-            body = json.dumps({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
+            body = to_json({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
         else:
             assert self.result is not None
-            body = self.result.model_dump_json(exclude={"dialog_id", "agent", "release", "mode"})
-        return f"{head[:-1]},{body[1:]}".encode()
+            body = self.result.model_dump_json(exclude={"dialog_id", "agent", "release", "mode"}).encode()
+        return head[:-1] + b"," + body[1:]
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class Failure:
     reason: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """What processing one event (or a timer tick) produced."""
 
@@ -167,7 +169,7 @@ def _reason(exc: BaseException) -> str:
     return f"processing failed: {type(exc).__name__}: {str(exc)[:300]}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Conversation:
     conversation_id: str
     agent: str
@@ -299,7 +301,7 @@ class TurnProcessor:
                 out.extend(self._skip_gap(conv))
             return out
         conv.waiting[event.turn_no] = (ref, received)
-        out.extend(self._apply(conv, event, ref))
+        out.extend(self._apply(conv, event, ref, size))
         out.extend(self._drain(conv))
         return out
 
@@ -439,7 +441,8 @@ class TurnProcessor:
         conv.gap_since = now
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
-    def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef) -> Outcome:
+    def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef, size: int | None = None) -> Outcome:
+        """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk."""
         conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
@@ -447,7 +450,7 @@ class TurnProcessor:
         if event.turn == "User":
             conv.waiting.pop(event.turn_no, None)
             out.done += [ref] if ref is not None else []
-        too_large = oversize(event, self.limits.work)
+        too_large = oversize(event, self.limits.work, size)
         if too_large is not None:
             out.too_large.append(too_large.limit)
             log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)
@@ -512,7 +515,8 @@ class TurnProcessor:
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             self.finished.popitem(last=False)
-        log.debug("conversation_finished", conversation=conv.conversation_id, reason=reason)
+        if reason.startswith("evicted"):  # not per finished conversation: a log call costs more than the rest
+            log.debug("conversation_evicted", conversation=conv.conversation_id, reason=reason)
         return out
 
     def _chain_emission(self, conv: Conversation, closure: ChainClosure) -> Emission:

@@ -281,8 +281,8 @@ class Monitor:
         work = self.processor.limits.work
         self.engine.prefetch(  # embeddings in one batch; never for an event too large to score
             (e.gold_turn, e.predict_turn)
-            for e, *_ in decoded
-            if isinstance(e.gold_turn, ToolCall | Reply) and oversize(e, work) is None
+            for e, _, _, raw in decoded
+            if isinstance(e.gold_turn, ToolCall | Reply) and oversize(e, work, len(raw) if raw else None) is None
         )
         for event, position, received, raw in decoded:
             self.partitions.track(event.conversation_id, position[0])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from monitor.equivalence.polarity import clauses, negated
 from monitor.equivalence.replies import INCOMPLETE, INCONSISTENT, reply_reason
-from monitor.equivalence.reply_facts import diff_facts
+from monitor.equivalence.reply_facts import compared_values, diff_facts
 
 
 def never_same(g, p):
@@ -109,3 +111,26 @@ def test_typed_only_comparator_still_checks_facts_and_polarity():
     rc = ReplyComparator(semantic=None)
     assert reply_reason(rc.compare("The store opens at 9 and closes at 6.", "The store opens at 9.")) == INCOMPLETE
     assert reply_reason(rc.compare("The refund was approved.", "The refund was not approved.")) == INCONSISTENT
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
+        ("Your table at Nopa is booked for 7 pm on Friday.", "Your table at Zuni Cafe is booked for 8 pm on Friday."),
+        ("The flight to Paris leaves at 10:15 from gate B12.", "The flight to Lyon leaves at 10:15 from gate B14."),
+        ("Alice Martin, revenue in Berlin was 420 thousand euros.", "Bob, revenue in Berlin was 420 thousand euros."),
+        ("It costs $25 and is in San Jose.", "It costs $25 and is in San Jose."),
+    ],
+)
+def test_compared_values_lists_every_pair_diff_facts_compares(gold, pred):
+    """What `compared_values` lists for batching is what `diff_facts` asks `same_value` about (no pair missed)."""
+    asked: list[tuple[str, str]] = []
+
+    def same_value(g, p) -> bool:
+        asked.append((g.text, p.text))
+        return False
+
+    diff_facts(gold, pred, same_value)
+    listed = compared_values(gold, pred)
+    assert set(asked) <= set(listed)
+    assert bool(listed) == bool(asked)

@@ -217,3 +217,16 @@ def test_unsupported(values, value, sources):
 
 def test_supported_searches_all_sources(values):
     assert values.supported("UA-100", ["hello", {"flights": [{"id": "UA-200"}, {"id": "UA-100"}]}]).equivalent
+
+
+def test_typed_decisions_are_memoised_per_type_and_value(typed_values):
+    """The memo answers as the stages do, keeps 1, True, 1.0 and "1" apart, and records undecided pairs."""
+    pairs = [(1, True), (True, 1), (1, 1.0), ("1", 1), ("Paris", "paris"), ("2024-03-01", "March 1, 2024"),
+             ("red car", "blue bike")]
+    fresh = [ValueComparator(semantic=None).typed(g, p) for g, p in pairs]
+    first = [typed_values.typed(g, p) for g, p in pairs]
+    again = [typed_values.typed(g, p) for g, p in pairs]
+    assert first == again == fresh
+    assert fresh[-1] is None  # no typed stage decides free text
+    stats = typed_values.typed_memo.stats()
+    assert stats.hits >= len(pairs) and stats.size >= len(pairs)

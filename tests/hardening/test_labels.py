@@ -39,6 +39,22 @@ def test_pairs_beyond_the_cap_go_to_other_counted_and_logged_once() -> None:
     assert guard.admit("bot", "r5") == ("bot", "r5")
 
 
+def test_a_known_raw_pair_is_remembered_but_overflows_still_count_each_time() -> None:
+    overflows: list[int] = []
+    guard = LabelGuard(max_chars=8, max_pairs=2, on_overflow=lambda: overflows.append(1))
+    assert guard.admit("bot", "rel ease") == ("bot", "rel_ease")
+    assert guard.admit("bot", "rel ease") == ("bot", "rel_ease")  # the remembered answer
+    assert guard.admit("bot", "rel_ease") == ("bot", "rel_ease")  # another spelling of the same labels
+    assert len(guard) == 1
+    assert guard.admit("bot", "r2") == ("bot", "r2")
+    for _ in range(3):
+        assert guard.admit("bot", "r3") == ("bot", OTHER)
+    assert len(overflows) == 3  # beyond the cap nothing is remembered: every event counts
+    guard.forget("bot", "rel_ease")
+    assert guard.admit("bot", "r3") == ("bot", "r3")  # the freed slot goes to the next new pair
+    assert guard.admit("bot", "rel ease") == ("bot", OTHER)  # no stale memory of the forgotten pair
+
+
 def test_trusted_time_prefers_the_broker_and_clamps() -> None:
     assert trusted_time(NOW - 10, int((NOW - 2) * 1000), NOW, 300) == NOW - 2
     assert trusted_time(NOW - 10, None, NOW, 300) == NOW - 10

@@ -65,3 +65,28 @@ def test_open_conversations_are_bounded_in_bytes(engine):
         evicted += processor.process(sales_events(f"c{i}")[0], (f"p{i}", 0)).evicted
     assert evicted == 2 and list(processor.open) == ["c2", "c3", "c4"]
     assert processor.open_bytes <= size * 3
+
+
+def test_the_size_shortcut_agrees_with_the_walk_at_every_limit():
+    """An event's JSON size bounds its leaves, texts and numbers: the shortcut never passes what the walk stops."""
+    events = sales_events()
+    cases = [
+        events[1],
+        events[4],
+        with_args(events[1], {f"k{i}": [i, i] for i in range(150)}),  # many leaves, few bytes each
+        with_args(events[1], {"note": "é" * 700}),  # a long text of multi-byte characters
+        with_reply(events[4], ",".join("7" for _ in range(300))),  # numbers packed one byte apart
+    ]
+    checked = shortcut = 0
+    for event in cases:
+        size = len(event.model_dump_json(exclude_none=True).encode())
+        for bound in (1, 10, 50, 100, 200, 300, 400, 600, 800, 1_000, 2_000):
+            for limits in (
+                WorkLimits(max_arg_leaves=bound),
+                WorkLimits(max_text_chars=bound),
+                WorkLimits(max_numbers=bound),
+            ):
+                assert oversize(event, limits, size) == oversize(event, limits), (bound, limits)
+                checked += 1
+                shortcut += oversize(event, limits) is None and size < 2 * min(limits.max_arg_leaves, 2_000)
+    assert checked == 165 and shortcut > 0
