@@ -31,7 +31,9 @@ SLACK_S = 5.0  # generous: the issue asks for "about a second"; scheduling noise
 
 
 def ordinary(tag: str) -> list[dict[str, Any]]:
-    dialogs = [Dialog.model_validate({"dialog_id": f"{tag}-{i}", "release": "r", "turns": SALES}) for i in range(CONVERSATIONS)]
+    dialogs = [
+        Dialog.model_validate({"dialog_id": f"{tag}-{i}", "release": "r", "turns": SALES}) for i in range(CONVERSATIONS)
+    ]
     per_dialog = [list(dialog_events(d)) for d in dialogs]
     return [event for turn in zip(*per_dialog, strict=True) for event in turn]  # conversations interleaved
 
