@@ -101,7 +101,8 @@ class Monitor:
         self._producer = producer
         self._store = store
         self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
-        self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats)]
+        stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
+        self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats, stats_labels)]
         self.checkpoint: Checkpoint | None = None
         self.dlq: DeadLetterSink | None = None
         self.progress = ProgressLog()
