@@ -338,11 +338,11 @@ class TurnProcessor:
                 conv.judging.pending = self._start_judge(conv, conv.judging.turn)
                 if conv.judging.pending is None:  # it could not be started: scored here, waiting for the judge
                     out.extend(self._judged(conv, now=True))
-                    out.extend(self._drain(conv))
+                    out.extend(self._resume(conv, now))
                     continue
             if conv.judging.due():
                 out.extend(self._judged(conv))
-                out.extend(self._drain(conv))
+                out.extend(self._resume(conv, now))
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
             conv = self.open.get(cid)
@@ -497,6 +497,13 @@ class TurnProcessor:
                 self.judging.add(conv.conversation_id)
                 return out
         out.extend(self._add(conv, event, ref, turn))
+        return out
+
+    def _resume(self, conv: Conversation, now: float) -> Outcome:
+        """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""
+        out = self._drain(conv)
+        if conv.held and conv.gap_since is None and not conv.blocked and conv.conversation_id in self.open:
+            self._start_gap(conv, now)
         return out
 
     def judge_saturated(self) -> bool:

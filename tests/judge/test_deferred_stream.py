@@ -45,7 +45,7 @@ def test_judged_turns_complete_in_tick_and_a_full_pool_means_waiting(
 ) -> None:
     processor = TurnProcessor(engine_for(comparators, chat_server, registry))
     dialog = {**BOOKING, "turns": BOOKING["turns"][:3]}  # user, search, reply (judged)
-    a = events_of(Dialog.model_validate({**dialog, "dialog_id": "a"}))
+    a = events_of(Dialog.model_validate({**BOOKING, "dialog_id": "a", "turns": BOOKING["turns"][:5]}))
     b = events_of(Dialog.model_validate({**dialog, "dialog_id": "b"}))
     b[0] = b[0].model_copy(update={"predict_turn": b[0].predict_turn.model_copy(update={"content": "Same, for b."})})
     actions = events_of(Dialog.model_validate({**BOOKING, "dialog_id": "c", "turns": BOOKING["turns"][:2]}))
@@ -57,8 +57,10 @@ def test_judged_turns_complete_in_tick_and_a_full_pool_means_waiting(
     now = turns_of(out)
     assert ("a", 3) not in now and ("b", 3) not in now  # judged in the background
     assert ("c", 2) in now and ("a", 2) in now  # action turns need no judge: verdicts at once
+    assert ("a", 5) not in now  # a later turn of a judged conversation waits for it
     assert processor.judging == {"a", "b"} and processor.judge_saturated()  # b waits for a's slot
-    assert not [p for p in out.positions() if p in (("p", 2), ("p", 5))]  # judged positions not complete
+    judged_positions = {("p", 2), ("p", 7)}
+    assert not judged_positions & set(out.positions())  # not complete: their offsets are not committed
     deadline = time.monotonic() + 30
     while processor.judging and time.monotonic() < deadline:
         out.extend(processor.tick())
@@ -66,6 +68,8 @@ def test_judged_turns_complete_in_tick_and_a_full_pool_means_waiting(
     done = turns_of(out)
     print(f"process() returned in {returned_in:.2f}s; judge answers in {DELAY_S}s each, one at a time")
     assert done[("a", 3)].success is True and done[("b", 3)].success is True  # b was not refused as busy
-    assert {("p", 2), ("p", 5)} <= set(out.positions())
+    assert judged_positions <= set(out.positions())
+    order = [e.verdict.turn_no for e in out.emissions if e.conversation_id == "a" and e.kind == "turn"]
+    assert order == [2, 3, 5] and any(e.kind == "dialog" and e.conversation_id == "a" for e in out.emissions)
     assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "busy"}) == 0
     assert len(chat_server.requests) == 4  # completeness and truthfulness, for a and for b
