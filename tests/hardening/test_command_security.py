@@ -18,9 +18,8 @@ from monitor.commands.common import cluster_of
 from monitor.stream.redrive import RedrivePlan
 from monitor.stream.security import client_kwargs
 from monitor.stream.topic_reader import TopicReader
-from tests.support.tls import FrontDoor
+from tests.support.tls import PASSWORD, FrontDoor, layered_options, layered_security
 
-PASSWORD = "cmd-s3cret-Pa55"
 COMMANDS = {
     "tail": ["tail", "aem.verdicts"],
     "inspect": ["inspect", "conv-1"],
@@ -34,27 +33,12 @@ def test_flags_env_and_config_file_become_the_client_options(
     command: str, tmp_path: Path, pki: tuple[Path, Path]
 ) -> None:
     cert, key = pki
-    config = tmp_path / "monitor.yaml"
-    config.write_text(
-        f"monitor:\n  bootstrap_servers: kafka-1:9093\n  kafka:\n    security_protocol: SASL_SSL\n"
-        f"    sasl_mechanism: PLAIN\n    ssl_cafile: {cert}\n"
-    )
-    env = {"AEM_KAFKA_SASL_USERNAME": "aem", "AEM_KAFKA_SASL_PASSWORD": PASSWORD, "AEM_KAFKA_SASL_MECHANISM": "PLAIN"}
+    config, env = layered_security(tmp_path, cert)
     flags = ["--config", str(config), "--sasl-mechanism", "SCRAM-SHA-512"]
     flags += ["--ssl-certfile", str(cert), "--ssl-keyfile", str(key)]
     args = build_parser().parse_args([*COMMANDS[command], *flags])
     cluster = cluster_of(args, environ=env)
-    assert client_kwargs(cluster) == {
-        "bootstrap_servers": "kafka-1:9093",
-        "security_protocol": "SASL_SSL",
-        "sasl_mechanism": "SCRAM-SHA-512",  # flag over env over file
-        "sasl_plain_username": "aem",
-        "sasl_plain_password": PASSWORD,
-        "ssl_check_hostname": True,
-        "ssl_cafile": str(cert),
-        "ssl_certfile": str(cert),
-        "ssl_keyfile": str(key),
-    }
+    assert client_kwargs(cluster) == layered_options(cert, key, "SCRAM-SHA-512")  # flag over env over file
     assert PASSWORD not in str(cluster) + repr(cluster)
     plain = build_parser().parse_args([*COMMANDS[command], "--bootstrap-servers", "127.0.0.1:9999"])
     assert client_kwargs(cluster_of(plain, environ={})) == {

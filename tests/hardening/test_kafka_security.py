@@ -25,32 +25,15 @@ from monitor.stream.health import BrokerProbe, Health
 from monitor.stream.kafka_io import make_consumer
 from monitor.stream.security import KafkaClient, KafkaSecurity, client_kwargs
 from monitor.stream.settings import load_cluster, load_settings
-from tests.support.tls import FrontDoor
-
-PASSWORD = "s3cret-Pa55"
+from tests.support.tls import PASSWORD, FrontDoor, layered_options, layered_security
 
 
 def test_sasl_ssl_from_file_env_and_flags(tmp_path: Path, pki: tuple[Path, Path]) -> None:
     cert, key = pki
-    config = tmp_path / "monitor.yaml"
-    config.write_text(
-        f"monitor:\n  bootstrap_servers: kafka-1:9093,kafka-2:9093\n  kafka:\n    security_protocol: SASL_SSL\n"
-        f"    sasl_mechanism: PLAIN\n    ssl_cafile: {cert}\n"
-    )
-    env = {"AEM_KAFKA_SASL_USERNAME": "aem", "AEM_KAFKA_SASL_PASSWORD": PASSWORD, "AEM_KAFKA_SASL_MECHANISM": "PLAIN"}
+    config, env = layered_security(tmp_path, cert)
     flags = {"kafka": {"sasl_mechanism": "SCRAM-SHA-256", "ssl_certfile": str(cert), "ssl_keyfile": str(key)}}
     settings = load_settings(config, environ=env, overrides=flags)
-    expected = {
-        "bootstrap_servers": "kafka-1:9093,kafka-2:9093",
-        "security_protocol": "SASL_SSL",
-        "sasl_mechanism": "SCRAM-SHA-256",  # flag beats env beats file
-        "sasl_plain_username": "aem",
-        "sasl_plain_password": PASSWORD,
-        "ssl_check_hostname": True,
-        "ssl_cafile": str(cert),
-        "ssl_certfile": str(cert),
-        "ssl_keyfile": str(key),
-    }
+    expected = layered_options(cert, key, "SCRAM-SHA-256")  # flag beats env beats file
     assert client_kwargs(settings.cluster) == expected
     assert client_kwargs(load_cluster(config, environ=env, overrides=flags)) == expected  # aem replay's view
     assert client_kwargs("127.0.0.1:9092") == {"bootstrap_servers": "127.0.0.1:9092"}

@@ -16,6 +16,35 @@ from pathlib import Path
 
 import pytest
 
+PASSWORD = "s3cret-Pa55"
+
+
+def layered_security(folder: Path, cert: Path) -> tuple[Path, dict[str, str]]:
+    """A config file (SASL_SSL, PLAIN, our CA) and an AEM_* environment (user, password, mechanism PLAIN)
+    for flags to be layered over."""
+    config = folder / "monitor.yaml"
+    config.write_text(
+        f"monitor:\n  bootstrap_servers: kafka-1:9093,kafka-2:9093\n  kafka:\n    security_protocol: SASL_SSL\n"
+        f"    sasl_mechanism: PLAIN\n    ssl_cafile: {cert}\n"
+    )
+    env = {"AEM_KAFKA_SASL_USERNAME": "aem", "AEM_KAFKA_SASL_PASSWORD": PASSWORD, "AEM_KAFKA_SASL_MECHANISM": "PLAIN"}
+    return config, env
+
+
+def layered_options(cert: Path, key: Path, mechanism: str) -> dict[str, object]:
+    """The kafka-python options of `layered_security` with flags giving `mechanism`, a client cert and key."""
+    return {
+        "bootstrap_servers": "kafka-1:9093,kafka-2:9093",
+        "security_protocol": "SASL_SSL",
+        "sasl_mechanism": mechanism,
+        "sasl_plain_username": "aem",
+        "sasl_plain_password": PASSWORD,
+        "ssl_check_hostname": True,
+        "ssl_cafile": str(cert),
+        "ssl_certfile": str(cert),
+        "ssl_keyfile": str(key),
+    }
+
 
 def make_pki(folder: Path) -> tuple[Path, Path]:
     """A throw-away self-signed certificate and key for 127.0.0.1 (skips without openssl)."""
