@@ -313,7 +313,7 @@ class Monitor:
         if getattr(self.engine.judge, "saturated", False):
             if not paused and self._consumer.assignment():
                 self._consumer.pause(*self._consumer.assignment())
-                log.info("judge_pool_full_paused", partitions=len(self._consumer.assignment()))
+                log.warning("judge_pool_full_paused", partitions=len(self._consumer.assignment()))
         elif paused:
             self._consumer.resume(*paused)
             log.info("judge_pool_free_resumed", partitions=len(paused))

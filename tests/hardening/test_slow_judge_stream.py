@@ -8,6 +8,7 @@ group's committed offset stays at or below the judged event until that verdict i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 from prometheus_client import CollectorRegistry
+from structlog.testing import capture_logs
 
 from monitor.judge.config import JudgeSettings
 from monitor.models.dialog import Dialog
@@ -36,10 +38,10 @@ BUDGET_S = 15.0  # far above what the other verdicts need: a loop that waited fo
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "judge_only_booking.json"
 
 
-@pytest.fixture
-def sleeping_judge() -> Iterator[ChatServer]:
+@contextlib.contextmanager
+def judge_answering_after(delay_s: float) -> Iterator[ChatServer]:
     state = ChatServer(url="")
-    state.answer(Scripted(200, json.dumps(completion(verdict_json("pass", 1.0))), delay=SLEEP_S))
+    state.answer(Scripted(200, json.dumps(completion(verdict_json("pass", 1.0))), delay=delay_s))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
@@ -50,6 +52,12 @@ def sleeping_judge() -> Iterator[ChatServer]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture
+def sleeping_judge() -> Iterator[ChatServer]:
+    with judge_answering_after(SLEEP_S) as server:
+        yield server
 
 
 def dialogs() -> tuple[Dialog, list[Dialog]]:
@@ -122,3 +130,36 @@ def test_a_sleeping_judge_does_not_delay_other_conversations(
     assert held_back and max(held_back) <= reply_at.offset  # never committed past the unpublished verdict
     assert committed_after > reply_at.offset  # and committed once it was published
     assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "over_budget"}) == 1
+
+
+def test_a_full_judge_pool_pauses_fetching_instead_of_refusing(broker: Any, embedding_scorer: Any) -> None:
+    """One worker, no queue, a judge answering in 2 s: four judged replies wait their turn, none is `busy`."""
+    registry = CollectorRegistry()
+    with judge_answering_after(2.0) as server, capture_logs() as logs:
+        judge = JudgeSettings(url=server.url, max_attempts=1, concurrency=1, queue_limit=0, turn_budget_s=30.0)
+        engine = build_engine(ScoringConfig(), semantic=embedding_scorer, judge=judge, registry=registry)
+        topics = TopicSet.fresh(broker.bootstrap)
+        monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine=engine, registry=registry).start()
+        try:
+            raw = json.loads(EXAMPLE.read_text())
+            replies = [  # distinct transcripts: no answer comes from the judge's cache
+                Dialog.model_validate({**raw, "dialog_id": f"judged-{i}", "turns": raw["turns"][:3]})
+                for i in range(4)
+            ]
+            events = [e for d in replies for e in dialog_events(d)]
+            for i, event in enumerate(events[::3]):
+                event["predict_turn"]["content"] += f" (request {i})"
+            send(broker.bootstrap, topics.traces, events)
+            found: dict[str, Any] = {}
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and len(found) < len(replies):
+                for r in read_all(broker.bootstrap, topics.verdicts, expect=10_000, timeout=1.0):
+                    verdict = json.loads(r.value)
+                    if verdict["kind"] == "turn" and verdict.get("turn_no") == 3:
+                        found[verdict["conversation_id"]] = verdict
+        finally:
+            monitor.stop()
+    assert sorted(found) == sorted(d.dialog_id for d in replies)
+    assert all(v["success"] is True for v in found.values()), [v.get("detail") for v in found.values()]
+    assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "busy"}) == 0
+    assert "judge_pool_full_paused" in [e["event"] for e in logs]  # a warning; the resume is logged at info
