@@ -1,4 +1,4 @@
-"""What every command shares: help that shows defaults and exit codes, broker flags, a fail-fast check."""
+"""What every command shares: help that shows defaults and exit codes, cluster flags, a fail-fast check."""
 
 from __future__ import annotations
 
@@ -6,15 +6,25 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Callable
-from typing import Any
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
 
 import structlog
+from kafka.errors import KafkaError
+from pydantic import ValidationError
 
+from monitor.sources.files import validation_error
 from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
 from monitor.stream.security import KafkaClient, SaslMechanism, SecurityProtocol
+from monitor.stream.settings import load_cluster
+from monitor.stream.topic_reader import TopicMissing, TopicReader
 
 log = structlog.get_logger(__name__)
+
+N = TypeVar("N", int, float)
+T = TypeVar("T")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
@@ -52,14 +62,8 @@ def env_float(name: str, default: float) -> float:
         return default
 
 
-def add_broker_args(parser: argparse.ArgumentParser, bootstrap_default: str | None = DEFAULT_BOOTSTRAP) -> None:
-    """--bootstrap-servers and --connect-timeout (env AEM_BOOTSTRAP_SERVERS, AEM_CONNECT_TIMEOUT_S)."""
-    parser.add_argument(
-        "--bootstrap-servers",
-        default=os.environ.get("AEM_BOOTSTRAP_SERVERS", bootstrap_default),
-        metavar="HOST:PORT",
-        help="Kafka bootstrap servers (env AEM_BOOTSTRAP_SERVERS)",
-    )
+def add_connect_timeout(parser: argparse.ArgumentParser) -> None:
+    """--connect-timeout (env AEM_CONNECT_TIMEOUT_S)."""
     parser.add_argument(
         "--connect-timeout",
         type=positive_float,
@@ -69,32 +73,86 @@ def add_broker_args(parser: argparse.ArgumentParser, bootstrap_default: str | No
     )
 
 
+def add_broker_args(parser: argparse.ArgumentParser) -> None:
+    """Where the cluster is and how to reach it, as `aem run` reads it: --bootstrap-servers, --connect-timeout,
+    --config (its `monitor:` section's bootstrap_servers and `kafka:`) and the Kafka security flags."""
+    parser.add_argument(
+        "--bootstrap-servers",
+        metavar="HOST:PORT",
+        help=f"Kafka bootstrap servers (default: {DEFAULT_BOOTSTRAP}; env AEM_BOOTSTRAP_SERVERS)",
+    )
+    add_connect_timeout(parser)
+    parser.add_argument(
+        "--config", type=Path, help="config file whose bootstrap_servers and kafka (security) settings to use"
+    )
+    add_kafka_security(parser)
+
+
+def cluster_of(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> KafkaClient:
+    """The cluster the flags of `add_broker_args` name, over AEM_* ``environ`` (the process's when None)
+    over the --config file: the layering of `aem run`. Raises ValidationError, OSError or ValueError."""
+    overrides = {"bootstrap_servers": args.bootstrap_servers, "kafka": kafka_overrides(args)}
+    return load_cluster(args.config, environ=environ, overrides=overrides)
+
+
+def connect(command: str, args: argparse.Namespace) -> KafkaClient | None:
+    """`cluster_of` the arguments once a broker there answered, or None after printing one line saying
+    why (the caller exits 2)."""
+    try:
+        cluster = cluster_of(args)
+    except ValidationError as exc:
+        error(command, validation_error(str(args.config or "settings"), None, exc))
+        return None
+    except (OSError, ValueError) as exc:  # an unreadable or malformed config file
+        error(command, f"{args.config}: {exc}")
+        return None
+    return cluster if reach_broker(command, cluster, args.connect_timeout) is not None else None
+
+
+def read_topic(
+    command: str, args: argparse.Namespace, topic: str, read: Callable[[TopicReader, threading.Event], T]
+) -> T | None:
+    """Connect (`connect`), open a reader on `topic` and run `read` with an event SIGTERM/Ctrl-C set;
+    None after printing one line when no broker answered, the topic is missing or reading failed."""
+    cluster = connect(command, args)
+    if cluster is None:
+        return None
+    stop = threading.Event()
+    install_stop(stop.set)
+    with TopicReader(cluster, topic) as reader:
+        try:
+            return read(reader, stop)
+        except TopicMissing as exc:
+            error(command, f"{exc} on {cluster}")
+        except KafkaError as exc:
+            error(command, f"reading {topic} from {cluster} failed: {exc}")
+    return None
+
+
+def _number(text: str, convert: Callable[[str], N], noun: str) -> N:
+    try:
+        return convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+
+
 def unit_interval(text: str) -> float:
     """An argparse type: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text, float, "a number")
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is outside 0..1")
     return value
 
 
 def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text, float, "a number")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text} is not above 0")
     return value
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _number(text, int, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is below 1")
     return value

@@ -10,31 +10,20 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka.errors import KafkaError
 from pydantic import ValidationError
 
-from monitor.commands.common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
-    add_broker_args,
-    add_command,
-    error,
-    exit_codes,
-    install_stop,
-    reach_broker,
-)
+from monitor.commands import common
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.report import render_dialog, render_turns
 from monitor.report.records import decode_json
-from monitor.stream.topic_reader import TopicMissing, TopicReader, partition_for_key
+from monitor.stream.topic_reader import TopicReader, partition_for_key
 
 EPILOG = """\
 Reads only the partition the conversation id hashes to (verdicts are keyed by conversation_id), keeps
 the last verdict per turn (delivery is at-least-once) and prints the dialog summary when the
 conversation has finished, else the turns so far.
 
-""" + exit_codes(
+""" + common.exit_codes(
     "0  verdicts found and printed",
     "1  no verdicts for that conversation (yet: see --wait)",
     "2  no broker reachable within --connect-timeout, or no such topic",
@@ -42,9 +31,9 @@ conversation has finished, else the turns so far.
 
 
 def add_parser(sub: Any) -> None:
-    p = add_command(sub, "inspect", "print one conversation's verdicts as a cascade table", EPILOG, cmd_inspect)
+    p = common.add_command(sub, "inspect", "print one conversation's verdicts as a cascade table", EPILOG, cmd_inspect)
     p.add_argument("conversation", metavar="CONVERSATION_ID")
-    add_broker_args(p)
+    common.add_broker_args(p)
     p.add_argument("--verdict-topic", default="aem.verdicts", help="verdict topic")
     p.add_argument(
         "--wait", type=float, default=0.0, metavar="S", help="wait up to S seconds for the conversation to finish"
@@ -104,28 +93,23 @@ def render(conversation: str, found: Collected) -> list[str]:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    if reach_broker("inspect", args.bootstrap_servers, args.connect_timeout) is None:
-        return EXIT_USAGE
-    stop = threading.Event()
-    install_stop(stop.set)
-    with TopicReader(args.bootstrap_servers, args.verdict_topic) as reader:
-        try:
-            found = collect(reader, args.conversation, args.wait, stop)
-        except TopicMissing as exc:
-            return error("inspect", f"{exc} on {args.bootstrap_servers}")
-        except KafkaError as exc:
-            return error("inspect", f"reading {args.verdict_topic} from {args.bootstrap_servers} failed: {exc}")
+    found = common.read_topic(
+        "inspect", args, args.verdict_topic, lambda reader, stop: collect(reader, args.conversation, args.wait, stop)
+    )
+    if found is None:
+        return common.EXIT_USAGE
     if found.empty:
-        return error(
-            "inspect", f"no verdicts for conversation {args.conversation!r} on {args.verdict_topic}", EXIT_FAILED
+        return common.error(
+            "inspect", f"no verdicts for conversation {args.conversation!r} on {args.verdict_topic}", common.EXIT_FAILED
         )
     if args.json:
         for message in found.messages():
             sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
-        return EXIT_OK
+        return common.EXIT_OK
     try:
         lines = render(args.conversation, found)
     except ValidationError as exc:
-        return error("inspect", f"a verdict message of {args.conversation!r} is not in the expected shape: {exc}")
+        shape = f"a verdict message of {args.conversation!r} is not in the expected shape: {exc}"
+        return common.error("inspect", shape)
     sys.stdout.write("\n".join(lines) + "\n")
-    return EXIT_OK
+    return common.EXIT_OK

@@ -8,15 +8,7 @@ from typing import Any
 
 from kafka.errors import KafkaError
 
-from monitor.commands.common import (
-    EXIT_OK,
-    EXIT_USAGE,
-    add_broker_args,
-    add_command,
-    error,
-    exit_codes,
-    reach_broker,
-)
+from monitor.commands import common
 from monitor.stream.redrive import RedrivePlan, redrive
 from monitor.stream.topic_reader import TopicMissing
 
@@ -28,15 +20,15 @@ in the DLQ since. An event that is still invalid lands in the DLQ again (as a ne
 --valid-only skips those instead, counting them. Records the monitor had to cut (header
 aem-truncated) are never re-sent: their bytes are not the original event.
 
-""" + exit_codes(
+""" + common.exit_codes(
     "0  done (the counts are printed)",
     "2  no broker reachable within --connect-timeout, or no such topic",
 )
 
 
 def add_parser(sub: Any) -> None:
-    p = add_command(sub, "redrive", "send DLQ events back to the trace topic", EPILOG, cmd_redrive)
-    add_broker_args(p)
+    p = common.add_command(sub, "redrive", "send DLQ events back to the trace topic", EPILOG, cmd_redrive)
+    common.add_broker_args(p)
     p.add_argument("--dlq-topic", default="aem.traces.dlq", help="dead-letter topic to read")
     p.add_argument("--topic", default="aem.traces", help="trace topic to send to")
     p.add_argument("--group-id", default="aem-redrive", help="consumer group that remembers what was re-driven")
@@ -45,10 +37,11 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_redrive(args: argparse.Namespace) -> int:
-    if reach_broker("redrive", args.bootstrap_servers, args.connect_timeout) is None:
-        return EXIT_USAGE
+    cluster = common.connect("redrive", args)
+    if cluster is None:
+        return common.EXIT_USAGE
     plan = RedrivePlan(
-        bootstrap=args.bootstrap_servers,
+        cluster=cluster,
         dlq_topic=args.dlq_topic,
         traces_topic=args.topic,
         group_id=args.group_id,
@@ -58,9 +51,9 @@ def cmd_redrive(args: argparse.Namespace) -> int:
     try:
         count = redrive(plan)
     except TopicMissing as exc:
-        return error("redrive", f"{exc} on {args.bootstrap_servers}")
+        return common.error("redrive", f"{exc} on {cluster}")
     except KafkaError as exc:
-        return error("redrive", f"re-driving {args.dlq_topic} on {args.bootstrap_servers} failed: {exc}")
+        return common.error("redrive", f"re-driving {args.dlq_topic} on {cluster} failed: {exc}")
     verb = "would send" if args.dry_run else "sent"
     skipped = f", skipped {count.still_invalid} still invalid" if args.valid_only else ""
     if count.truncated:
@@ -69,4 +62,4 @@ def cmd_redrive(args: argparse.Namespace) -> int:
         f"redrive: read {count.read} new DLQ records from {args.dlq_topic}, {verb} {count.sent} to {args.topic}"
         f"{skipped}\n"
     )
-    return EXIT_OK
+    return common.EXIT_OK

@@ -6,32 +6,27 @@ import argparse
 import secrets
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from kafka.errors import KafkaError
-from pydantic import ValidationError
 
 from monitor.commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_broker_args,
     add_command,
-    add_kafka_security,
+    connect,
     error,
     exit_codes,
-    kafka_overrides,
     positive_float,
     positive_int,
-    reach_broker,
 )
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.sources.files import InputError, read_dialogs, validation_error
+from monitor.sources.files import InputError, read_dialogs
 from monitor.stream.kafka_io import make_producer
 from monitor.stream.otlp import publish_otlp
 from monitor.stream.replay import dialog_events, publish
-from monitor.stream.settings import load_cluster
 
 EPILOG = """\
 Each run publishes its dialogs under fresh conversation ids (<dialog_id>-<run tag>), so replaying a
@@ -50,8 +45,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="dialog files (JSON or JSONL)")
     p.add_argument("--sample", action="store_true", help="also publish the bundled sample traffic")
     add_broker_args(p)
-    p.add_argument("--config", type=Path, help="config file whose kafka section (security) to use")
-    add_kafka_security(p)
     p.add_argument("--topic", default="aem.traces", help="trace topic")
     p.add_argument("--rate", type=positive_float, help="events per second (default: as fast as possible)")
     p.add_argument("--repeat", type=positive_int, default=1, help="publish each dialog N times, as new conversations")
@@ -80,13 +73,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         dialogs += [Dialog.model_validate(d) for d in sample_dialogs()]
     if not dialogs:
         return error("replay", "give dialog files or --sample")
-    try:
-        cluster = load_cluster(
-            args.config, overrides={"bootstrap_servers": args.bootstrap_servers, "kafka": kafka_overrides(args)}
-        )
-    except ValidationError as exc:
-        return error("replay", validation_error(str(args.config or "settings"), None, exc))
-    if reach_broker("replay", cluster, args.connect_timeout) is None:
+    cluster = connect("replay", args)
+    if cluster is None:
         return EXIT_USAGE
     tag = None if args.keep_ids else secrets.token_hex(3)
     ids = [conversation_ids(d, args.repeat, tag) for d in dialogs]
@@ -109,7 +97,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         else:
             sent = publish(producer, args.topic, events(), rate=args.rate)
     except KafkaError as exc:
-        return error("replay", f"publishing to {args.topic} at {args.bootstrap_servers} failed: {exc}", 1)
+        return error("replay", f"publishing to {args.topic} at {cluster} failed: {exc}", 1)
     finally:
         producer.close(timeout=10)
     conversations = sum(len(v) for v in ids)

@@ -14,8 +14,8 @@ from monitor.commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_command,
+    add_connect_timeout,
     add_kafka_security,
-    env_float,
     error,
     exit_codes,
     install_stop,
@@ -24,7 +24,6 @@ from monitor.commands.common import (
     reach_broker,
 )
 from monitor.sources.files import InputError, validation_error
-from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S
 from monitor.stream.settings import MonitorSettings, load_settings
 from monitor.wiring import build_monitor
 
@@ -79,13 +78,7 @@ def add_parser(sub: Any) -> None:
         choices=["aem", "otlp_json", "otlp_proto"],
         help="what the topic carries: aem trace events (default) or OTLP GenAI spans (docs/otlp.md)",
     )
-    p.add_argument(
-        "--connect-timeout",
-        type=positive_float,
-        default=env_float("AEM_CONNECT_TIMEOUT_S", DEFAULT_CONNECT_TIMEOUT_S),
-        metavar="S",
-        help="exit 2 when no broker answers within S seconds (env AEM_CONNECT_TIMEOUT_S)",
-    )
+    add_connect_timeout(p)
     p.add_argument(
         "--broker-unreachable-exit",
         type=float,

@@ -41,6 +41,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,10 +51,11 @@ from monitor.equivalence.facts import extract_facts
 from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
 from monitor.judge.llm import JudgeUnavailable, LLMJudge
-from monitor.judge.prompts import render_transcript
+from monitor.judge.pool import PoolFull
+from monitor.judge.prompts import Transcript, render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.models.vocabulary import FailureReason
-from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn
+from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn, PendingCheck
 
 log = structlog.get_logger(__name__)
 
@@ -252,6 +254,35 @@ class GroundingChecker:
     # -- response turns --------------------------------------------------------------------------
 
     def check_response(self, reply: Reply, history: Sequence[ObservedTurn]) -> CheckResult:
+        grounded = self._ground_response(reply, history)
+        if grounded is not None or self.llm is None:
+            return grounded if grounded is not None else CheckResult.passed(1.0)
+        call = self._start_refine(reply.response, history)
+        call.wait()
+        return call.result()
+
+    def defers(self, turn: ObservedTurn) -> bool:
+        """Only a response turn with an LLM judge configured can be slow to check."""
+        return self.llm is not None and isinstance(turn.predict, Reply)
+
+    def start(
+        self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]
+    ) -> PendingCheck | None:
+        """A response turn's LLM judge call started on the judge's worker pool (None: `check` is quick)."""
+        if self.llm is None or not isinstance(turn.predict, Reply):
+            return None
+        grounded = self._ground_response(turn.predict, history)
+        if grounded is not None:
+            return Ready(grounded)
+        return self._start_refine(turn.predict.response, history)
+
+    @property
+    def saturated(self) -> bool:
+        """Every slot of the LLM judge's worker pool is taken (a new call would be refused)."""
+        return self.llm is not None and self.llm.saturated
+
+    def _ground_response(self, reply: Reply, history: Sequence[ObservedTurn]) -> CheckResult | None:
+        """The verdict grounding alone gives (a blank or unsupported reply), or None when it passes."""
         text = reply.response
         if not text.strip():
             question = _pending_question(history)
@@ -265,49 +296,92 @@ class GroundingChecker:
             return CheckResult.passed()
         sources = sources_of(history)
         unsupported = tuple(self.replies.unsupported_facts(text, sources))
+        if not unsupported:
+            return None
         total = _count_facts(text)
-        if unsupported:
-            share = 0.0
-            if total:
-                share = max(0.0, (total - len(unsupported)) / total)
+        share = max(0.0, (total - len(unsupported)) / total) if total else 0.0
+        return CheckResult.failed(
+            FailureReason.INCONSISTENT_RESPONSE,
+            TRUTHFULNESS,
+            score=share,
+            mismatched=unsupported,
+            detail=f"facts not supported by user turns or tool outputs: {list(unsupported)}",
+        )
+
+    def _start_refine(self, reply: str, history: Sequence[ObservedTurn]) -> JudgeCall:
+        assert self.llm is not None
+        llm, transcript = self.llm, render_transcript(history)
+        deadline = time.monotonic() + llm.settings.turn_budget_s
+        return JudgeCall(llm.run(lambda: _refine(llm, reply, transcript)), deadline, llm)
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A check that needed no background work."""
+
+    check: CheckResult
+    deadline: float = 0.0
+
+    def done(self) -> bool:
+        return True
+
+    def result(self) -> CheckResult:
+        return self.check
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    """An LLM judge call on the worker pool; its result is ``unscored`` once past ``deadline`` undone."""
+
+    future: Future[CheckResult]
+    deadline: float
+    llm: LLMJudge
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def wait(self) -> None:
+        """Block until done or the deadline (the batch path: `aem score`, restore)."""
+        wait([self.future], timeout=max(0.0, self.deadline - time.monotonic()))
+
+    def result(self) -> CheckResult:
+        if not self.future.done():
+            self.llm.metrics.requests.labels(outcome="over_budget").inc()
+            budget = self.llm.settings.turn_budget_s
+            log.warning("judge_unscored", error="over_budget", budget_s=budget)
+            return CheckResult.unscored(f"LLM judge unavailable: no verdict within the turn budget of {budget:g}s")
+        exc = self.future.exception()
+        if exc is not None:  # refused by a full pool, or an unexpected error in the worker
+            why = f"judge busy: {exc}" if isinstance(exc, PoolFull) else str(exc)
+            log.warning("judge_unscored", error=why)
+            return CheckResult.unscored(f"LLM judge unavailable: {why}")
+        return self.future.result()
+
+
+def _refine(llm: LLMJudge, reply: str, transcript: Transcript) -> CheckResult:
+    """Completeness, then truthfulness (runs on a judge worker; each HTTP attempt bounded by its timeout)."""
+    scores: list[float] = []
+    for sub_metric in (COMPLETENESS, TRUTHFULNESS):
+        try:
+            verdict = llm.judge(sub_metric, transcript, reply)
+        except JudgeUnavailable as exc:
+            log.warning("judge_unscored", sub_metric=sub_metric, error=str(exc))
+            return CheckResult.unscored(f"LLM judge unavailable ({sub_metric}): {exc}")
+        scores.append(verdict.score)
+        if verdict.verdict == "fail":
+            if sub_metric == COMPLETENESS:
+                missing = f"; missing {verdict.missing}" if verdict.missing else ""
+                return CheckResult.failed(
+                    FailureReason.INCOMPLETE_RESPONSE,
+                    COMPLETENESS,
+                    score=verdict.score,
+                    detail=f"{verdict.reason}{missing}",
+                )
             return CheckResult.failed(
                 FailureReason.INCONSISTENT_RESPONSE,
                 TRUTHFULNESS,
-                score=share,
-                mismatched=unsupported,
-                detail=f"facts not supported by user turns or tool outputs: {list(unsupported)}",
+                score=verdict.score,
+                mismatched=tuple(verdict.unsupported),
+                detail=verdict.reason,
             )
-        if self.llm is None:
-            return CheckResult.passed(1.0)
-        return self._llm_refine(text, history)
-
-    def _llm_refine(self, reply: str, history: Sequence[ObservedTurn]) -> CheckResult:
-        """Completeness, then truthfulness, on the judge's worker pool within one time budget per turn."""
-        assert self.llm is not None
-        transcript = render_transcript(history)
-        deadline = time.monotonic() + self.llm.settings.turn_budget_s
-        scores: list[float] = []
-        for sub_metric in (COMPLETENESS, TRUTHFULNESS):
-            try:
-                verdict = self.llm.verdict_within(self.llm.submit(sub_metric, transcript, reply), deadline)
-            except JudgeUnavailable as exc:
-                log.warning("judge_unscored", sub_metric=sub_metric, error=str(exc))
-                return CheckResult.unscored(f"LLM judge unavailable ({sub_metric}): {exc}")
-            scores.append(verdict.score)
-            if verdict.verdict == "fail":
-                if sub_metric == COMPLETENESS:
-                    missing = f"; missing {verdict.missing}" if verdict.missing else ""
-                    return CheckResult.failed(
-                        FailureReason.INCOMPLETE_RESPONSE,
-                        COMPLETENESS,
-                        score=verdict.score,
-                        detail=f"{verdict.reason}{missing}",
-                    )
-                return CheckResult.failed(
-                    FailureReason.INCONSISTENT_RESPONSE,
-                    TRUTHFULNESS,
-                    score=verdict.score,
-                    mismatched=tuple(verdict.unsupported),
-                    detail=verdict.reason,
-                )
-        return CheckResult.passed(min(scores) if scores else 1.0)
+    return CheckResult.passed(min(scores) if scores else 1.0)

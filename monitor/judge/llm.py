@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import httpx
 import structlog
@@ -43,6 +43,7 @@ from monitor.judge.pool import BoundedPool, OverBudget, PoolFull, wait_for
 from monitor.judge.prompts import PROMPT_VERSION, VERDICT_SCHEMA, ClipLimits, Transcript, build_messages
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 OUTCOMES = ("ok", "error", "timeout", "invalid", "cached", "busy", "over_budget")
 _FENCE = re.compile(r"^```(?:json|JSON)?\s*(.*?)\s*```$", re.S)
@@ -194,6 +195,18 @@ class LLMJudge:
         if future.done() and isinstance(future.exception(), PoolFull):
             self.metrics.requests.labels(outcome="busy").inc()
         return future
+
+    def run(self, job: Callable[[], T]) -> Future[T]:
+        """Run ``job`` (e.g. several `judge` calls) on the worker pool; a full pool gives a failed future."""
+        future = self._pool.submit(job)
+        if future.done() and isinstance(future.exception(), PoolFull):
+            self.metrics.requests.labels(outcome="busy").inc()
+        return future
+
+    @property
+    def saturated(self) -> bool:
+        """No worker or queue slot is free: a new request would be refused."""
+        return self._pool.full
 
     def verdict_within(self, future: Future[JudgeVerdict], deadline: float) -> JudgeVerdict:
         """The submitted request's verdict by ``deadline`` (monotonic); :class:`JudgeUnavailable` otherwise.

@@ -30,19 +30,39 @@ class BoundedPool:
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self._slots = threading.BoundedSemaphore(workers + queue_limit)
         self.capacity = workers + queue_limit
+        self._taken = 0
+        self._lock = threading.Lock()
+
+    @property
+    def full(self) -> bool:
+        """Every slot is taken: a submit now would be refused."""
+        with self._lock:
+            return self._taken >= self.capacity
+
+    def _take(self) -> bool:
+        if not self._slots.acquire(blocking=False):
+            return False
+        with self._lock:
+            self._taken += 1
+        return True
+
+    def _give_back(self) -> None:
+        with self._lock:
+            self._taken -= 1
+        self._slots.release()
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         """Run ``fn`` on a worker; a future failed with :class:`PoolFull` when no slot is free (never blocks)."""
-        if not self._slots.acquire(blocking=False):
+        if not self._take():
             refused: Future[T] = Future()
             refused.set_exception(PoolFull(f"all {self.capacity} judge slots are taken"))
             return refused
         try:
             future = self._executor.submit(fn)
         except RuntimeError:  # shut down
-            self._slots.release()
+            self._give_back()
             raise
-        future.add_done_callback(lambda _: self._slots.release())
+        future.add_done_callback(lambda _: self._give_back())
         return future
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
 from monitor.models.verdict import DialogResult, TurnVerdict
@@ -21,6 +21,7 @@ from monitor.scoring.types import (
     CheckResult,
     DialogMeta,
     ObservedTurn,
+    PendingCheck,
     ReferenceTurn,
     ScoredTurn,
 )
@@ -31,6 +32,19 @@ class ReferenceFreeChecker(Protocol):
     """Judge-only checks (no reference): catalog structure, grounding, optional LLM judge."""
 
     def check(self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]) -> CheckResult: ...
+
+
+@runtime_checkable
+class DeferringChecker(Protocol):
+    """A reference-free checker that can start a slow check in the background instead of waiting for it."""
+
+    def defers(self, turn: ObservedTurn) -> bool:
+        """Whether `check` of this turn may be slow (an LLM judge call): the stream then uses `start`."""
+
+    def start(
+        self, turn: ObservedTurn, history: Sequence[ObservedTurn], tools: Sequence[ToolSpec]
+    ) -> PendingCheck | None:
+        """The check of `turn` started in the background, or None when `check` is quick for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +114,26 @@ class DialogSession:
         self.history.append(replace(turn, gold=None) if turn.gold is not None else turn)
         return self._release()
 
+    def needs_judge(self, turn: ObservedTurn) -> bool:
+        """`add(turn)` would go to a judge that can run its check in the background (`start_judge`)."""
+        return (
+            isinstance(self.judge, DeferringChecker)
+            and self.judge.defers(turn)
+            and turn.scored
+            and turn.too_large is None
+            and turn.gold is None
+            and self._aligner is None
+            and turn.predict is not None
+        )
+
+    def start_judge(self, turn: ObservedTurn) -> PendingCheck | None:
+        """Start the reference-free check `add(turn)` would wait for, when the judge can run it in the
+        background (None: it is quick, `add` runs it); `add` then takes the turn with `judged` set to
+        the pending check's result."""
+        if not self.needs_judge(turn) or not isinstance(self.judge, DeferringChecker):
+            return None
+        return self.judge.start(turn, self.history, turn.tools or self.tools)
+
     def finish(self) -> tuple[list[TurnVerdict], DialogResult]:
         """End the conversation: flush what waits, emit missing gold steps, compose the result."""
         if not self.finished:
@@ -142,7 +176,7 @@ class DialogSession:
                 check = self.checker.check(decision.gold.gold, turn.predict)
         elif self.judge is not None:
             self.used_judge, mode = True, Mode.JUDGE
-            check = self.judge.check(turn, self.history, self.tools)
+            check = turn.judged if turn.judged is not None else self.judge.check(turn, self.history, self.tools)
         else:
             self.used_judge, mode = True, Mode.JUDGE
             check = CheckResult.unscored("no reference and no reference-free checker configured")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, SubMetric, TurnType
@@ -40,6 +40,7 @@ class ObservedTurn:
     depends_on: tuple[int, ...] = ()
     tools: tuple[ToolSpec, ...] | None = None
     too_large: str | None = None  # set when the turn is too large to score: why (it is then unscored)
+    judged: CheckResult | None = None  # the reference-free check, when it was obtained beforehand (PendingCheck)
 
     @property
     def is_action(self) -> bool:
@@ -131,3 +132,18 @@ class ScoredTurn:
     @property
     def output(self) -> Any:
         return self.predict.output if isinstance(self.predict, ToolCall) else None
+
+
+class PendingCheck(Protocol):
+    """A reference-free check running in the background (an LLM judge call on a worker pool).
+
+    The stream starts it, keeps polling, and takes `result()` once `done()` or once `deadline`
+    (a ``time.monotonic()`` value) passed: a check not done by then is ``unscored``.
+    """
+
+    @property
+    def deadline(self) -> float: ...
+
+    def done(self) -> bool: ...
+
+    def result(self) -> CheckResult: ...

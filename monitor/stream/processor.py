@@ -16,7 +16,7 @@ import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +27,7 @@ from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import ChainClosure, DialogSession
+from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.events import TraceEvent, parse_event_json
 
@@ -169,6 +170,19 @@ def _reason(exc: BaseException) -> str:
     return f"processing failed: {type(exc).__name__}: {str(exc)[:300]}"
 
 
+@dataclass
+class Judging:
+    """A turn taken off the loop while its judge call runs (monitor/judge: `PendingCheck`)."""
+
+    event: TraceEvent
+    ref: SourceRef
+    turn: ObservedTurn
+    pending: PendingCheck | None  # None: not started yet, the judge's pool was full
+
+    def due(self) -> bool:
+        return self.pending is not None and (self.pending.done() or time.monotonic() >= self.pending.deadline)
+
+
 @dataclass(slots=True)
 class Conversation:
     conversation_id: str
@@ -189,6 +203,12 @@ class Conversation:
     saved: set[int] = field(default_factory=set)  # turn numbers on the state changelog
     size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
     last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
+    judging: Judging | None = None  # a turn whose judge call runs in the background; later turns wait
+
+    @property
+    def blocked(self) -> bool:
+        """Later turns cannot be applied yet: the conversation waits for a judge call."""
+        return self.judging is not None
 
     def head(self) -> dict[str, Any]:
         return {
@@ -238,6 +258,8 @@ class TurnProcessor:
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
+        self.defer_judge = True  # judge calls run in the background (`tick` completes them); False: wait
+        self.judging: set[str] = set()  # conversations waiting for a judge call
 
     # -- events --------------------------------------------------------------------------------
 
@@ -292,10 +314,10 @@ class TurnProcessor:
         out.extend(self._shed_bytes(keep=cid))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
-        if conv.next_turn is None or event.turn_no > conv.next_turn:
+        if conv.next_turn is None or event.turn_no > conv.next_turn or conv.blocked:
             conv.held[event.turn_no] = (event, ref)
             conv.waiting[event.turn_no] = (ref, received)
-            if conv.gap_since is None:
+            if conv.gap_since is None and not conv.blocked:
                 self._start_gap(conv, now)
             if len(conv.held) > self.limits.max_held:
                 out.extend(self._skip_gap(conv))
@@ -309,6 +331,20 @@ class TurnProcessor:
         """Timers: give up on gaps that are due, finish idle conversations. Touches only what is due."""
         now = self.clock()
         out = Outcome()
+        for cid in list(self.judging):
+            conv = self.open.get(cid)
+            if conv is None or conv.judging is None:
+                self.judging.discard(cid)
+                continue
+            if conv.judging.pending is None and not self.judge_saturated():
+                conv.judging.pending = self._start_judge(conv, conv.judging.turn)
+                if conv.judging.pending is None:  # it could not be started: scored here, waiting for the judge
+                    out.extend(self._judged(conv, now=True))
+                    out.extend(self._resume(conv, now))
+                    continue
+            if conv.judging.due():
+                out.extend(self._judged(conv))
+                out.extend(self._resume(conv, now))
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
             conv = self.open.get(cid)
@@ -385,8 +421,8 @@ class TurnProcessor:
         conv.size = sum(len(e) for e in events)
         self.open_bytes += conv.size
         replayed = Outcome()
-        for event in applied:
-            replayed.extend(self._apply(conv, event, None))
+        for event in applied:  # the judge is waited for here: replay must reproduce the state in order
+            replayed.extend(self._apply(conv, event, None, defer=False))
         already = int(head.get("emitted", 0))
         turns = [e for e in replayed.emissions if e.kind == "turn"]
         out.emissions += turns[already:]  # produced by replay but never emitted before the stop
@@ -441,8 +477,11 @@ class TurnProcessor:
         conv.gap_since = now
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
-    def _apply(self, conv: Conversation, event: TraceEvent, ref: SourceRef, size: int | None = None) -> Outcome:
-        """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk."""
+    def _apply(
+        self, conv: Conversation, event: TraceEvent, ref: SourceRef, size: int | None = None, defer: bool = True
+    ) -> Outcome:
+        """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk;
+        `defer` False: a judged turn waits for its judge here (restore replays in order)."""
         conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
@@ -454,8 +493,55 @@ class TurnProcessor:
         if too_large is not None:
             out.too_large.append(too_large.limit)
             log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)
+        turn = to_observed(event, too_large.detail if too_large else None)
+        if defer and self.defer_judge and conv.session.needs_judge(turn):
+            # its position waits in `conv.waiting` until `tick` completes it; later turns are held
+            full = self.judge_saturated()
+            pending = None if full else self._start_judge(conv, turn)
+            if full or pending is not None:
+                conv.judging = Judging(event, ref, turn, pending)
+                self.judging.add(conv.conversation_id)
+                return out
+        out.extend(self._add(conv, event, ref, turn))
+        return out
+
+    def _resume(self, conv: Conversation, now: float) -> Outcome:
+        """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""
+        out = self._drain(conv)
+        if conv.held and conv.gap_since is None and not conv.blocked and conv.conversation_id in self.open:
+            self._start_gap(conv, now)
+        return out
+
+    def judge_saturated(self) -> bool:
+        """The judge's worker pool is full: judged turns wait for a slot (and the runner pauses fetching)."""
+        return bool(getattr(self.engine.judge, "saturated", False))
+
+    def _start_judge(self, conv: Conversation, turn: ObservedTurn) -> PendingCheck | None:
         try:
-            verdicts = conv.session.add(to_observed(event, too_large.detail if too_large else None))
+            return conv.session.start_judge(turn)
+        except Exception as exc:  # the turn is then scored synchronously, where a failure is handled
+            log.error("judge_start_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
+            return None
+
+    def _judged(self, conv: Conversation, now: bool = False) -> Outcome:
+        """Complete the turn whose judge call is done or past its budget (then unscored); `now`: score it
+        here, the judge called in the loop."""
+        judging, conv.judging = conv.judging, None
+        self.judging.discard(conv.conversation_id)
+        assert judging is not None
+        self.dirty.add(conv.conversation_id)
+        if now:
+            return self._add(conv, judging.event, judging.ref, judging.turn)
+        if judging.pending is None:  # never got a slot of the judge's pool
+            check = CheckResult.unscored("LLM judge unavailable: judge busy (no free slot before the turn had to end)")
+        else:
+            check = judging.pending.result()
+        return self._add(conv, judging.event, judging.ref, replace(judging.turn, judged=check))
+
+    def _add(self, conv: Conversation, event: TraceEvent, ref: SourceRef, turn: ObservedTurn) -> Outcome:
+        out = Outcome()
+        try:
+            verdicts = conv.session.add(turn)
         except Exception as exc:  # the turn is skipped; the conversation carries on
             log.error(
                 "turn_scoring_failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
@@ -472,12 +558,12 @@ class TurnProcessor:
 
     def _drain(self, conv: Conversation) -> Outcome:
         out = Outcome()
-        while conv.next_turn in conv.held:
+        while conv.next_turn in conv.held and not conv.blocked:
             event, ref = conv.held.pop(conv.next_turn)
             out.extend(self._apply(conv, event, ref))
         if not conv.held:
             conv.gap_since = None
-        if conv.final_seen and not conv.held:
+        if conv.final_seen and not conv.held and not conv.blocked:
             out.extend(self._finish(conv, reason="final"))
         return out
 
@@ -494,12 +580,14 @@ class TurnProcessor:
         return out
 
     def _finish(self, conv: Conversation, reason: str) -> Outcome:
+        early = self._judged(conv) if conv.judging is not None else Outcome()  # unscored if still running
         try:
             verdicts, result = conv.session.finish()
         except Exception as exc:  # release its positions all the same: a stuck offset stalls the partition
             log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
-        out = Outcome(emissions=[self._turn_emission(conv, v) for v in verdicts])
+        out = early
+        out.emissions += [self._turn_emission(conv, v) for v in verdicts]
         out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
         out.done += [ref for ref, _ in conv.waiting.values() if ref is not None]
         conv.waiting.clear()

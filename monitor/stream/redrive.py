@@ -17,6 +17,7 @@ from kafka.structs import OffsetAndMetadata
 
 from monitor.stream.events import EventLimits, InvalidEvent, decode_event
 from monitor.stream.kafka_io import make_consumer, make_producer
+from monitor.stream.security import KafkaClient
 from monitor.stream.topic_reader import Record, TopicMissing
 
 log = structlog.get_logger(__name__)
@@ -35,7 +36,7 @@ class RedriveCount:
 
 @dataclass(frozen=True)
 class RedrivePlan:
-    bootstrap: str
+    cluster: KafkaClient
     dlq_topic: str = "aem.traces.dlq"
     traces_topic: str = "aem.traces"
     group_id: str = "aem-redrive"
@@ -83,8 +84,8 @@ def _last_offsets(consumer: Any) -> dict[int, int]:
 
 def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
     """Read the DLQ from the group's committed positions to its current end; re-send; commit."""
-    consumer = make_consumer(plan.bootstrap, [], plan.group_id, client_id="aem-redrive", **client_options)
-    producer = None if plan.dry_run else make_producer(plan.bootstrap, client_id="aem-redrive", **client_options)
+    consumer = make_consumer(plan.cluster, [], plan.group_id, client_id="aem-redrive", **client_options)
+    producer = None if plan.dry_run else make_producer(plan.cluster, client_id="aem-redrive", **client_options)
     count = RedriveCount()
     try:
         numbers = consumer.partitions_for_topic(plan.dlq_topic)

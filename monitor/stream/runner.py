@@ -101,7 +101,8 @@ class Monitor:
         self._producer = producer
         self._store = store
         self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
-        self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats)]
+        stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
+        self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats, stats_labels)]
         self.checkpoint: Checkpoint | None = None
         self.dlq: DeadLetterSink | None = None
         self.progress = ProgressLog()
@@ -296,8 +297,26 @@ class Monitor:
                 self.metrics.record_event("scored")
             self._emit(result)
         self._emit(self.processor.tick())
+        self._judge_backpressure()
         if self.checkpoint.due(idle=not records):
             self.checkpoint.commit(timeout=30)
+
+    def _judge_backpressure(self) -> None:
+        """Pause every partition while the LLM judge's worker pool is full; resume once a slot is free.
+
+        Polling goes on (the group sees a live member, `tick` completes judged turns); paused
+        partitions just fetch nothing, so no new turn meets a full pool.
+        """
+        if not hasattr(self.engine.judge, "saturated") or not hasattr(self._consumer, "pause"):
+            return
+        paused = self._consumer.paused()
+        if getattr(self.engine.judge, "saturated", False):
+            if not paused and self._consumer.assignment():
+                self._consumer.pause(*self._consumer.assignment())
+                log.warning("judge_pool_full_paused", partitions=len(self._consumer.assignment()))
+        elif paused:
+            self._consumer.resume(*paused)
+            log.info("judge_pool_free_resumed", partitions=len(paused))
 
     def _emit(self, out: Outcome) -> None:
         """Hand emissions to the sinks and failures to the DLQ; their positions are then complete."""

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.processor import Emission
 
@@ -78,7 +79,11 @@ class RunStats:
 
 @dataclass
 class StatsSink:
+    """Live pass rates per (agent, release), bounded like the metric labels: cleaned values, and pairs
+    beyond the guard's cap tallied under ``release="other"`` (monitor/stream/labels.py)."""
+
     stats: RunStats
+    labels: LabelGuard = field(default_factory=LabelGuard)
 
     def add(self, emission: Emission) -> None:
         verdict = emission.verdict
@@ -87,7 +92,8 @@ class StatsSink:
             return
         self.stats.verdicts += 1
         if verdict.success is not None:
-            tally = self.stats.by_release.setdefault((emission.agent, emission.release), [0, 0])
+            pair = self.labels.admit(emission.agent, emission.release, count=False)  # /metrics counts overflows
+            tally = self.stats.by_release.setdefault(pair, [0, 0])
             tally[0] += int(verdict.success)
             tally[1] += 1
         if verdict.success is False and verdict.attribution == "root_cause" and verdict.failure_reason:

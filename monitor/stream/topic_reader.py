@@ -17,6 +17,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.partitioner.default import murmur2
 
 from monitor.stream.kafka_io import make_consumer
+from monitor.stream.security import KafkaClient
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,9 @@ class TopicMissing(LookupError):
 class TopicReader:
     """Reads chosen partitions of one topic from given offsets (no consumer group)."""
 
-    def __init__(self, bootstrap: str, topic: str, **client_options: Any) -> None:
+    def __init__(self, cluster: KafkaClient, topic: str, **client_options: Any) -> None:
         self.topic = topic
-        self.consumer: KafkaConsumer = make_consumer(bootstrap, [], None, client_id="aem-reader", **client_options)
+        self.consumer: KafkaConsumer = make_consumer(cluster, [], None, client_id="aem-reader", **client_options)
 
     def partitions(self) -> list[int]:
         found = self.consumer.partitions_for_topic(self.topic)

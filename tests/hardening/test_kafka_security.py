@@ -11,15 +11,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import shutil
-import socket
-import ssl
 import struct
-import subprocess
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -31,45 +25,15 @@ from monitor.stream.health import BrokerProbe, Health
 from monitor.stream.kafka_io import make_consumer
 from monitor.stream.security import KafkaClient, KafkaSecurity, client_kwargs
 from monitor.stream.settings import load_cluster, load_settings
-
-PASSWORD = "s3cret-Pa55"
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is needed to make a throw-away certificate")
-    folder = tmp_path_factory.mktemp("pki")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-         "-days", "1", "-subj", "/CN=aem-test-client", "-addext", "subjectAltName=IP:127.0.0.1"],
-        check=True, capture_output=True,
-    )
-    return cert, key
+from tests.support.tls import PASSWORD, FrontDoor, layered_options, layered_security
 
 
 def test_sasl_ssl_from_file_env_and_flags(tmp_path: Path, pki: tuple[Path, Path]) -> None:
     cert, key = pki
-    config = tmp_path / "monitor.yaml"
-    config.write_text(
-        f"monitor:\n  bootstrap_servers: kafka-1:9093,kafka-2:9093\n  kafka:\n    security_protocol: SASL_SSL\n"
-        f"    sasl_mechanism: PLAIN\n    ssl_cafile: {cert}\n"
-    )
-    env = {"AEM_KAFKA_SASL_USERNAME": "aem", "AEM_KAFKA_SASL_PASSWORD": PASSWORD, "AEM_KAFKA_SASL_MECHANISM": "PLAIN"}
+    config, env = layered_security(tmp_path, cert)
     flags = {"kafka": {"sasl_mechanism": "SCRAM-SHA-256", "ssl_certfile": str(cert), "ssl_keyfile": str(key)}}
     settings = load_settings(config, environ=env, overrides=flags)
-    expected = {
-        "bootstrap_servers": "kafka-1:9093,kafka-2:9093",
-        "security_protocol": "SASL_SSL",
-        "sasl_mechanism": "SCRAM-SHA-256",  # flag beats env beats file
-        "sasl_plain_username": "aem",
-        "sasl_plain_password": PASSWORD,
-        "ssl_check_hostname": True,
-        "ssl_cafile": str(cert),
-        "ssl_certfile": str(cert),
-        "ssl_keyfile": str(key),
-    }
+    expected = layered_options(cert, key, "SCRAM-SHA-256")  # flag beats env beats file
     assert client_kwargs(settings.cluster) == expected
     assert client_kwargs(load_cluster(config, environ=env, overrides=flags)) == expected  # aem replay's view
     assert client_kwargs("127.0.0.1:9092") == {"bootstrap_servers": "127.0.0.1:9092"}
@@ -113,75 +77,6 @@ def test_every_kafka_client_is_built_through_client_kwargs() -> None:
             if named & {"bootstrap_servers", "security_protocol", "sasl_mechanism"} or not uses_builder:
                 offenders.append(f"{path.relative_to(root)}:{call.lineno}")
     assert offenders == []
-
-
-@dataclass
-class FrontDoor:
-    """A TLS listener that requires a client certificate and answers just enough Kafka to reach SASL."""
-
-    context: ssl.SSLContext
-    sock: socket.socket = field(default_factory=socket.socket)
-    peers: list[str] = field(default_factory=list)
-    requests: list[bytes] = field(default_factory=list)
-
-    @property
-    def port(self) -> int:
-        return int(self.sock.getsockname()[1])
-
-    def serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            try:
-                with self.context.wrap_socket(conn, server_side=True) as tls:
-                    tls.settimeout(5)
-                    subject = dict(item[0] for item in tls.getpeercert()["subject"])
-                    self.peers.append(subject["commonName"])
-                    self._converse(tls)
-            except (OSError, ssl.SSLError, KeyError, struct.error):
-                continue
-
-    def _converse(self, tls: ssl.SSLSocket) -> None:
-        for _ in range(3):
-            request = self._read(tls)
-            self.requests.append(request)
-            api_key, correlation = struct.unpack(">h", request[:2])[0], request[4:8]
-            if api_key == 18:  # ApiVersions v3: offer SaslHandshake 0-1, SaslAuthenticate 0-2, Metadata
-                keys = [(18, 0, 3), (17, 0, 1), (36, 0, 2), (3, 0, 12)]
-                body = struct.pack(">h", 0) + bytes([len(keys) + 1])
-                body += b"".join(struct.pack(">hhh", *k) + b"\x00" for k in keys) + struct.pack(">i", 0) + b"\x00"
-            elif api_key == 17:  # SaslHandshake v1: PLAIN is fine
-                body = struct.pack(">hi", 0, 1) + struct.pack(">h", 5) + b"PLAIN"
-            else:
-                return
-            tls.sendall(struct.pack(">i", len(correlation + body)) + correlation + body)
-
-    @staticmethod
-    def _read(tls: ssl.SSLSocket) -> bytes:
-        size = struct.unpack(">i", tls.recv(4))[0]
-        data = b""
-        while len(data) < size:
-            data += tls.recv(size - len(data))
-        return data
-
-
-@pytest.fixture
-def front_door(pki: tuple[Path, Path]) -> Iterator[FrontDoor]:
-    cert, key = pki
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(str(cert), str(key))
-    context.load_verify_locations(str(cert))
-    context.verify_mode = ssl.CERT_REQUIRED
-    door = FrontDoor(context)
-    door.sock.bind(("127.0.0.1", 0))
-    door.sock.listen(8)
-    threading.Thread(target=door.serve, name="tls-front-door", daemon=True).start()
-    try:
-        yield door
-    finally:
-        door.sock.close()
 
 
 def reach(door: FrontDoor, security: KafkaSecurity, wait_for: bytes) -> list[bytes]:

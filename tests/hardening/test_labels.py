@@ -93,3 +93,19 @@ def test_twenty_thousand_releases_leave_metrics_under_one_megabyte() -> None:
     assert registry.get_sample_value("aem_turns_total", other) == 20_000 - cap  # nothing is lost, only folded
     first_seen = [line for line in body.decode().splitlines() if line.startswith("aem_release_first_seen")]
     assert len(first_seen) == cap and not any(f'release="{OTHER}"' in line for line in first_seen)
+
+
+def test_the_live_stats_are_bounded_like_the_labels() -> None:
+    from monitor.stream.processor import Emission
+    from monitor.stream.sinks import RunStats, StatsSink
+
+    stats = RunStats()
+    sink = StatsSink(stats, LabelGuard(max_chars=16, max_pairs=5))
+    for i in range(20_000):
+        sink.add(Emission("turn", f"c{i}", "bot", f"release-{i}", "reference", verdict=verdict(1, i % 2 == 0)))
+    sink.add(Emission("turn", "x", "new-agent", "r", "reference", verdict=verdict(1, True)))
+    sink.add(Emission("turn", "y", "bot", 'rel"\n{bad}' + "x" * 100, "reference", verdict=verdict(1, False)))
+    assert len(stats.by_release) == 7  # five pairs, ("bot", "other"), ("other", "other")
+    assert stats.by_release[("bot", OTHER)] == [9_997, 19_996]  # nothing is lost, only pooled
+    assert stats.by_release[(OTHER, OTHER)] == [1, 1]
+    assert sum(total for _, total in stats.by_release.values()) == stats.verdicts == 20_002
