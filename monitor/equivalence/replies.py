@@ -23,6 +23,7 @@ import structlog
 
 from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
+from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
 from monitor.equivalence.polarity import Clause, clauses
@@ -62,6 +63,7 @@ class ReplyAnalysis:
     swaps: tuple[str, ...]
     clauses: tuple[ClauseCheck, ...]
     method: str
+    clashes: tuple[tuple[str, str], ...] = ()  # (predicted, gold) category words of one set ("pop", "country")
 
 
 _EXACT = ReplyAnalysis(True, 1.0, FactDiff((), (), 0), (), (), "exact")
@@ -109,7 +111,8 @@ class ReplyComparator:
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
         checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
         method = "semantic" if self.semantic is not None else "lexical"
-        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method)
+        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method,
+                             category_clashes(gold, pred))
 
     def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
         """The verdict of an analysed pair under thresholds ``th``."""
@@ -124,6 +127,9 @@ class ReplyComparator:
         for swap in a.swaps:
             mismatched.append(swap)
             details.append(f"'{swap}' in place of gold's metric")
+        for p_word, g_word in a.clashes:
+            mismatched.append(p_word)
+            details.append(f"'{p_word}' in place of gold's '{g_word}'")
         for c in a.clauses:
             if c.flipped_by is not None and c.align >= th.align:
                 mismatched.append(c.flipped_by)
