@@ -199,7 +199,8 @@ class ReplyComparator:
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
             has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
             content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
-            checkable = not has_fact and not _is_question(g_norm, g) and content >= _MIN_CLAUSE_CONTENT
+            checkable = (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
+                         and content >= _MIN_CLAUSE_CONTENT)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
@@ -225,6 +226,19 @@ def _score(cos: float, cut: float) -> float:
 
 def _is_question(text: str, clause: Clause) -> bool:
     return bool(re.match(r"\s*[\"']?\s*\?", text[clause.span[1] :]))
+
+
+# A request addressed to the user ("Please confirm the following", "Let's go over the details", "Can you
+# confirm"): it states nothing; the facts it goes on to list are checked as facts.
+_REQUEST = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|sure|alright|great|so)\W+)?(?:please|kindly|let'?s|let\s+me|can\s+you|could\s+you"
+    r"|would\s+you|will\s+you)\b",
+    re.I,
+)
+
+
+def _is_request(clause: str) -> bool:
+    return bool(_REQUEST.match(clause))
 
 
 def _word_overlap(a: str, b: str) -> float:

@@ -109,3 +109,12 @@ def test_typed_only_comparator_still_checks_facts_and_polarity():
     rc = ReplyComparator(semantic=None)
     assert reply_reason(rc.compare("The store opens at 9 and closes at 6.", "The store opens at 9.")) == INCOMPLETE
     assert reply_reason(rc.compare("The refund was approved.", "The refund was not approved.")) == INCONSISTENT
+
+
+def test_a_request_to_the_user_is_not_a_statement_to_cover(replies):
+    gold = "Please confirm the following details: 2 tickets for Hamilton on March 3rd."
+    m = replies.compare(gold, "So that's 2 tickets to Hamilton on March 3rd, right?")
+    assert m.equivalent, m
+    changed = replies.compare(gold, "Please confirm the following details: 4 tickets for Hamilton on March 3rd.")
+    assert reply_reason(changed) == INCONSISTENT  # the facts a request lists are still checked
+    assert "'4' vs gold '2'" in (changed.detail or "")
