@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import resources
 
 from monitor.equivalence.normalize import fold
+from monitor.equivalence.polarity import clauses
 
 _PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
 
@@ -53,9 +54,16 @@ def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:
     gw, pw = set(re.findall(r"[a-z][a-z-]+", g)), set(re.findall(r"[a-z][a-z-]+", p))
     out = []
     for word in gw - pw:
-        if _PREFIX.sub("", word) in pw - gw and _PREFIX.match(word):
-            out.append((_PREFIX.sub("", word), word))
+        bare = _PREFIX.sub("", word)
+        if _PREFIX.match(word) and bare in pw - gw and not _negated_around(p, bare):
+            out.append((bare, word))
     for word in pw - gw:
-        if _PREFIX.match(word) and _PREFIX.sub("", word) in gw - pw:
-            out.append((word, _PREFIX.sub("", word)))
+        bare = _PREFIX.sub("", word)
+        if _PREFIX.match(word) and bare in gw - pw and not _negated_around(g, bare):
+            out.append((word, bare))
     return out
+
+
+def _negated_around(text: str, word: str) -> bool:
+    """Is ``word`` said in a negated clause ("it's not refundable" agrees with "non-refundable")?"""
+    return any(c.negated for c in clauses(text) if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", c.text))

@@ -31,6 +31,7 @@ def test_a_category_word_in_place_of_another_is_a_clash(gold, pred, clash):
         ("It is a comedy and a drama.", "A drama, also a comedy."),
         ("Their phone number is 555-0100.", "Call them at 555-0100."),  # no category word at all
         ("The index is up.", "The dex is up."),  # a prefix only counts before a real word of four letters or more
+        ("No, it's not refundable.", "It is a non-refundable ticket."),  # the bare word negated: they agree
     ],
 )
 def test_no_clash_without_a_swapped_member(gold, pred):
