@@ -24,7 +24,14 @@ _NOT_NEGATING = re.compile(
     r"|not\s+a\s+problem|why\s+not|if\s+not)\b",
     re.I,
 )
-_PARTICLE = re.compile(r"^\W*(yes|yeah|yep|yup|sure|no|nope)\b[\s,.!-]*", re.I)
+# "No" opens an answer when punctuation, a pronoun or an apology follows ("No, it isn't", "No it is not");
+# before a lower-case noun it is a determiner that negates ("No pets are allowed"); before a capital it
+# opens a name ("No Sleep by Martin Garrix").
+_PARTICLE = re.compile(
+    r"^\W*(yes|yeah|yep|yup|sure|nope|no(?=\s*[,.!-]|\s*$|\s+(?:i|it|its|it's|they|there|he|she|we|you|that|this"
+    r"|sorry|thanks|unfortunately)\b|(?-i:\s+[A-Z])))\b[\s,.!-]*",
+    re.I,
+)
 
 
 @dataclass(frozen=True)

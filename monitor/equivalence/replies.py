@@ -23,6 +23,7 @@ import structlog
 
 from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
+from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
 from monitor.equivalence.polarity import Clause, clauses
@@ -62,6 +63,7 @@ class ReplyAnalysis:
     swaps: tuple[str, ...]
     clauses: tuple[ClauseCheck, ...]
     method: str
+    clashes: tuple[tuple[str, str], ...] = ()  # (predicted, gold) category words of one set ("pop", "country")
 
 
 _EXACT = ReplyAnalysis(True, 1.0, FactDiff((), (), 0), (), (), "exact")
@@ -109,7 +111,8 @@ class ReplyComparator:
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
         checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
         method = "semantic" if self.semantic is not None else "lexical"
-        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method)
+        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method,
+                             category_clashes(gold, pred))
 
     def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
         """The verdict of an analysed pair under thresholds ``th``."""
@@ -124,6 +127,9 @@ class ReplyComparator:
         for swap in a.swaps:
             mismatched.append(swap)
             details.append(f"'{swap}' in place of gold's metric")
+        for p_word, g_word in a.clashes:
+            mismatched.append(p_word)
+            details.append(f"'{p_word}' in place of gold's '{g_word}'")
         for c in a.clauses:
             if c.flipped_by is not None and c.align >= th.align:
                 mismatched.append(c.flipped_by)
@@ -193,7 +199,8 @@ class ReplyComparator:
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
             has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
             content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
-            checkable = not has_fact and not _is_question(g_norm, g) and content >= _MIN_CLAUSE_CONTENT
+            checkable = (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
+                         and content >= _MIN_CLAUSE_CONTENT)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
@@ -219,6 +226,19 @@ def _score(cos: float, cut: float) -> float:
 
 def _is_question(text: str, clause: Clause) -> bool:
     return bool(re.match(r"\s*[\"']?\s*\?", text[clause.span[1] :]))
+
+
+# A request addressed to the user ("Please confirm the following", "Let's go over the details", "Can you
+# confirm"): it states nothing; the facts it goes on to list are checked as facts.
+_REQUEST = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|sure|alright|great|so)\W+)?(?:please|kindly|let'?s|let\s+me|can\s+you|could\s+you"
+    r"|would\s+you|will\s+you)\b",
+    re.I,
+)
+
+
+def _is_request(clause: str) -> bool:
+    return bool(_REQUEST.match(clause))
 
 
 def _word_overlap(a: str, b: str) -> float:

@@ -134,3 +134,25 @@ def test_compared_values_lists_every_pair_diff_facts_compares(gold, pred):
     listed = compared_values(gold, pred)
     assert set(asked) <= set(listed)
     assert bool(listed) == bool(asked)
+
+
+def test_a_request_to_the_user_is_not_a_statement_to_cover(replies):
+    gold = "Please confirm the following details: 2 tickets for Hamilton on March 3rd."
+    m = replies.compare(gold, "So that's 2 tickets to Hamilton on March 3rd, right?")
+    assert m.equivalent, m
+    changed = replies.compare(gold, "Please confirm the following details: 4 tickets for Hamilton on March 3rd.")
+    assert reply_reason(changed) == INCONSISTENT  # the facts a request lists are still checked
+    assert "'4' vs gold '2'" in (changed.detail or "")
+
+
+def test_no_before_a_noun_negates_and_an_answer_no_does_not_count_twice():
+    assert negated("No pets are allowed.")
+    assert negated("No live music there.")
+    assert not negated("Yes, pets are allowed.")
+    assert negated("No it is not.")  # an answer particle agreeing with "not": one negation
+    assert negated("No, they do not.")
+
+
+def test_a_no_that_negates_a_noun_flips_the_clause(replies):
+    m = replies.compare("Yes, pets are allowed.", "No pets are allowed.")
+    assert reply_reason(m) == INCONSISTENT

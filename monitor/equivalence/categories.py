@@ -1,0 +1,69 @@
+"""Category words as values: "a country song" / "a pop song", "moderate" / "inexpensive".
+
+The closed sets live in ``data/categories.json``. Lower-case category words are not facts to the fact
+extractor (they carry no capital, digit or typed form); here a member of one set in gold, replaced in the
+prediction by another member of the same set, is a changed value. Words that negate by prefix
+("furnished" / "unfurnished", "refundable" / "non-refundable") are found the same way, without a list.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+
+from monitor.equivalence.normalize import fold
+from monitor.equivalence.polarity import clauses
+
+_PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
+
+
+@lru_cache(maxsize=1)
+def category_sets() -> dict[str, tuple[str, ...]]:
+    """Set name -> members (longest first, so "premium economy" is found before "economy"), loaded once."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/categories.json").read_text())
+    return {name: tuple(sorted({fold(w) for w in words}, key=len, reverse=True))
+            for name, words in data["sets"].items()}
+
+
+def _members(text: str, members: tuple[str, ...]) -> set[str]:
+    found: set[str] = set()
+    for m in members:
+        pattern = rf"(?<![\w-]){re.escape(m)}(?![\w-])"
+        if re.search(pattern, text):
+            found.add(m)
+            text = re.sub(pattern, " ", text)
+    return found
+
+
+def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
+    """(predicted word, gold word) pairs: a category member in gold replaced by another of its set, and a
+    word negated by prefix on the other side ("unfurnished" for gold's "furnished")."""
+    g, p = fold(gold), fold(pred)
+    out: list[tuple[str, str]] = []
+    for members in category_sets().values():
+        in_g, in_p = _members(g, members), _members(p, members)
+        if in_g and in_p and not (in_g & in_p):
+            out.append((sorted(in_p)[0], sorted(in_g)[0]))
+    out.extend(_prefix_opposites(g, p))
+    return tuple(dict.fromkeys(out))
+
+
+def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:
+    gw, pw = set(re.findall(r"[a-z][a-z-]+", g)), set(re.findall(r"[a-z][a-z-]+", p))
+    out = []
+    for word in gw - pw:
+        bare = _PREFIX.sub("", word)
+        if _PREFIX.match(word) and bare in pw - gw and not _negated_around(p, bare):
+            out.append((bare, word))
+    for word in pw - gw:
+        bare = _PREFIX.sub("", word)
+        if _PREFIX.match(word) and bare in gw - pw and not _negated_around(g, bare):
+            out.append((word, bare))
+    return out
+
+
+def _negated_around(text: str, word: str) -> bool:
+    """Is ``word`` said in a negated clause ("it's not refundable" agrees with "non-refundable")?"""
+    return any(c.negated for c in clauses(text) if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", c.text))
