@@ -9,6 +9,8 @@ events are never scored.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from kafka.errors import KafkaTimeoutError
 
@@ -42,13 +44,18 @@ def test_events_polled_with_a_failed_restore_are_not_lost(broker, monkeypatch):
     monkeypatch.setattr(KafkaStateStore, "load_many", flaky)
     settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", max_poll_records=20)
     monitor = MonitorThread(settings, engine).start()
+    expected = len(dialogs) * 6  # 5 turn verdicts + 1 summary each
+    got: set[tuple[str, int | None, str]] = set()
     try:
-        expected = len(dialogs) * 6  # 5 turn verdicts + 1 summary each
-        out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=expected, timeout=30))
+        # The topic also carries chain messages, so a record count alone can be reached early: read
+        # again until every turn verdict and summary is there (or the wait is over).
+        deadline = time.monotonic() + 60
+        while len(got) < expected and time.monotonic() < deadline:
+            out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=expected, timeout=10))
+            got = {(v["conversation_id"], v.get("turn_no"), v["kind"]) for v in out if v["kind"] != "chain"}
     finally:
         monitor.stop()
     assert calls["n"] > 3
-    got = {(v["conversation_id"], v.get("turn_no"), v["kind"]) for v in out if v["kind"] != "chain"}
     assert len(got) == expected, f"{expected - len(got)} verdicts lost after a failed restore"
 
 
