@@ -87,6 +87,12 @@ _ENTITY = re.compile(r"\b(?:[A-Z][\w'&.-]*|[A-Z]{2,})(?:\s+(?:of\s+|the\s+|de\s+
 _SMALL = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
           "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
 _SMALL_RE = re.compile(r"\b(" + "|".join(_SMALL) + r")\b(?!-)", re.I)
+# "one" is a count only before a unit of measure ("one day", "one hour"); elsewhere it is often a pronoun
+# ("the one at 5 pm", "one of them"), which the number-word parser leaves alone for that reason.
+_ONE_UNIT_RE = re.compile(
+    r"\b(?<!the\s)(?<!this\s)(?<!that\s)one(?=\s+(?:" + "|".join(
+        sorted((re.escape(k) for k in UNIT_ALIASES if k.isalpha() and len(k) >= 3), key=len, reverse=True))
+    + r")\b)", re.I)
 _PROTECT = re.compile(r"(\d)(\s+)(hundred|thousand|million|billion|trillion)\b", re.I)
 
 
@@ -100,6 +106,7 @@ def normalise_numbers(text: str) -> str:
     except (ValueError, IndexError):
         out = protected
     out = re.sub(r"QQ([A-Z]+)QQ", lambda m: m.group(1).lower(), out)
+    out = _ONE_UNIT_RE.sub("1", out)
     return _SMALL_RE.sub(lambda m: _SMALL[m.group(1).lower()], out)
 
 
@@ -114,6 +121,22 @@ def _prose_identifier(surface: str) -> bool:
         return True
     parts = re.split(r"[-_]", surface.lower())
     return any(len(p) <= 2 and p not in STOPWORDS for p in parts)
+
+
+# Street types that are also everyday nouns ("2 white dogs walk", "a 4.5 rated place") name a street only
+# when written as part of a proper name ("Market Place", "Abbey Road").
+_PLAIN_STREET = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "ln", "pkwy",
+                           "hwy", "parkway", "highway", "expressway", "broadway", "lane"})
+
+
+def _street_address(norm: str, start: int, surface: str) -> bool:
+    """A house number and street: not the decimal part of a number, and a street type that is capitalised
+    unless it can only mean a street."""
+    if re.search(r"\d[.,]$", norm[:start]):
+        return False
+    words = re.findall(r"[A-Za-z]+", re.sub(r"(?i),?\s+(?:suite|ste|unit|apt)\b.*$", "", surface))
+    street = words[-1] if words else ""
+    return street.lower() in _PLAIN_STREET or street[:1].isupper()
 
 
 def _value(kind: str, text: str) -> object:
@@ -159,6 +182,8 @@ def _extract(text: str) -> tuple[Fact, ...]:
             if not surface or any(taken[s:e]):
                 continue
             if kind == "id" and not _prose_identifier(surface):
+                continue
+            if kind == "address" and not _street_address(norm, s, surface):
                 continue
             val = _value(kind, surface)
             if val is None and kind == "time":
