@@ -143,7 +143,10 @@ class ReplyComparator:
             if c.checkable and th.clause > 0 and c.coverage < th.clause:
                 missing.append(c.text)
                 details.append(f"leaves out '{c.text}'")
-        off_topic = a.cos < th.semantic
+        if a.cos >= th.overrule:
+            mismatched, missing, details = _overruled(a, mismatched, missing, details)
+        all_kept = a.facts.kept > 0 and not a.facts.changed and not a.facts.dropped
+        off_topic = a.cos < (th.semantic_facts if all_kept else th.semantic)
         if off_topic and not (mismatched or missing):
             details.append(f"says something other than gold (similarity {a.cos:.2f})")
         truthful = not mismatched and not off_topic
@@ -204,6 +207,16 @@ class ReplyComparator:
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
+
+
+def _overruled(a: ReplyAnalysis, mismatched: list[str], missing: list[str],
+               details: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Findings left when the whole replies are close enough to outweigh fact and coverage findings: only
+    contradictions of wording (a negated clause, a swapped metric, a category word in place of another)."""
+    soft = {_shown(p.text) for _, p in a.facts.changed}
+    kept_mismatched = [m for m in mismatched if m not in soft]
+    kept_details = [d for d in details if not (d.startswith("leaves out ") or " vs gold " in d)]
+    return kept_mismatched, [], kept_details
 
 
 def reply_reason(match: ReplyMatch) -> FailureReason | None:
