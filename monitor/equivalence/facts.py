@@ -175,6 +175,10 @@ def _extract(text: str) -> tuple[Fact, ...]:
     norm = normalise_numbers(text)
     taken = [False] * len(norm)
     facts: list[Fact] = []
+    for s, e in _international_phones(norm):
+        for i in range(s, e):
+            taken[i] = True
+        facts.append(Fact("phone", norm[s:e], re.sub(r"\D", "", norm[s:e]), (s, e)))
     for kind, pat in _PATTERNS:
         for m in pat.finditer(norm):
             s, e = m.span()
@@ -217,6 +221,17 @@ def _extract(text: str) -> tuple[Fact, ...]:
         facts.append(Fact("entity", surface, key, (s, s + len(surface))))
     facts.sort(key=lambda f: f.span)
     return tuple(facts)
+
+
+def _international_phones(norm: str) -> list[tuple[int, int]]:
+    """Spans of phone numbers written with a country code ("+61 2 9634 9634", "+33 1 44 54 13 13"), whose
+    groupings differ by country: libphonenumber knows each country's lengths."""
+    if "+" not in norm:
+        return []
+    import phonenumbers
+
+    matcher = phonenumbers.PhoneNumberMatcher(norm, None, leniency=phonenumbers.Leniency.POSSIBLE)
+    return [(m.start, m.end) for m in matcher if m.raw_string.startswith("+")]
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z]{2})[.!?]\s+")

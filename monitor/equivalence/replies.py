@@ -202,8 +202,10 @@ class ReplyComparator:
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
             has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
             content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
+            # A negated statement says something with one content word ("No, it is not free").
+            needed = 1 if g.negated else _MIN_CLAUSE_CONTENT
             checkable = (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
-                         and content >= _MIN_CLAUSE_CONTENT)
+                         and content >= needed)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)

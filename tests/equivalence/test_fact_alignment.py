@@ -80,3 +80,12 @@ def test_one_before_a_unit_is_a_count_and_elsewhere_a_pronoun():
     kept = "the one at 5 pm, one of them, this one day"
     assert normalise_numbers(kept) == kept
     assert not diff_facts("1 room for 1 day", "1 room for one day", never_same).dropped
+
+
+# -- phone numbers with a country code -------------------------------------------------------------
+def test_an_international_phone_number_is_one_fact_and_another_one_changes_it(replies):
+    assert ("phone", "+61 2 9634 9634") in kinds("The phone number is +61 2 9634 9634. Yes, it has laundry.")
+    assert ("phone", "+33 1 44 54 13 13") in kinds("You can find them at +33 1 44 54 13 13.")
+    m = replies.compare("The phone number is +61 2 9634 9634.", "Its number is +1 202-347-3000.")
+    assert reply_reason(m) == INCONSISTENT and "'+1 202-347-3000' vs gold '+61 2 9634 9634'" in (m.detail or "")
+    assert replies.compare("The phone number is +61 2 9634 9634.", "You can call them on +61 2 9634 9634.").equivalent
