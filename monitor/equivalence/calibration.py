@@ -76,7 +76,7 @@ class ReplyThresholds:
     clause: float = 0.25
     align: float = 0.5
     entity: float = 0.9
-    semantic_facts: float = 0.45
+    semantic_facts: float = 0.375
     overrule: float = 1.01
 
 
