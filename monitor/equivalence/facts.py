@@ -205,8 +205,11 @@ def _extract(text: str) -> tuple[Fact, ...]:
         words = run.split()
         sentence_start = s == 0 or bool(re.search(r"[.!?:]\s*[\"']?$", norm[:s]))
         if sentence_start:
-            # The first word of a sentence is capitalised anyway: keep the rest of the run, or an acronym.
-            if words[0].isupper() and len(words[0]) >= 2 and fold(words[0]) not in STOPWORDS:
+            # The first word of a sentence is capitalised anyway: a function word or interjection there opens
+            # the sentence, not the name ("The Lodge Room", "Great Hotel X"); another word starts the name
+            # when more capitals follow ("Seattle-Tacoma International Airport", "Bill Callahan").
+            if (words[0].isupper() and len(words[0]) >= 2 and fold(words[0]) not in STOPWORDS) or (
+                    len(words) > 1 and fold(words[0]).strip(".,") not in STOPWORDS | _OPENERS):
                 pass
             elif len(words) > 1:
                 first = words[0]
@@ -232,6 +235,13 @@ def _international_phones(norm: str) -> list[tuple[int, int]]:
 
     matcher = phonenumbers.PhoneNumberMatcher(norm, None, leniency=phonenumbers.Leniency.POSSIBLE)
     return [(m.start, m.end) for m in matcher if m.raw_string.startswith("+")]
+
+
+# Words that open a reply sentence without being part of a name that follows.
+_OPENERS = frozenset({"great", "alright", "perfect", "sorry", "unfortunately", "yup", "yeah", "how", "when",
+                      "where", "who", "why", "which", "here", "let", "kindly", "hello", "hi", "thanks", "thank",
+                      "ok", "also", "then", "so", "well", "certainly", "done", "confirming", "confirm", "book",
+                      "booked", "found", "try", "visit", "enjoy", "check"})
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z]{2})[.!?]\s+")

@@ -89,3 +89,19 @@ def test_an_international_phone_number_is_one_fact_and_another_one_changes_it(re
     m = replies.compare("The phone number is +61 2 9634 9634.", "Its number is +1 202-347-3000.")
     assert reply_reason(m) == INCONSISTENT and "'+1 202-347-3000' vs gold '+61 2 9634 9634'" in (m.detail or "")
     assert replies.compare("The phone number is +61 2 9634 9634.", "You can call them on +61 2 9634 9634.").equivalent
+
+
+# -- a name that opens a sentence ------------------------------------------------------------------
+def test_a_name_opening_a_sentence_keeps_its_first_word_and_a_function_word_does_not():
+    assert ("entity", "Seattle-Tacoma International Airport") in kinds("Seattle-Tacoma International Airport. Ok?")
+    assert ("entity", "Bill Callahan") in kinds("Bill Callahan is at the Lodge Room.")
+    assert ("entity", "Lodge Room") in kinds("The Lodge Room it is.")
+    assert ("entity", "Red Lobster") in kinds("Great Red Lobster is open.")
+
+
+def test_two_airports_sharing_generic_words_are_different_places(replies):
+    m = replies.compare("The flight departs from Seattle-Tacoma International Airport.",
+                        "Hartsfield-Jackson International Airport is the departing airport.")
+    assert reply_reason(m) == INCONSISTENT
+    assert replies.compare("The flight departs from Seattle-Tacoma International Airport.",
+                           "Seattle-Tacoma International Airport is where the flight departs.").equivalent
