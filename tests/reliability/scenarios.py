@@ -370,6 +370,15 @@ class Harness:
             time.sleep(0.3)
         raise TimeoutError("the warm-up conversation got no verdict")
 
+    def start_stream(self, share: float) -> MonitorProcess:
+        """A first monitor, warmed up, with the publisher running until `share` of the traffic is sent."""
+        first = self.monitor()
+        first.wait_for("partitions_assigned")
+        self.warm_up()
+        self.start_publishing()
+        self.wait_sent(share)
+        return first
+
     def wait_sent(self, share: float, timeout: float = 120.0) -> None:
         """Until the publisher has sent `share` of the traffic."""
         deadline = time.monotonic() + timeout
@@ -466,11 +475,7 @@ def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Scena
     """(a) kill -9 of the only monitor mid-stream; a fresh one starts in the same group."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
-        first = h.monitor()
-        first.wait_for("partitions_assigned")
-        h.warm_up()
-        h.start_publishing()
-        h.wait_sent(share)
+        first = h.start_stream(share)
         fault = time.time()
         first.kill9()
         h.monitors.remove(first)
@@ -485,11 +490,7 @@ def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.2, leave
     """(b) a second instance joins mid-stream; later the first one leaves (SIGTERM) mid-stream."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
-        first = h.monitor()
-        first.wait_for("partitions_assigned")
-        h.warm_up()
-        h.start_publishing()
-        h.wait_sent(join_at)
+        first = h.start_stream(join_at)
         join = time.time()
         second = h.monitor()
         second.wait_for("partitions_assigned")
@@ -508,11 +509,7 @@ def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.4) 
     try:
 
         def body(h: Harness) -> list[tuple[str, float]]:
-            first = h.monitor()
-            first.wait_for("partitions_assigned")
-            h.warm_up()
-            h.start_publishing()
-            h.wait_sent(share)
+            h.start_stream(share)
             assert broker.process is not None
             os.kill(broker.process.pid, signal.SIGSTOP)
             try:
@@ -530,11 +527,7 @@ def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Sce
     """(d) SIGTERM during load: a clean drain (exit 0); a restart finishes the rest."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
-        first = h.monitor()
-        first.wait_for("partitions_assigned")
-        h.warm_up()
-        h.start_publishing()
-        h.wait_sent(share)
+        first = h.start_stream(share)
         h.exit_codes.append(first.stop())  # drains: finishes its batch, flushes, commits, exits
         h.monitors.remove(first)
         stopped = time.time()
