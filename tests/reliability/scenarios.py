@@ -27,15 +27,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from kafka import KafkaConsumer, TopicPartition
-
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import observed_turns
 from monitor.stream.broker import TansuBroker
 from monitor.stream.kafka_io import make_producer
 from monitor.stream.replay import dialog_events, publish
-from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire
+from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire, read_all
 
 WARMUP = "warmup-"  # conversation ids of the throwaway warm-up conversation (not evaluated)
 HEAD_KEYS = ("kind", "conversation_id", "agent", "release", "mode")
@@ -137,27 +135,8 @@ class Verdict:
 
 def read_verdicts(bootstrap: str, topic: str) -> list[Verdict]:
     """Every record of the topic, up to its current end."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
-    try:
-        partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        out: list[Verdict] = []
-        deadline = time.monotonic() + 60
-        # Tansu reports the end as the last batch's base offset + 1: past the reported end, read on
-        # until a poll comes back empty.
-        drained = False
-        while time.monotonic() < deadline and not drained:
-            behind = any(consumer.position(tp) < ends[tp] for tp in tps)
-            polled = consumer.poll(timeout_ms=500 if behind else 200)
-            drained = not behind and not polled
-            for tp, records in polled.items():
-                out += [Verdict(json.loads(r.value), tp.partition, r.offset, r.timestamp / 1000) for r in records]
-        return out
-    finally:
-        consumer.close()
+    records = read_all(bootstrap, topic, timeout=60)
+    return [Verdict(json.loads(r.value), r.partition, r.offset, r.timestamp / 1000) for r in records]
 
 
 def covered(traffic: Traffic, records: list[Verdict]) -> float:
