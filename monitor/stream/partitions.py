@@ -26,9 +26,9 @@ log = structlog.get_logger(__name__)
 class Rebalances(ConsumerRebalanceListener):
     """Runs on the client's IO thread: only records what happened; the main loop acts on it.
 
-    Under the eager protocol a rebalance first revokes the whole assignment and later, once the
-    group has re-formed, assigns the new one. A partition in both stays here *with its fetch
-    position* (kafka-python keeps the position of a partition it is assigned again), so its
+    The consumer uses kafka-python's default (eager) assignors: a rebalance first revokes the whole
+    assignment and later, once the group has re-formed, assigns the new one. A partition in both
+    stays here *with its fetch position* (kafka-python keeps the position of a partition it is assigned again), so its
     conversations must stay in memory: dropping them and restoring from the changelog would lose
     what was scored since the last checkpoint, and the position has already moved past it. So only
     partitions revoked and not assigned back (`moved`), or lost with the group membership (whose
