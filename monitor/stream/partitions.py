@@ -28,9 +28,10 @@ class Rebalances(ConsumerRebalanceListener):
 
     The consumer uses kafka-python's default (eager) assignors: a rebalance first revokes the whole
     assignment and later, once the group has re-formed, assigns the new one. A partition in both
-    stays here *with its fetch position* (kafka-python keeps the position of a partition it is assigned again), so its
-    conversations must stay in memory: dropping them and restoring from the changelog would lose
-    what was scored since the last checkpoint, and the position has already moved past it. So only
+    stays here *with its fetch position* (kafka-python keeps the position of a partition assigned
+    again), so its conversations must stay in memory: dropping them and restoring from the
+    changelog would lose what was scored since the last checkpoint, and the position has already
+    moved past it. So only
     partitions revoked and not assigned back (`moved`), or lost with the group membership (whose
     positions are reset), are given up. Between the two callbacks the new assignment is unknown:
     `pending` tells the loop to score nothing until it is.

@@ -17,6 +17,7 @@ from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.state import StateStore
 from tests.stream.fakes import FakeConsumer, FakeProducer
+from tests.stream.helpers import FakeClock
 from tests.stream.test_checkpoint import sales_values
 
 TP0, TP1 = TopicPartition("traces", 0), TopicPartition("traces", 1)
@@ -49,10 +50,18 @@ class RewindingConsumer(FakeConsumer):
         self.rewound.append((tp, offset))
 
 
-def monitor_on(engine, consumer: FakeConsumer, producer: FakeProducer, store: MemoryStore) -> Monitor:
-    settings = MonitorSettings(state_topic="", commit_interval_s=3600, metrics_port=0)
+def monitor_on(
+    engine, consumer: FakeConsumer, producer: FakeProducer, store: MemoryStore, clock: FakeClock | None = None
+) -> Monitor:
+    settings = MonitorSettings(state_topic="", commit_interval_s=3600, metrics_port=0, idle_timeout_s=60)
     monitor = Monitor(
-        settings, engine=engine, registry=CollectorRegistry(), consumer=consumer, producer=producer, store=store
+        settings,
+        engine=engine,
+        registry=CollectorRegistry(),
+        consumer=consumer,
+        producer=producer,
+        store=store,
+        clock=clock or FakeClock(),
     )
     monitor.start()
     monitor.poll_once()  # the first assignment: nothing to restore yet
@@ -94,6 +103,21 @@ def test_nothing_is_scored_between_the_revocation_and_the_assignment(engine):
     monitor.poll_once()
     assert monitor.stats.verdicts == 0 and "c1" not in monitor.processor.open
     assert consumer.rewound == [(TP0, 0)]  # fetched again once the assignment is known
+
+
+def test_timers_wait_for_the_new_assignment(engine):
+    consumer, producer, store, clock = FakeConsumer(partitions=2), FakeProducer(), MemoryStore(), FakeClock()
+    monitor = monitor_on(engine, consumer, producer, store, clock)
+    consumer.feed("traces", sales_values("c1")[:3])
+    monitor.poll_once()
+    consumer.listener.on_partitions_revoked({TP0, TP1})
+    clock.advance(61)  # past the idle timeout, mid-rebalance: c1 may be about to move to another member
+    monitor.poll_once()
+    assert "c1" in monitor.processor.open
+    consumer.listener.on_partitions_assigned({TP0, TP1})
+    monitor.poll_once()  # kept: now its idle timeout finishes it
+    monitor.poll_once()
+    assert [v["kind"] for v in producer.values("aem.verdicts") if v["conversation_id"] == "c1"].count("dialog") == 1
 
 
 def test_only_partitions_that_moved_away_are_dropped(engine):
