@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import structlog
@@ -118,33 +119,12 @@ class ReplyComparator:
         """The verdict of an analysed pair under thresholds ``th``."""
         if a.exact:
             return ReplyMatch(True, True, 1.0, (), (), "exact")
-        mismatched: list[str] = []
-        missing: list[str] = []
-        details: list[str] = []
-        for g, p in a.facts.changed:
-            mismatched.append(_shown(p.text))
-            details.append(f"'{_shown(p.text)}' vs gold '{_shown(g.fact.text)}'")
-        for swap in a.swaps:
-            mismatched.append(swap)
-            details.append(f"'{swap}' in place of gold's metric")
-        for p_word, g_word in a.clashes:
-            mismatched.append(p_word)
-            details.append(f"'{p_word}' in place of gold's '{g_word}'")
-        for c in a.clauses:
-            if c.flipped_by is not None and c.align >= th.align:
-                mismatched.append(c.flipped_by)
-                details.append(f"'{c.flipped_by}' negates gold '{c.text}'")
-        for g in a.facts.dropped:
-            if g.fact.kind == "entity" and _clause_coverage(a, g.clause) >= th.entity:
-                continue  # a name left out of a clause the prediction otherwise states: wording
-            missing.append(g.fact.text)
-            details.append(f"leaves out '{_shown(g.phrase)}'")
-        for c in a.clauses:
-            if c.checkable and th.clause > 0 and c.coverage < th.clause:
-                missing.append(c.text)
-                details.append(f"leaves out '{c.text}'")
-        if a.cos >= th.overrule:
-            mismatched, missing, details = _overruled(a, mismatched, missing, details)
+        # Only an embedding cosine weighs against details: word overlap is 1.0 for any omission.
+        weighed = a.method == "semantic"
+        found = [f for f in _findings(a, th) if not (weighed and _outweighed(f, a.cos, th))]
+        mismatched = [f.text for f in found if f.contradicts]
+        missing = [f.text for f in found if not f.contradicts]
+        details = [f.detail for f in found]
         all_kept = a.facts.kept > 0 and not a.facts.changed and not a.facts.dropped
         off_topic = a.cos < (th.semantic_facts if all_kept else th.semantic)
         if off_topic and not (mismatched or missing):
@@ -211,14 +191,60 @@ class ReplyComparator:
         return tuple(out)
 
 
-def _overruled(a: ReplyAnalysis, mismatched: list[str], missing: list[str],
-               details: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """Findings left when the whole replies are close enough to outweigh fact and coverage findings: only
-    contradictions of wording (a negated clause, a swapped metric, a category word in place of another)."""
-    soft = {_shown(p.text) for _, p in a.facts.changed}
-    kept_mismatched = [m for m in mismatched if m not in soft]
-    kept_details = [d for d in details if not (d.startswith("leaves out ") or " vs gold " in d)]
-    return kept_mismatched, [], kept_details
+class Weight(StrEnum):
+    """How a finding weighs against the whole replies' cosine (``ReplyThresholds.overrule*``)."""
+
+    CONTRADICTION = "contradiction"  # a changed value, a negated clause, a swapped metric or category word
+    VALUE = "value"  # a typed value (number, money, date, time, phone, address, id) left out
+    WORDING = "wording"  # a name left out, a fact-less clause not covered
+
+
+@dataclass(frozen=True)
+class Finding:
+    text: str  # the predicted words (contradiction) or the gold fact or clause (omission)
+    detail: str
+    contradicts: bool
+    weight: Weight
+
+
+def _findings(a: ReplyAnalysis, th: ReplyThresholds) -> list[Finding]:
+    """Every fact, polarity and coverage finding of an analysed pair, contradictions first."""
+    out: list[Finding] = []
+    for g, p in a.facts.changed:
+        out.append(Finding(_shown(p.text), f"'{_shown(p.text)}' vs gold '{_shown(g.fact.text)}'", True,
+                           Weight.CONTRADICTION))
+    for swap in a.swaps:
+        out.append(Finding(swap, f"'{swap}' in place of gold's metric", True, Weight.CONTRADICTION))
+    for p_word, g_word in a.clashes:
+        out.append(Finding(p_word, f"'{p_word}' in place of gold's '{g_word}'", True, Weight.CONTRADICTION))
+    for c in a.clauses:
+        if c.flipped_by is not None and c.align >= th.align:
+            out.append(Finding(c.flipped_by, f"'{c.flipped_by}' negates gold '{c.text}'", True,
+                               Weight.CONTRADICTION))
+    for g in a.facts.dropped:
+        if g.fact.kind == "entity" and _clause_coverage(a, g.clause) >= th.entity:
+            continue  # a name left out of a clause the prediction otherwise states: wording
+        out.append(Finding(g.fact.text, f"leaves out '{_shown(g.phrase)}'", False, _fact_weight(g.fact)))
+    for c in a.clauses:
+        if c.checkable and th.clause > 0 and c.coverage < th.clause:
+            out.append(Finding(c.text, f"leaves out '{c.text}'", False, Weight.WORDING))
+    return out
+
+
+def _fact_weight(fact: Fact) -> Weight:
+    """A name left out may be wording (a description, a title or a pronoun stands in for it: "told The
+    Associated Press that", "Mr. Hussein"); a typed value left out is a value the reader does not get."""
+    return Weight.WORDING if fact.kind == "entity" else Weight.VALUE
+
+
+def _outweighed(f: Finding, cos: float, th: ReplyThresholds) -> bool:
+    """Whole replies close enough outweigh an omission: a dropped name or an uncovered clause at
+    ``overrule_names``, a dropped typed value at ``overrule``. A contradiction (another value in a gold slot,
+    a negation, a swapped metric or category word) is never outweighed."""
+    if f.weight is Weight.CONTRADICTION:
+        return False
+    cut = th.overrule if f.weight is Weight.VALUE else min(th.overrule, th.overrule_names)
+    return cos >= cut
 
 
 def reply_reason(match: ReplyMatch) -> FailureReason | None:
