@@ -68,6 +68,7 @@ class Checkpoint:
         self.clock = clock
         self.offsets: OffsetTracker[TopicPartition] = OffsetTracker()
         self._completed: list[Position] = []  # results handed to the sinks, not yet flushed
+        self._output = False  # something reached the sinks since the last commit (with or without a position)
         self._last = clock()
 
     def seen(self, position: Position) -> None:
@@ -78,6 +79,10 @@ class Checkpoint:
         """These events' results went to the sinks (or the DLQ); they count once flushed."""
         self._completed.extend(positions)
 
+    def emitted(self) -> None:
+        """Results reached the sinks that belong to no polled event (a timer finished a conversation)."""
+        self._output = True
+
     def forget(self, partitions: Iterable[TopicPartition]) -> None:
         """Partitions this member no longer owns: their next owner commits them."""
         gone = set(partitions)
@@ -86,8 +91,9 @@ class Checkpoint:
         self._completed = [p for p in self._completed if p[0] not in gone]
 
     def due(self, idle: bool) -> bool:
-        """Commit when something completed and either the poll was empty or the interval passed."""
-        return bool(self._completed) and (idle or self.clock() - self._last >= self.interval_s)
+        """Commit when something completed or was emitted, and either the poll was empty or the interval passed."""
+        waiting = bool(self._completed) or self._output
+        return waiting and (idle or self.clock() - self._last >= self.interval_s)
 
     def commit(self, timeout: float = 30.0) -> dict[TopicPartition, int]:
         """Run the four steps (see the class docstring); returns the offsets committed."""
@@ -96,6 +102,7 @@ class Checkpoint:
         self.changelog.write_changes()
         self.producer.flush(timeout=timeout)
         self._last = self.clock()
+        self._output = False
         for tp, offset in self._completed:
             self.offsets.done(tp, offset)
         self._completed = []

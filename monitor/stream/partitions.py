@@ -1,9 +1,10 @@
 """Which partitions this member owns, which conversation lives on which, and their restore.
 
 Rebalance callbacks run on kafka-python's IO thread, so `Rebalances` only records them; the poll
-loop calls `PartitionState.sync` to act: revoked partitions' conversations are dropped (their next
-owner restores them), newly assigned ones are restored from the state changelog before any of
-their events is scored.
+loop calls `PartitionState.sync` to act: the conversations of partitions that moved to another
+member are dropped (their next owner restores them), those of partitions kept through a
+rebalance stay in memory, newly assigned ones are restored from the state changelog before any
+of their events is scored, and nothing is scored while a rebalance is under way.
 """
 
 from __future__ import annotations
@@ -23,27 +24,51 @@ log = structlog.get_logger(__name__)
 
 
 class Rebalances(ConsumerRebalanceListener):
-    """Runs on the client's IO thread: only records what happened; the main loop acts on it."""
+    """Runs on the client's IO thread: only records what happened; the main loop acts on it.
+
+    The consumer uses kafka-python's default (eager) assignors: a rebalance first revokes the whole
+    assignment and later, once the group has re-formed, assigns the new one. A partition in both
+    stays here *with its fetch position* (kafka-python keeps the position of a partition assigned
+    again), so its conversations must stay in memory: dropping them and restoring from the
+    changelog would lose what was scored since the last checkpoint, and the position has already
+    moved past it. So only
+    partitions revoked and not assigned back (`moved`), or lost with the group membership (whose
+    positions are reset), are given up. Between the two callbacks the new assignment is unknown:
+    `pending` tells the loop to score nothing until it is.
+    """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.revoked: set[TopicPartition] = set()
-        self.assigned: set[TopicPartition] = set()
+        self.moved: set[TopicPartition] = set()  # gone from this member: drop their conversations
+        self.assigned: set[TopicPartition] = set()  # the assignments seen since the last take
+        self.revoking: set[TopicPartition] = set()  # revoked; whether they come back is not yet known
+        self.pending = False  # a rebalance began and its assignment has not arrived
 
     def on_partitions_revoked(self, revoked: Iterable[TopicPartition]) -> None:
         with self.lock:
-            self.revoked.update(revoked)
+            self.revoking.update(revoked)
+            self.pending = True
+
+    def on_partitions_lost(self, lost: Iterable[TopicPartition]) -> None:
+        """Evicted from the group: positions restart from the committed offsets, so state is reloaded."""
+        with self.lock:
+            self.moved.update(lost)
+            self.pending = True
 
     def on_partitions_assigned(self, assigned: Iterable[TopicPartition]) -> None:
         with self.lock:
-            self.assigned.update(assigned)
-            self.revoked.difference_update(assigned)
+            now = set(assigned)
+            self.moved.update(self.revoking - now)
+            self.revoking = set()
+            self.assigned.update(now)
+            self.pending = False
 
-    def take(self) -> tuple[set[TopicPartition], set[TopicPartition]]:
+    def take(self) -> tuple[set[TopicPartition], set[TopicPartition], bool]:
+        """(moved, assigned, pending) since the last call."""
         with self.lock:
-            revoked, assigned = self.revoked, self.assigned
-            self.revoked, self.assigned = set(), set()
-        return revoked, assigned
+            moved, assigned = self.moved, self.assigned
+            self.moved, self.assigned = set(), set()
+            return moved, assigned, self.pending
 
 
 class PartitionState:
@@ -56,28 +81,26 @@ class PartitionState:
         self.owner: dict[str, TopicPartition] = {}  # conversation -> the partition its events come from
         self.restored: set[TopicPartition] = set()  # partitions whose changelog is loaded
         self.rebalances = Rebalances()
-        self.rebalancing = False  # partitions revoked, the new assignment not yet known
+        self.rebalancing = False  # a rebalance began, the new assignment not yet known
 
     def ready(self, tp: TopicPartition) -> bool:
-        """Events of a partition are scored only once its conversations are restored."""
-        return self.store is None or tp in self.restored
+        """Events are scored only outside a rebalance, once their partition's conversations are restored."""
+        return not self.rebalancing and (self.store is None or tp in self.restored)
 
     def track(self, conversation_id: str, tp: TopicPartition) -> None:
         self.owner[conversation_id] = tp
 
     def sync(self, assignment: set[TopicPartition]) -> tuple[set[TopicPartition], Outcome]:
-        """Act on recorded rebalances: returns the partitions revoked and what restoring emitted."""
-        revoked, assigned = self.rebalances.take()
-        if revoked:
-            self.revoke(revoked)
+        """Act on recorded rebalances: returns the partitions given up and what restoring emitted."""
+        moved, assigned, pending = self.rebalances.take()
+        if moved:
+            self.revoke(moved)
         if assigned:
             log.info("partitions_assigned", partitions=sorted(p.partition for p in assigned))
-            self.rebalancing = False
-        elif revoked:
-            self.rebalancing = True
-        if self.rebalancing:  # mid-rebalance assignment() still lists the old partitions: wait for the new set
-            return revoked, Outcome()
-        return revoked, self.restore(assignment - self.restored)
+        self.rebalancing = pending
+        if pending:  # mid-rebalance assignment() still lists the old partitions: wait for the new set
+            return moved, Outcome()
+        return moved, self.restore(assignment - self.restored)
 
     def revoke(self, partitions: set[TopicPartition]) -> None:
         gone = [cid for cid, tp in self.owner.items() if tp in partitions]

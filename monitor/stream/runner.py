@@ -277,7 +277,7 @@ class Monitor:
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self.checkpoint.completed([position])
-        if self.otlp is not None:
+        if self.otlp is not None and not self.partitions.rebalancing:
             held = self.otlp.tick()
             decoded += [(e, p, time.time(), None) for e, p in _positions(held.events)]
             self.checkpoint.completed(_refs(held.done))
@@ -298,7 +298,8 @@ class Monitor:
             elif event.turn == "User":
                 self.metrics.record_event("scored")
             self._emit(result)
-        self._emit(self.processor.tick())
+        if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
+            self._emit(self.processor.tick())
         self._judge_backpressure()
         if self.checkpoint.due(idle=not records):
             self.checkpoint.commit(timeout=30)
@@ -332,6 +333,8 @@ class Monitor:
                 sink.add(emission)
         for failure in out.failed:
             self._failed(failure)
+        if out.emissions or out.failed:
+            self.checkpoint.emitted()
         self.checkpoint.completed(p for p in out.positions() if isinstance(p, tuple))
 
     def _dead_letter(self, rec: Any, reason: str) -> None:

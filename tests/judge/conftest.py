@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 import structlog
 
+from monitor.models.dialog import ToolCall, UserMessage
+from monitor.scoring.types import ObservedTurn
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -175,3 +178,20 @@ def sample(registry: Any) -> Callable[..., float]:
         return 0.0 if value is None else float(value)
 
     return read
+
+
+def booking_history(**output: object) -> list[ObservedTurn]:
+    """A user asking to book UA-100 and the booking tool confirming it (`output` adds fields to its result)."""
+    return [
+        ObservedTurn(turn_no=1, turn="User", predict=UserMessage(content="Book UA-100 for Maria Lopez, please.")),
+        ObservedTurn(
+            turn_no=2,
+            turn="Tool",
+            predict=ToolCall(
+                tool_id="flights",
+                action="book",
+                args={"flight_id": "UA-100", "passenger_name": "Maria Lopez"},
+                output={"status": "confirmed", "booking_id": "BK-48213", **output},
+            ),
+        ),
+    ]

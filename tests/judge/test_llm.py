@@ -13,27 +13,15 @@ from monitor.judge.config import JudgeSettings, judge_settings_from_env
 from monitor.judge.grounding import GroundingChecker
 from monitor.judge.llm import JudgeMetrics, JudgeUnavailable, LLMJudge, parse_verdict
 from monitor.judge.prompts import PROMPT_VERSION
-from monitor.models.dialog import Reply, ToolCall, UserMessage
+from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring.types import ObservedTurn
 
-from .conftest import ChatServer
+from .conftest import ChatServer, booking_history
 from .conftest import Reply as Scripted
 
 REQUESTS = "aem_judge_requests_total"
 
-HISTORY = [
-    ObservedTurn(turn_no=1, turn="User", predict=UserMessage(content="Book UA-100 for Maria Lopez, please.")),
-    ObservedTurn(
-        turn_no=2,
-        turn="Tool",
-        predict=ToolCall(
-            tool_id="flights",
-            action="book",
-            args={"flight_id": "UA-100", "passenger_name": "Maria Lopez"},
-            output={"status": "confirmed", "booking_id": "BK-48213", "total_usd": 412},
-        ),
-    ),
-]
+HISTORY = booking_history(total_usd=412)
 GROUNDED_REPLY = ObservedTurn(turn_no=3, turn="Agent", predict=Reply(response="Done: UA-100 is booked, BK-48213."))
 
 

@@ -27,15 +27,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from kafka import KafkaConsumer, TopicPartition
-
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import observed_turns
 from monitor.stream.broker import TansuBroker
 from monitor.stream.kafka_io import make_producer
 from monitor.stream.replay import dialog_events, publish
-from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire
+from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire, read_all
 
 WARMUP = "warmup-"  # conversation ids of the throwaway warm-up conversation (not evaluated)
 HEAD_KEYS = ("kind", "conversation_id", "agent", "release", "mode")
@@ -137,27 +135,8 @@ class Verdict:
 
 def read_verdicts(bootstrap: str, topic: str) -> list[Verdict]:
     """Every record of the topic, up to its current end."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
-    try:
-        partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        out: list[Verdict] = []
-        deadline = time.monotonic() + 60
-        # Tansu reports the end as the last batch's base offset + 1: past the reported end, read on
-        # until a poll comes back empty.
-        drained = False
-        while time.monotonic() < deadline and not drained:
-            behind = any(consumer.position(tp) < ends[tp] for tp in tps)
-            polled = consumer.poll(timeout_ms=500 if behind else 200)
-            drained = not behind and not polled
-            for tp, records in polled.items():
-                out += [Verdict(json.loads(r.value), tp.partition, r.offset, r.timestamp / 1000) for r in records]
-        return out
-    finally:
-        consumer.close()
+    records = read_all(bootstrap, topic, timeout=60)
+    return [Verdict(json.loads(r.value), r.partition, r.offset, r.timestamp / 1000) for r in records]
 
 
 def covered(traffic: Traffic, records: list[Verdict]) -> float:
@@ -370,6 +349,15 @@ class Harness:
             time.sleep(0.3)
         raise TimeoutError("the warm-up conversation got no verdict")
 
+    def start_stream(self, share: float) -> MonitorProcess:
+        """A first monitor, warmed up, with the publisher running until `share` of the traffic is sent."""
+        first = self.monitor()
+        first.wait_for("partitions_assigned")
+        self.warm_up()
+        self.start_publishing()
+        self.wait_sent(share)
+        return first
+
     def wait_sent(self, share: float, timeout: float = 120.0) -> None:
         """Until the publisher has sent `share` of the traffic."""
         deadline = time.monotonic() + timeout
@@ -466,11 +454,7 @@ def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Scena
     """(a) kill -9 of the only monitor mid-stream; a fresh one starts in the same group."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
-        first = h.monitor()
-        first.wait_for("partitions_assigned")
-        h.warm_up()
-        h.start_publishing()
-        h.wait_sent(share)
+        first = h.start_stream(share)
         fault = time.time()
         first.kill9()
         h.monitors.remove(first)
@@ -485,11 +469,7 @@ def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.2, leave
     """(b) a second instance joins mid-stream; later the first one leaves (SIGTERM) mid-stream."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
-        first = h.monitor()
-        first.wait_for("partitions_assigned")
-        h.warm_up()
-        h.start_publishing()
-        h.wait_sent(join_at)
+        first = h.start_stream(join_at)
         join = time.time()
         second = h.monitor()
         second.wait_for("partitions_assigned")
@@ -508,11 +488,7 @@ def broker_freeze(traffic: Traffic, freeze_s: float = 20.0, share: float = 0.4) 
     try:
 
         def body(h: Harness) -> list[tuple[str, float]]:
-            first = h.monitor()
-            first.wait_for("partitions_assigned")
-            h.warm_up()
-            h.start_publishing()
-            h.wait_sent(share)
+            h.start_stream(share)
             assert broker.process is not None
             os.kill(broker.process.pid, signal.SIGSTOP)
             try:
@@ -530,11 +506,7 @@ def sigterm_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Sce
     """(d) SIGTERM during load: a clean drain (exit 0); a restart finishes the rest."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
-        first = h.monitor()
-        first.wait_for("partitions_assigned")
-        h.warm_up()
-        h.start_publishing()
-        h.wait_sent(share)
+        first = h.start_stream(share)
         h.exit_codes.append(first.stop())  # drains: finishes its batch, flushes, commits, exits
         h.monitors.remove(first)
         stopped = time.time()

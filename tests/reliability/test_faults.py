@@ -44,12 +44,6 @@ def test_kill9_mid_stream_then_fresh_monitor(broker, traffic):
     assert res.exit_codes == [-9, 0]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known regression of the 2026-11-30 stream restructure (issue 12/16): intermittently, after a member "
-    "joins and another leaves, turn 3 of conversations mid-chain is lost and turns 4-5 get chain bucket 2 instead "
-    "of 3+ (seen 2 of ~5 runs on a loaded machine); kept running so an XPASS/XFAIL shows it until fixed",
-)
 def test_instance_joins_and_another_leaves_mid_stream(broker, traffic):
     res = scenarios.join_and_leave(broker.bootstrap, traffic)
     check(res, traffic)

@@ -119,6 +119,16 @@ def test_offsets_stop_below_the_oldest_event_still_waiting_for_its_verdict():
     assert checkpoint.commit() == {TP: 4}
 
 
+def test_output_without_a_position_makes_a_commit_due_once():
+    calls: list[str] = []
+    checkpoint, *_ = make(calls)
+    assert not checkpoint.due(idle=True)
+    checkpoint.emitted()  # e.g. a timer finished a conversation: its summary waits in the producer
+    assert checkpoint.due(idle=True)
+    assert checkpoint.commit() == {} and calls == ["sink flush", "changelog", "producer flush"]
+    assert not checkpoint.due(idle=True)
+
+
 def test_revoked_partitions_are_not_committed():
     checkpoint, _, _, consumer = make([])
     checkpoint.seen((TP, 0))
