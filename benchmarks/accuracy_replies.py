@@ -46,10 +46,12 @@ STSB_FILE = "stsb_en_dev.csv"
 PASS = "pass"
 
 GRID = {
-    "semantic": (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65),
+    "semantic": tuple(round(0.3 + 0.025 * i, 3) for i in range(17)),  # 0.3 .. 0.7
     "clause": (0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
     "align": (0.5, 0.6, 0.7, 0.8, 0.9, 1.01),
     "entity": (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01),
+    "semantic_facts": tuple(round(0.2 + 0.025 * i, 3) for i in range(21)),  # 0.2 .. 0.7
+    "overrule": (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01),
 }
 SWEEPS = 3
 
@@ -232,7 +234,8 @@ def _baselines(expected: Sequence[str], fig: Figures) -> list[str]:
 
 def _chosen(fig: Figures) -> str:
     return "  thresholds chosen per fold: " + "; ".join(
-        f"semantic {t.semantic} clause {t.clause} align {t.align} entity {t.entity}" for t in fig.chosen)
+        f"semantic {t.semantic} clause {t.clause} align {t.align} entity {t.entity} "
+        f"semantic_facts {t.semantic_facts} overrule {t.overrule}" for t in fig.chosen)
 
 
 def sgd_section(comparator: ReplyComparator, scorer: EmbeddingScorer, data: Path, folds: int) -> list[str]:

@@ -65,12 +65,19 @@ class ReplyThresholds:
     no checkable fact is covered when some predicted clause (or the whole prediction) reaches it; 0 turns
     the clause check off. ``align``: a gold and a predicted clause at least this close state the same
     thing, so opposite polarity there is a contradiction (above 1 turns the negation check off).
+    ``entity``: a gold name left out of a clause the prediction covers at least this well is wording.
+    ``semantic_facts``: the whole-reply cut when gold states facts and the prediction keeps every one of them
+    (the facts carry the reply; the rest is wording). ``overrule``: whole replies at least this close say the
+    same thing even when a fact was left out or changed, or a fact-less clause seems uncovered (details that
+    a reader of general prose does not count); above 1 a fact finding always fails the reply.
     """
 
     semantic: float = 0.45
     clause: float = 0.25
     align: float = 0.5
     entity: float = 0.9
+    semantic_facts: float = 0.375
+    overrule: float = 1.01
 
 
 DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()

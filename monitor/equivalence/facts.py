@@ -87,6 +87,12 @@ _ENTITY = re.compile(r"\b(?:[A-Z][\w'&.-]*|[A-Z]{2,})(?:\s+(?:of\s+|the\s+|de\s+
 _SMALL = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
           "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
 _SMALL_RE = re.compile(r"\b(" + "|".join(_SMALL) + r")\b(?!-)", re.I)
+# "one" is a count only before a unit of measure ("one day", "one hour"); elsewhere it is often a pronoun
+# ("the one at 5 pm", "one of them"), which the number-word parser leaves alone for that reason.
+_ONE_UNIT_RE = re.compile(
+    r"\b(?<!the\s)(?<!this\s)(?<!that\s)one(?=\s+(?:" + "|".join(
+        sorted((re.escape(k) for k in UNIT_ALIASES if k.isalpha() and len(k) >= 3), key=len, reverse=True))
+    + r")\b)", re.I)
 _PROTECT = re.compile(r"(\d)(\s+)(hundred|thousand|million|billion|trillion)\b", re.I)
 
 
@@ -100,6 +106,7 @@ def normalise_numbers(text: str) -> str:
     except (ValueError, IndexError):
         out = protected
     out = re.sub(r"QQ([A-Z]+)QQ", lambda m: m.group(1).lower(), out)
+    out = _ONE_UNIT_RE.sub("1", out)
     return _SMALL_RE.sub(lambda m: _SMALL[m.group(1).lower()], out)
 
 
@@ -114,6 +121,22 @@ def _prose_identifier(surface: str) -> bool:
         return True
     parts = re.split(r"[-_]", surface.lower())
     return any(len(p) <= 2 and p not in STOPWORDS for p in parts)
+
+
+# Street types that are also everyday nouns ("2 white dogs walk", "a 4.5 rated place") name a street only
+# when written as part of a proper name ("Market Place", "Abbey Road").
+_PLAIN_STREET = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "ln", "pkwy",
+                           "hwy", "parkway", "highway", "expressway", "broadway", "lane"})
+
+
+def _street_address(norm: str, start: int, surface: str) -> bool:
+    """A house number and street: not the decimal part of a number, and a street type that is capitalised
+    unless it can only mean a street."""
+    if re.search(r"\d[.,]$", norm[:start]):
+        return False
+    words = re.findall(r"[A-Za-z]+", re.sub(r"(?i),?\s+(?:suite|ste|unit|apt)\b.*$", "", surface))
+    street = words[-1] if words else ""
+    return street.lower() in _PLAIN_STREET or street[:1].isupper()
 
 
 def _value(kind: str, text: str) -> object:
@@ -152,6 +175,10 @@ def _extract(text: str) -> tuple[Fact, ...]:
     norm = normalise_numbers(text)
     taken = [False] * len(norm)
     facts: list[Fact] = []
+    for s, e in _international_phones(norm):
+        for i in range(s, e):
+            taken[i] = True
+        facts.append(Fact("phone", norm[s:e], re.sub(r"\D", "", norm[s:e]), (s, e)))
     for kind, pat in _PATTERNS:
         for m in pat.finditer(norm):
             s, e = m.span()
@@ -159,6 +186,8 @@ def _extract(text: str) -> tuple[Fact, ...]:
             if not surface or any(taken[s:e]):
                 continue
             if kind == "id" and not _prose_identifier(surface):
+                continue
+            if kind == "address" and not _street_address(norm, s, surface):
                 continue
             val = _value(kind, surface)
             if val is None and kind == "time":
@@ -176,8 +205,11 @@ def _extract(text: str) -> tuple[Fact, ...]:
         words = run.split()
         sentence_start = s == 0 or bool(re.search(r"[.!?:]\s*[\"']?$", norm[:s]))
         if sentence_start:
-            # The first word of a sentence is capitalised anyway: keep the rest of the run, or an acronym.
-            if words[0].isupper() and len(words[0]) >= 2 and fold(words[0]) not in STOPWORDS:
+            # The first word of a sentence is capitalised anyway: a function word or interjection there opens
+            # the sentence, not the name ("The Lodge Room", "Great Hotel X"); another word starts the name
+            # when more capitals follow ("Seattle-Tacoma International Airport", "Bill Callahan").
+            if (words[0].isupper() and len(words[0]) >= 2 and fold(words[0]) not in STOPWORDS) or (
+                    len(words) > 1 and fold(words[0]).strip(".,") not in STOPWORDS | _OPENERS):
                 pass
             elif len(words) > 1:
                 first = words[0]
@@ -192,6 +224,24 @@ def _extract(text: str) -> tuple[Fact, ...]:
         facts.append(Fact("entity", surface, key, (s, s + len(surface))))
     facts.sort(key=lambda f: f.span)
     return tuple(facts)
+
+
+def _international_phones(norm: str) -> list[tuple[int, int]]:
+    """Spans of phone numbers written with a country code ("+61 2 9634 9634", "+33 1 44 54 13 13"), whose
+    groupings differ by country: libphonenumber knows each country's lengths."""
+    if "+" not in norm:
+        return []
+    import phonenumbers
+
+    matcher = phonenumbers.PhoneNumberMatcher(norm, None, leniency=phonenumbers.Leniency.POSSIBLE)
+    return [(m.start, m.end) for m in matcher if m.raw_string.startswith("+")]
+
+
+# Words that open a reply sentence without being part of a name that follows.
+_OPENERS = frozenset({"great", "alright", "perfect", "sorry", "unfortunately", "yup", "yeah", "how", "when",
+                      "where", "who", "why", "which", "here", "let", "kindly", "hello", "hi", "thanks", "thank",
+                      "ok", "also", "then", "so", "well", "certainly", "done", "confirming", "confirm", "book",
+                      "booked", "found", "try", "visit", "enjoy", "check"})
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z]{2})[.!?]\s+")

@@ -3,7 +3,8 @@
 A reply is cut into clauses at sentence ends, semicolons and colons, and at "and" / "but" / commas
 that join two statements. A clause is negated when it holds an odd number of negation cues ("not",
 "n't", "no", "never", "without", ...). An answer particle that agrees with the clause ("No, they don't")
-is not counted twice, and set phrases that negate nothing ("no problem", "not only") are ignored.
+is not counted twice, and set phrases that negate nothing ("no problem", "not only", a suggestion "why don't
+you ...") are ignored.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ _NEG_CUE = re.compile(
 )
 _NOT_NEGATING = re.compile(
     r"\b(?:no\s+(?:problem|worries|doubt|matter|later\s+than|more\s+than|less\s+than)|not\s+only"
-    r"|not\s+a\s+problem|why\s+not|if\s+not)\b",
+    r"|not\s+a\s+problem|why\s+not|if\s+not|why\s+(?:don['’]?t|do\s+not|won['’]?t|not)\s+(?:you|we))\b",
     re.I,
 )
 # "No" opens an answer when punctuation, a pronoun or an apology follows ("No, it isn't", "No it is not");

@@ -146,7 +146,10 @@ class ReplyComparator:
             if c.checkable and th.clause > 0 and c.coverage < th.clause:
                 missing.append(c.text)
                 details.append(f"leaves out '{c.text}'")
-        off_topic = a.cos < th.semantic
+        if a.cos >= th.overrule:
+            mismatched, missing, details = _overruled(a, mismatched, missing, details)
+        all_kept = a.facts.kept > 0 and not a.facts.changed and not a.facts.dropped
+        off_topic = a.cos < (th.semantic_facts if all_kept else th.semantic)
         if off_topic and not (mismatched or missing):
             details.append(f"says something other than gold (similarity {a.cos:.2f})")
         truthful = not mismatched and not off_topic
@@ -222,8 +225,10 @@ def _checkable(g_norm: str, g_facts: Sequence[Fact], g: Clause) -> bool:
     request)."""
     has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
     content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
+    # A negated statement says something with one content word ("No, it is not free").
+    needed = 1 if g.negated else _MIN_CLAUSE_CONTENT
     return (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
-            and content >= _MIN_CLAUSE_CONTENT)
+            and content >= needed)
 
 
 def _clauses_matter(g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause],
@@ -237,6 +242,16 @@ def _clauses_matter(g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Cl
     return (any(d.fact.kind == "entity" for d in facts.dropped)
             or any(g.negated != p.negated for g in g_clauses for p in p_clauses)
             or any(_checkable(g_norm, g_facts, g) for g in g_clauses))
+
+
+def _overruled(a: ReplyAnalysis, mismatched: list[str], missing: list[str],
+               details: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Findings left when the whole replies are close enough to outweigh fact and coverage findings: only
+    contradictions of wording (a negated clause, a swapped metric, a category word in place of another)."""
+    soft = {_shown(p.text) for _, p in a.facts.changed}
+    kept_mismatched = [m for m in mismatched if m not in soft]
+    kept_details = [d for d in details if not (d.startswith("leaves out ") or " vs gold " in d)]
+    return kept_mismatched, [], kept_details
 
 
 def reply_reason(match: ReplyMatch) -> FailureReason | None:

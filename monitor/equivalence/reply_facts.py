@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
-from monitor.equivalence.normalize import STOPWORDS, fold
+from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.typed import Money, Quantity
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
@@ -59,9 +59,13 @@ def reply_facts(text: str) -> tuple[str, tuple[Fact, ...]]:
 
 
 def _title_cased(text: str) -> bool:
-    """A headline-style text ("Jordan Opens First Tent Camp"): its capitals mark no names."""
+    """A headline-style text ("Jordan Opens First Tent Camp"): its capitals mark no names.
+
+    Title case capitalises every word but short function words, so one lower-case content word of four or
+    more letters ("It starts at 5 pm at Chase Center Experience") shows ordinary sentence case."""
     words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) >= 4]
-    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
+    lower = [w for w in words if w[0].islower() and w.lower() not in STOPWORDS]
+    return len(words) >= 3 and not lower and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
 
 
 def phrase_of(fact: Fact, norm: str, clause_start: int) -> str:
@@ -97,20 +101,23 @@ def _rival(g: Fact, g_norm: str, free: Sequence[Fact], p_norm: str) -> Fact | No
 def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Sequence[int] = (0,)) -> FactDiff:
     """Compare the facts of ``gold`` with ``pred``; ``same_value`` is the typed comparison of two facts of one
     slot group, tried after the built-in agreement and a literal mention. ``clause_starts`` are the character
-    offsets (in the number-normalised gold) where gold's clauses start, for naming facts."""
+    offsets (in the number-normalised gold) where gold's clauses start, for naming facts.
+
+    Facts are aligned one to one (``align_facts``): one predicted value accounts for one gold fact, so "3" in
+    "3 baths" does not also keep gold's "3 apartments", and a number inside another fact ("8" in "8:30 pm")
+    is no mention of gold's "8"."""
     g_norm, g_facts = reply_facts(gold)
     p_norm, p_facts = reply_facts(pred)
-    p_low = fold(p_norm)
     g_low = fold(g_norm)
+    matched, used = align_facts(g_norm, g_facts, p_norm, p_facts)
     missing: list[Fact] = []
-    used: set[int] = set()
-    for g in g_facts:
-        hit = next((i for i, p in enumerate(p_facts) if facts_agree(g, p) or _same_amount(g, p)), None)
-        if hit is None and _mentioned(g, p_low):
+    for gi, g in enumerate(g_facts):
+        if gi in matched:
             continue
-        if hit is None:
-            hit = next((i for i, p in enumerate(p_facts)
-                        if SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind] and same_value(g, p)), None)
+        if _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)):
+            continue
+        hit = next((i for i, p in enumerate(p_facts)
+                    if i not in used and SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind] and same_value(g, p)), None)
         if hit is None:
             missing.append(g)
         else:
@@ -131,20 +138,71 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     return FactDiff(tuple(changed), tuple(dropped), len(g_facts) - len(missing))
 
 
+def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
+                p_facts: Sequence[Fact]) -> tuple[dict[int, int], set[int]]:
+    """Gold fact index -> predicted fact index of the same value, and the predicted facts so claimed.
+
+    First facts of one kind and value that count the same thing ("3 baths" / "3 baths"; a gold value stated
+    twice may claim one predicted fact), then the rest one to one in gold order."""
+    agree = [[facts_agree(g, p) or _same_amount(g, p) for p in p_facts] for g in g_facts]
+    g_nouns = [_counted(g_norm, g) for g in g_facts]
+    p_nouns = [_counted(p_norm, p) for p in p_facts]
+    matched: dict[int, int] = {}
+    for gi in range(len(g_facts)):
+        strong = [pi for pi in range(len(p_facts)) if agree[gi][pi] and g_facts[gi].kind == p_facts[pi].kind
+                  and (g_facts[gi].kind != "number" or g_nouns[gi] & p_nouns[pi])]
+        if strong:
+            matched[gi] = strong[0]
+    used = set(matched.values())
+    for gi in range(len(g_facts)):
+        if gi in matched:
+            continue
+        hit = next((pi for pi in range(len(p_facts)) if pi not in used and agree[gi][pi]), None)
+        if hit is not None:
+            matched[gi] = hit
+            used.add(hit)
+    return matched, used
+
+
+_COUNT_NOUNS = 2
+_MEASURES = frozenset({"date", "time", "phone", "money", "percent", "quantity"})
+
+
+def _counted(norm: str, fact: Fact) -> frozenset[str]:
+    """What a bare number counts: the content words right after it in its clause ("3 nice options" ->
+    {nice, option}); empty for other kinds of fact."""
+    if fact.kind != "number":
+        return frozenset()
+    after = re.match(r"[^.,;:!?()\d]*", norm[fact.span[1]:])
+    words = [lemma(w) for w in re.findall(r"[a-z]+", fold(after.group(0) if after else ""))]
+    return frozenset([w for w in words if w not in STOPWORDS][:_COUNT_NOUNS])
+
+
+def _unclaimed_text(p_norm: str, p_facts: Sequence[Fact], used: set[int], g: Fact) -> str:
+    """The folded prediction with claimed facts, and (for a bare number) measures that hold a number as a
+    part ("8" in "March 8th", "8:30 pm", "$8"), blanked out."""
+    chars = list(p_norm)
+    for i, p in enumerate(p_facts):
+        if i in used or (g.kind == "number" and p.kind in _MEASURES):
+            chars[p.span[0]:p.span[1]] = " " * (p.span[1] - p.span[0])
+    return fold("".join(chars))
+
+
 def compared_values(gold: str, pred: str) -> list[tuple[str, str]]:
     """The (gold, predicted) fact texts ``diff_facts`` may hand to ``same_value``: gold facts that no predicted
     fact agrees with and that ``pred`` does not mention, against the predicted facts of their slot group.
 
     A caller encodes what these comparisons need for many replies in one batch, before comparing them one by one.
     """
-    _, g_facts = reply_facts(gold)
+    g_norm, g_facts = reply_facts(gold)
     p_norm, p_facts = reply_facts(pred)
-    p_low = fold(p_norm)
+    matched, used = align_facts(g_norm, g_facts, p_norm, p_facts)
     out: list[tuple[str, str]] = []
-    for g in g_facts:
-        if any(facts_agree(g, p) or _same_amount(g, p) for p in p_facts) or _mentioned(g, p_low):
+    for gi, g in enumerate(g_facts):
+        if gi in matched or _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)):
             continue
-        out += [(g.text, p.text) for p in p_facts if SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind]]
+        out += [(g.text, p.text) for i, p in enumerate(p_facts)
+                if i not in used and SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind]]
     return out
 
 

@@ -31,10 +31,9 @@ class Rebalances(ConsumerRebalanceListener):
     stays here *with its fetch position* (kafka-python keeps the position of a partition assigned
     again), so its conversations must stay in memory: dropping them and restoring from the
     changelog would lose what was scored since the last checkpoint, and the position has already
-    moved past it. So only
-    partitions revoked and not assigned back (`moved`), or lost with the group membership (whose
-    positions are reset), are given up. Between the two callbacks the new assignment is unknown:
-    `pending` tells the loop to score nothing until it is.
+    moved past it. So only partitions revoked and not assigned back (`moved`), or lost with the
+    group membership (whose positions are reset), are given up. Between the two callbacks the new
+    assignment is unknown: `pending` tells the loop to score nothing until it is.
     """
 
     def __init__(self) -> None:

@@ -156,3 +156,19 @@ def test_no_before_a_noun_negates_and_an_answer_no_does_not_count_twice():
 def test_a_no_that_negates_a_noun_flips_the_clause(replies):
     m = replies.compare("Yes, pets are allowed.", "No pets are allowed.")
     assert reply_reason(m) == INCONSISTENT
+
+
+def test_a_suggestion_why_dont_you_is_no_negation(replies):
+    assert not negated("Why don't you check out Borough Market") and negated("I don't know the market")
+    m = replies.compare("Check out Borough Market, a shopping area.", "Why don't you check out Borough Market?")
+    assert m.truthful
+    flip = replies.compare("You can check out Borough Market.", "You can't check out Borough Market.")
+    assert reply_reason(flip) == INCONSISTENT
+
+
+def test_a_negated_answer_left_out_is_incomplete_even_with_one_content_word(replies):
+    m = replies.compare("No, it is not free. You can call them on 916-442-6802.", "You can reach them at 916-442-6802.")
+    assert reply_reason(m) == INCOMPLETE and "leaves out 'it is not free'" in (m.detail or "")
+    kept = replies.compare("No, it is not free. You can call them on 916-442-6802.",
+                           "It isn't free; you can reach them at 916-442-6802.")
+    assert kept.equivalent

@@ -12,6 +12,7 @@ from tests.support.kafka import MonitorThread, TopicSet, read_all, send, setting
 pytestmark = pytest.mark.integration
 
 CID = "ttd-1"
+SILENCE_S = 60.0  # the scenario: a failing Tool turn, then a minute with no next turn
 
 
 def event(turn_no: int, turn: str, predict: dict, gold: dict | None = None, final: bool = False) -> dict:
@@ -63,8 +64,8 @@ def test_a_failing_tool_turn_is_counted_within_2_s_and_its_chain_when_the_conver
         assert monitor.value("aem_turn_failures_total", **FAILURE) == 1
         assert detected < 2.0, f"the failure took {detected:.1f} s to reach the metrics"
         assert monitor.value("aem_event_latency_seconds_count") == 1
-        # the conversation stays open (no next turn): its chain bucket is not known yet
-        time.sleep(3)
+        # 60 s of silence (think time): the conversation stays open, its chain bucket is not known yet
+        time.sleep(max(0.0, SILENCE_S - (time.monotonic() - sent)))
         chain = {"agent": "travel", "release": "r-ttd", "chain_length": "1", "outcome": "fail"}
         assert monitor.value("aem_chain_turns_total", **chain) == 0
         [turn] = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=1, timeout=10))

@@ -1,0 +1,107 @@
+"""How gold facts are found in a prediction: one to one, by what they count, in names written as names
+(monitor/equivalence/reply_facts.py, monitor/equivalence/facts.py)."""
+
+from __future__ import annotations
+
+from monitor.equivalence.facts import extract_facts
+from monitor.equivalence.replies import INCOMPLETE, INCONSISTENT, reply_reason
+from monitor.equivalence.reply_facts import diff_facts, reply_facts
+
+
+def never_same(g, p):
+    return False
+
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(f.kind, f.text) for f in extract_facts(text)]
+
+
+# -- one predicted value accounts for one gold fact ------------------------------------------------
+def test_a_count_is_not_kept_by_the_same_number_counting_something_else():
+    gold = "I found 3 apartments. The one at 20 Main Street has 3 baths."
+    dropped = diff_facts(gold, "The one at 20 Main Street has 3 baths.", never_same)
+    assert [g.fact.text for g in dropped.dropped] == ["3"]
+    kept = diff_facts(gold, "There are 3 apartments; the one at 20 Main Street has 3 baths.", never_same)
+    assert not kept.dropped and not kept.changed
+
+
+def test_a_number_inside_a_date_or_time_is_no_mention_of_a_bare_count():
+    gold = "Search revealed 8 results. Bill Callahan is at the Lodge Room on March 8th at 8:30 pm."
+    diff = diff_facts(gold, "Bill Callahan is at the Lodge Room on March 8th at 8:30 pm.", never_same)
+    assert [g.fact.text for g in diff.dropped] == ["8"]
+    assert not diff_facts(gold, "I found 8. Bill Callahan is at the Lodge Room on March 8th at 8:30 pm.",
+                          never_same).dropped
+
+
+def test_a_changed_quantity_is_not_kept_by_a_number_gold_states_elsewhere(replies):
+    m = replies.compare("You want 1 room for 1 day at the Bahia Resort Hotel.",
+                        "You want a room for 1 for 3 days at the Bahia Resort Hotel?")
+    assert reply_reason(m) == INCONSISTENT and "3 days" in (m.detail or "")
+    ok = replies.compare("You want 1 room for 1 day at the Bahia Resort Hotel.",
+                         "So that is 1 room for 1 day at the Bahia Resort Hotel?")
+    assert ok.equivalent
+
+
+def test_a_value_gold_states_twice_is_kept_by_one_mention():
+    diff = diff_facts("It has 2 beds: 2 beds and a sofa.", "It has 2 beds and a sofa.", never_same)
+    assert not diff.dropped and not diff.changed
+
+
+# -- names: sentence case is not a headline --------------------------------------------------------
+def test_names_in_a_short_sentence_are_facts_and_a_changed_venue_is_caught(replies):
+    assert reply_facts("It starts at 5 pm at Chase Center Experience.")[1][-1].text == "Chase Center Experience"
+    m = replies.compare("It starts at 5 pm at Chase Center Experience.", "It starts at 5 pm, and is at Providence Park")
+    assert reply_reason(m) == INCONSISTENT and "'Providence Park' vs gold 'Chase Center Experience'" in m.detail
+    assert replies.compare("It starts at 5 pm at Chase Center Experience.",
+                           "It begins at 5 pm at the Chase Center Experience.").equivalent
+
+
+def test_a_headline_capitalises_words_that_are_no_names():
+    assert [f for f in reply_facts("Jordan Opens First Tent Camp For Refugees")[1] if f.kind == "entity"] == []
+
+
+# -- street addresses ------------------------------------------------------------------------------
+def test_an_everyday_noun_after_a_number_is_no_street():
+    assert ("address", "2 white dogs walk") not in kinds("Two white dogs walk through the snow.")
+    assert not any(k == "address" for k, _ in kinds("Its a 4.5 rated place."))
+    assert ("address", "12 Abbey Walk") in kinds("It is at 12 Abbey Walk.")
+    assert ("address", "4757 snyder lane") in kinds("located at 4757 snyder lane")
+
+
+def test_a_rating_is_kept_whatever_the_noun_after_it(replies):
+    m = replies.compare("I can get you Alila Bangsar. Its a 4.5 rated place.", "Hotel Alila Bangsar with rating 4.5?")
+    assert reply_reason(m) != INCOMPLETE
+
+
+def test_one_before_a_unit_is_a_count_and_elsewhere_a_pronoun():
+    from monitor.equivalence.facts import normalise_numbers
+
+    assert normalise_numbers("1 room for one day, one hour") == "1 room for 1 day, 1 hour"
+    kept = "the one at 5 pm, one of them, this one day"
+    assert normalise_numbers(kept) == kept
+    assert not diff_facts("1 room for 1 day", "1 room for one day", never_same).dropped
+
+
+# -- phone numbers with a country code -------------------------------------------------------------
+def test_an_international_phone_number_is_one_fact_and_another_one_changes_it(replies):
+    assert ("phone", "+61 2 9634 9634") in kinds("The phone number is +61 2 9634 9634. Yes, it has laundry.")
+    assert ("phone", "+33 1 44 54 13 13") in kinds("You can find them at +33 1 44 54 13 13.")
+    m = replies.compare("The phone number is +61 2 9634 9634.", "Its number is +1 202-347-3000.")
+    assert reply_reason(m) == INCONSISTENT and "'+1 202-347-3000' vs gold '+61 2 9634 9634'" in (m.detail or "")
+    assert replies.compare("The phone number is +61 2 9634 9634.", "You can call them on +61 2 9634 9634.").equivalent
+
+
+# -- a name that opens a sentence ------------------------------------------------------------------
+def test_a_name_opening_a_sentence_keeps_its_first_word_and_a_function_word_does_not():
+    assert ("entity", "Seattle-Tacoma International Airport") in kinds("Seattle-Tacoma International Airport. Ok?")
+    assert ("entity", "Bill Callahan") in kinds("Bill Callahan is at the Lodge Room.")
+    assert ("entity", "Lodge Room") in kinds("The Lodge Room it is.")
+    assert ("entity", "Red Lobster") in kinds("Great Red Lobster is open.")
+
+
+def test_two_airports_sharing_generic_words_are_different_places(replies):
+    m = replies.compare("The flight departs from Seattle-Tacoma International Airport.",
+                        "Hartsfield-Jackson International Airport is the departing airport.")
+    assert reply_reason(m) == INCONSISTENT
+    assert replies.compare("The flight departs from Seattle-Tacoma International Airport.",
+                           "Seattle-Tacoma International Airport is where the flight departs.").equivalent
