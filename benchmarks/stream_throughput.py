@@ -11,8 +11,9 @@ response-turn figures are skipped). The load average is printed first and last: 
    consumes + JSON-decodes + produces one small record per event (+ flush and commit per poll), and
    `aem run`'s Monitor (same process, real broker, state changelog on) scores it. Ratio: aem run / pipe.
 3. Response turns: the bare fp32 encoder encodes both texts of every all-unique turn (batch 64); then
-   `aem run` scores turns whose gold is one of a fixed set of 200 replies, and turns whose gold is all unique
-   (gold inline, cold caches). Ratios to the bare encoder's turns/s.
+   `aem run` (its encoder per `AEM_ENCODER`, fp32 by default; printed) scores turns whose gold is one of a
+   fixed set of 200 replies, and turns whose gold is all unique (gold inline, cold caches). Ratios to the bare
+   fp32 encoder's turns/s.
 4. Latency at half the measured action-turn rate (or `--rate`) for `--seconds`, paced like
    conversations: three-action dialogs whose turns are `--turn-gap` seconds apart; event → turn
    verdict = verdict record timestamp − send time, p50/p99, overall and per turn of the chain.
@@ -179,18 +180,22 @@ def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engin
     The bare encoder runs right before each aem run and the ratio is to that figure: on a shared machine
     the load changes from one minute to the next.
     """
+    from monitor.equivalence.encoders import EncoderKind, TorchEncoder
+
     pool = reply_texts(data)
     unique, fixed = turns(pool, n, fixed=False), turns(pool, n, fixed=True)
     texts = [t for pair in unique for t in pair]
-    print(f"response turns  {n:>6} turns   ({load()})")
+    # The baseline is the fp32 encoder whatever aem run uses (AEM_ENCODER): the same model object when fp32.
+    bare_encoder = shared.encoder if shared.encoder.kind is EncoderKind.FP32 else TorchEncoder.load()
+    print(f"response turns  {n:>6} turns   ({load()}; aem run's encoder: {shared.encoder.kind})")
     for label, pairs, target in (("fixed 200 gold", fixed, 1.5), ("all-unique gold", unique, 1.0)):
         start = time.perf_counter()
-        shared.encoder.encode(texts, batch_size=64)  # the encoder itself, no cache: two texts a turn
+        bare_encoder.encode(texts, batch_size=64)  # the encoder itself, no cache: two texts a turn
         bare = n / (time.perf_counter() - start)
         rate = aem_rate(bootstrap, response_dialogs(pairs), make_engine)
         print(
-            f"    bare fp32 encoder {bare:6.1f} turns/s, then aem run, {label:<16}{rate:6.1f} turns/s   "
-            f"{rate / bare:5.2f}x the bare encoder (target >= {target:.1f}x)"
+            f"    bare fp32 encoder {bare:6.1f} turns/s, then aem run ({shared.encoder.kind}), {label:<16}"
+            f"{rate:6.1f} turns/s   {rate / bare:5.2f}x the bare encoder (target >= {target:.1f}x)"
         )
 
 

@@ -94,7 +94,7 @@ class ReplyComparator:
         for gold, pred in pairs:
             if canon_string(gold) != canon_string(pred):
                 texts.extend((gold.strip(), pred.strip()))
-                texts.extend(c.text for t in (gold, pred) for c in clauses(reply_facts(t)[0]))
+                texts.extend(self._clause_texts(gold, pred))
         if texts:
             self.semantic.prefetch(list(dict.fromkeys(texts)))
 
@@ -110,7 +110,10 @@ class ReplyComparator:
         g_clauses, p_clauses = clauses(g_norm), clauses(p_norm)
         facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
-        checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
+        if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
+            checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
+        else:  # no clause similarity can change the verdict: none is computed (nor encoded)
+            checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
         method = "semantic" if self.semantic is not None else "lexical"
         return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method,
                              category_clashes(gold, pred))
@@ -157,6 +160,17 @@ class ReplyComparator:
             return True  # Greece / Greek, Syria / Syrian, Timothy / Tim
         return self.values.compare(g.text, p.text).equivalent
 
+    def _clause_texts(self, gold: str, pred: str) -> list[str]:
+        """The clause texts ``analyse`` will compare for this pair (none when ``_clauses_matter`` says no)."""
+        g_norm, g_facts = reply_facts(gold)
+        g_clauses, p_clauses = clauses(g_norm), clauses(reply_facts(pred)[0])
+        if not g_clauses or not p_clauses:
+            return []
+        facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
+        if not _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
+            return []
+        return [c.text for c in (*g_clauses, *p_clauses)]
+
     def _similarity(self, pairs: list[tuple[str, str]]) -> list[float]:
         if not pairs:
             return []
@@ -180,12 +194,7 @@ class ReplyComparator:
             row = [0.0 if owner.get(j, i) != i else x for j, x in enumerate(rows[i])]
             j = max(range(n), key=rows[i].__getitem__)
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
-            has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
-            content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
-            # A negated statement says something with one content word ("No, it is not free").
-            needed = 1 if g.negated else _MIN_CLAUSE_CONTENT
-            checkable = (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
-                         and content >= needed)
+            checkable = _checkable(g_norm, g_facts, g)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
@@ -245,6 +254,30 @@ def _outweighed(f: Finding, cos: float, th: ReplyThresholds) -> bool:
         return False
     cut = th.overrule if f.weight is Weight.VALUE else min(th.overrule, th.overrule_names)
     return cos >= cut
+
+
+def _checkable(g_norm: str, g_facts: Sequence[Fact], g: Clause) -> bool:
+    """A gold clause whose coverage is judged: a fact-less statement with content (not a question, not a
+    request)."""
+    has_fact = any(g.span[0] <= f.span[0] < g.span[1] for f in g_facts)
+    content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
+    # A negated statement says something with one content word ("No, it is not free").
+    needed = 1 if g.negated else _MIN_CLAUSE_CONTENT
+    return (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
+            and content >= needed)
+
+
+def _clauses_matter(g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause],
+                    p_clauses: Sequence[Clause], facts: FactDiff) -> bool:
+    """Whether clause similarities can change ``decide``'s verdict under any thresholds: they are read only
+    for a checkable gold clause (its coverage), a predicted clause of the other polarity than a gold one (a
+    possible negation) and a gold name left out (its clause's coverage may excuse it). Without any of these
+    the pair's clauses need no embedding."""
+    if not g_clauses or not p_clauses:
+        return False
+    return (any(d.fact.kind == "entity" for d in facts.dropped)
+            or any(g.negated != p.negated for g in g_clauses for p in p_clauses)
+            or any(_checkable(g_norm, g_facts, g) for g in g_clauses))
 
 
 def reply_reason(match: ReplyMatch) -> FailureReason | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
 from monitor.models.verdict import DialogResult, TurnVerdict
@@ -116,15 +116,10 @@ class DialogSession:
 
     def needs_judge(self, turn: ObservedTurn) -> bool:
         """`add(turn)` would go to a judge that can run its check in the background (`start_judge`)."""
-        return (
-            isinstance(self.judge, DeferringChecker)
-            and self.judge.defers(turn)
-            and turn.scored
-            and turn.too_large is None
-            and turn.gold is None
-            and self._aligner is None
-            and turn.predict is not None
-        )
+        if turn.gold is not None or self._aligner is not None or turn.too_large is not None:
+            return False  # a reference decides it (the cheap tests first: this runs for every turn)
+        judge = _deferring(self.judge)
+        return judge is not None and turn.scored and turn.predict is not None and judge.defers(turn)
 
     def start_judge(self, turn: ObservedTurn) -> PendingCheck | None:
         """Start the reference-free check `add(turn)` would wait for, when the judge can run it in the
@@ -260,8 +255,20 @@ class DialogSession:
                 break
             self._pending.pop(0)
             self.released.append(head)
-            verdict = to_verdict(head)
-            if self.early and verdict.chain_length is not None:
-                verdict = verdict.model_copy(update={"chain_length": None})  # a chain message tells it
-            out.append(verdict)
+            out.append(to_verdict(head, chain=not self.early))  # early: a chain message tells the bucket
         return out
+
+
+_DEFERRING: dict[type, bool] = {}  # judge class -> implements DeferringChecker
+
+
+def _deferring(judge: object) -> DeferringChecker | None:
+    """``judge`` if it is a :class:`DeferringChecker`, decided once per judge class (a runtime Protocol
+    check walks the protocol's attributes on every call)."""
+    if judge is None:
+        return None
+    kind = type(judge)
+    known = _DEFERRING.get(kind)
+    if known is None:
+        known = _DEFERRING[kind] = isinstance(judge, DeferringChecker)
+    return cast(DeferringChecker, judge) if known else None

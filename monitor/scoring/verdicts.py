@@ -7,7 +7,9 @@ from monitor.models.vocabulary import Attribution, FailureReason
 from monitor.scoring.types import ScoredTurn
 
 
-def to_verdict(scored: ScoredTurn) -> TurnVerdict:
+def to_verdict(scored: ScoredTurn, chain: bool = True) -> TurnVerdict:
+    """The wire verdict of a scored turn; ``chain`` False leaves ``chain_length`` out (the stream sends it
+    in a chain message of its own)."""
     check = scored.check
     cascading = scored.attribution == Attribution.CASCADING
     return TurnVerdict(
@@ -19,7 +21,7 @@ def to_verdict(scored: ScoredTurn) -> TurnVerdict:
         field=check.field,
         score=None if check.score is None else round(check.score, 4),
         caused_by=scored.caused_by,
-        chain_length=scored.chain_length,
+        chain_length=scored.chain_length if chain else None,
         attribution=scored.attribution,
         gold_index=scored.gold_index,
         mode=scored.mode,

@@ -19,6 +19,7 @@ from kafka.errors import (
     TopicAlreadyExistsError,
 )
 
+from monitor.stream.partitioner import CachedKeyPartitioner
 from monitor.stream.security import KafkaClient, client_kwargs
 
 log = structlog.get_logger(__name__)
@@ -248,6 +249,7 @@ def make_producer(bootstrap: str | KafkaClient, client_id: str = "aem-monitor", 
         "delivery_timeout_ms": 24 * 3600 * 1000,  # never drop a verdict while the broker is away
         "batch_size": 262144,
         "max_in_flight_requests_per_connection": 1,  # keep verdict order across retries
+        "partitioner": CachedKeyPartitioner(),  # Kafka's default choice, each key hashed once
     }
     options.update(overrides)
     return KafkaProducer(**options)

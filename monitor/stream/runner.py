@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
+from monitor.scoring.warmup import warm_up
 from monitor.sources.files import read_dialogs
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.checkpoint import Checkpoint, Position
@@ -145,6 +146,7 @@ class Monitor:
     def start(self) -> None:
         """Connect what was not injected: topics, producer, state store, consumer; wire the sinks."""
         s = self.settings
+        warm_up()  # the typed stages' tables, before the first turn rather than during it
         if self._producer is None:
             if s.create_topics:
                 ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
