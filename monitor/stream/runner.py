@@ -36,6 +36,7 @@ from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, VerdictTopicSink
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
+from monitor.stream.stream_clock import StreamClock
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -89,7 +90,8 @@ class Monitor:
         )
         references = load_references(s.reference)
         self.engine.embed_references(step for steps in references.values() for step in steps)
-        self.processor = TurnProcessor(self.engine, references, limits, clock=clock)
+        self.stream_clock = StreamClock(clock)  # idle and gap timers: time the stream could be read
+        self.processor = TurnProcessor(self.engine, references, limits, clock=self.stream_clock)
         self.metrics.open_dialogs.set_function(lambda: len(self.processor.open))
         self.metrics.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
         self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
@@ -237,6 +239,7 @@ class Monitor:
         assert self.checkpoint is not None
         batch = self._consumer.poll(timeout_ms=self.settings.poll_timeout_ms)
         self.health.polled()
+        self.stream_clock.advance(reachable=self._broker_reachable())
         try:
             revoked, restored = self.partitions.sync(set(self._consumer.assignment()))
             self.checkpoint.forget(revoked)
@@ -303,6 +306,12 @@ class Monitor:
         self._judge_backpressure()
         if self.checkpoint.due(idle=not records):
             self.checkpoint.commit(timeout=30)
+
+    def _broker_reachable(self) -> bool:
+        """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""
+        if self._probe is None:
+            return True
+        return self.health.broker_silence() < 1.5 * self.settings.broker_probe_interval_s
 
     def _judge_backpressure(self) -> None:
         """Pause every partition while the LLM judge's worker pool is full; resume once a slot is free.

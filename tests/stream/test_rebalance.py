@@ -110,9 +110,14 @@ def test_timers_wait_for_the_new_assignment(engine):
     monitor = monitor_on(engine, consumer, producer, store, clock)
     consumer.feed("traces", sales_values("c1")[:3])
     monitor.poll_once()
+    for _ in range(11):  # 55 s of polling: not idle yet (60 s)
+        clock.advance(5)
+        monitor.poll_once()
+    assert "c1" in monitor.processor.open
     consumer.listener.on_partitions_revoked({TP0, TP1})
-    clock.advance(61)  # past the idle timeout, mid-rebalance: c1 may be about to move to another member
-    monitor.poll_once()
+    for _ in range(2):  # past the idle timeout, mid-rebalance: c1 may be about to move to another member
+        clock.advance(5)
+        monitor.poll_once()
     assert "c1" in monitor.processor.open
     consumer.listener.on_partitions_assigned({TP0, TP1})
     monitor.poll_once()  # kept: now its idle timeout finishes it

@@ -1,0 +1,33 @@
+"""The clock the conversation timers run on: time in which the monitor could read its stream.
+
+A conversation is finished as idle when no event of it came for `idle_timeout_s`, and a gap in its
+turns is given up after `gap_timeout_s`: both mean "nothing came *while it could have come*". Wall
+time is wrong for that during an outage: with the broker frozen for longer than the idle timeout,
+every open conversation would be finished the moment the loop ticks again, before the events that
+waited in the broker are read, and their late turns would be lost. So this clock advances with the
+monotonic clock only while the broker probe reports contact, and by at most `max_step_s` across one
+poll (a loop held in a flush by a frozen broker does not age the conversations either).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+class StreamClock:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, max_step_s: float = 5.0) -> None:
+        self.wall = clock
+        self.max_step_s = max_step_s
+        self._last = clock()
+        self._now = self._last
+
+    def __call__(self) -> float:
+        return self._now
+
+    def advance(self, reachable: bool = True) -> None:
+        """Called once per poll: the time since the last call counts if the broker was reachable."""
+        wall = self.wall()
+        if reachable:
+            self._now += min(max(0.0, wall - self._last), self.max_step_s)
+        self._last = wall
