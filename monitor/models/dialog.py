@@ -9,9 +9,31 @@ from pydantic_core import PydanticCustomError
 
 from monitor.models.vocabulary import TurnType
 
+_FIELD_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _shared_fields_set(fields: set[str]) -> set[str]:
+    """One set object per distinct combination of set fields (a handful per model class)."""
+    key = frozenset(fields)
+    shared = _FIELD_SETS.get(key)
+    if shared is None:
+        shared = _FIELD_SETS.setdefault(key, set(key))
+    return shared
+
 
 class _Model(BaseModel):
+    """Frozen, extra fields ignored; instances share their fields-set with every like instance.
+
+    pydantic gives each instance its own set of the field names it was given (216 bytes for a payload
+    of a few fields), and an open conversation holds a payload per turn. A frozen model never adds to
+    that set, and `model_copy` copies it before it adds an updated name, so one shared set per
+    combination is safe (tests/scoring/test_payload_fields_set.py).
+    """
+
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+    def model_post_init(self, context: Any, /) -> None:
+        object.__setattr__(self, "__pydantic_fields_set__", _shared_fields_set(self.__pydantic_fields_set__))
 
 
 class ToolCall(_Model):

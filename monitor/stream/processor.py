@@ -30,6 +30,7 @@ from monitor.scoring.session import ChainClosure, DialogSession
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.events import TraceEvent, parse_event_json
+from monitor.stream.turn_set import TurnSet
 
 log = structlog.get_logger(__name__)
 
@@ -192,7 +193,7 @@ class Conversation:
     next_turn: int | None = None
     held: dict[int, tuple[TraceEvent, SourceRef]] = field(default_factory=dict)
     gap_since: float | None = None
-    seen: set[int] = field(default_factory=set)
+    seen: TurnSet = field(default_factory=TurnSet)
     waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
     last_activity: float = 0.0
     final_seen: bool = False
@@ -200,7 +201,7 @@ class Conversation:
     chains_emitted: int = 0  # chain messages released so far
     mode: str = "reference"  # of the latest turn verdict
     unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
-    saved: set[int] = field(default_factory=set)  # turn numbers on the state changelog
+    saved: TurnSet = field(default_factory=TurnSet)  # turn numbers on the state changelog
     size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
     last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
     judging: Judging | None = None  # a turn whose judge call runs in the background; later turns wait
@@ -252,9 +253,9 @@ class TurnProcessor:
         self.limits = limits
         self.clock = clock
         self.open: OrderedDict[str, Conversation] = OrderedDict()  # least recently active first
-        self.finished: OrderedDict[str, set[int]] = OrderedDict()
+        self.finished: OrderedDict[str, TurnSet] = OrderedDict()
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
-        self.gone: dict[str, set[int]] = {}  # finished since the last checkpoint: their saved turns
+        self.gone: dict[str, TurnSet] = {}  # finished since the last checkpoint: their saved turns
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
@@ -404,7 +405,7 @@ class TurnProcessor:
         if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
             return out
         if head.get("status") == "finished":
-            self.finished[cid] = set(head.get("seen", []))
+            self.finished[cid] = TurnSet(head.get("seen", []))
             return out
         parsed = sorted((parse_event_json(e) for e in events), key=lambda e: e.turn_no)
         if "log" in head:  # a version-1 record: the whole log and the held events inline
@@ -417,7 +418,7 @@ class TurnProcessor:
         if not applied and not held:
             return out
         conv = self._open((applied or held)[0], self.clock())
-        conv.saved = {e.turn_no for e in parsed}
+        conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = sum(len(e) for e in events)
         self.open_bytes += conv.size
         replayed = Outcome()

@@ -1,0 +1,40 @@
+"""TurnSet: a set of turn numbers as ranges, checked against a built-in set on the same additions."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+from monitor.stream.turn_set import TurnSet
+
+
+def test_behaves_like_a_set_under_random_additions() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        expected: set[int] = set()
+        turns = TurnSet()
+        for n in (rng.randint(0, 30) for _ in range(rng.randint(0, 40))):
+            turns.add(n)
+            expected.add(n)
+        assert list(turns) == sorted(expected)
+        assert len(turns) == len(expected)
+        assert all((n in turns) == (n in expected) for n in range(-2, 34))
+        assert turns == expected and turns == TurnSet(expected)
+
+
+def test_in_order_turns_are_one_range() -> None:
+    turns = TurnSet()
+    for n in range(1, 51):
+        turns.add(n)
+    assert turns._bounds == (1, 51)
+    assert sys.getsizeof(turns) + sys.getsizeof(turns._bounds) < sys.getsizeof({1, 2, 3})
+
+
+def test_gap_then_fill_merges_ranges() -> None:
+    turns = TurnSet([1, 2, 5, 6])
+    assert turns._bounds == (1, 3, 5, 7) and 3 not in turns and 4 not in turns
+    turns.add(4)
+    assert turns._bounds == (1, 3, 4, 7)
+    turns.add(3)
+    assert turns._bounds == (1, 7)
+    assert "3" not in turns and None not in turns
