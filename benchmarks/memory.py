@@ -46,8 +46,9 @@ def child(conversations: int, turns: int, max_open: int, typed_only: bool) -> di
     from monitor.logs import configure_logging
     from monitor.models.dialog import Dialog
     from monitor.scoring import ScoringConfig
+    from monitor.stream.emissions import Outcome
     from monitor.stream.events import TraceEvent
-    from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor
+    from monitor.stream.processor import ProcessorLimits, TurnProcessor
     from monitor.stream.replay import dialog_events
     from monitor.wiring import build_engine
 

@@ -17,7 +17,9 @@ import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.errors import KafkaError
 
-from monitor.stream.processor import Outcome, TurnProcessor, group_changelog
+from monitor.stream.changelog import group_changelog
+from monitor.stream.emissions import Outcome
+from monitor.stream.processor import TurnProcessor
 from monitor.stream.state import StateStore
 
 log = structlog.get_logger(__name__)

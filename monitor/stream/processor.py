@@ -4,39 +4,36 @@ Per conversation it keeps the scoring session, the next expected `turn_no`, turn
 fills, the turn numbers already seen (redeliveries are duplicates) and which source positions still
 wait for a verdict — so the checkpoint commits an offset only once everything before it is recorded.
 
-Conversation state is saved as a changelog (`checkpoint()`): each received event once, keyed by
-conversation and turn, plus a small head record (status, next turn, verdicts emitted). Bytes per
-conversation grow linearly with its turns; `restore` replays the events through a fresh session.
+Conversation state is saved as a changelog (`checkpoint()`, records in `changelog.py`): each received
+event once, keyed by conversation and turn, plus a small head record (status, next turn, verdicts
+emitted). Bytes per conversation grow linearly with its turns; `restore` replays the events through a
+fresh session. A conversation's own state is `conversation.py`; what a step produces, `emissions.py`.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
+import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any
 
 import structlog
-from pydantic_core import to_json
 
-from monitor.models.verdict import DialogResult, TurnVerdict
-from monitor.models.vocabulary import TurnType
+from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
-from monitor.scoring.session import ChainClosure, DialogSession
+from monitor.scoring.session import ChainClosure
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.changelog import STATE_VERSION, StateRecord, dump_head, event_key
+from monitor.stream.conversation import Conversation, Judging, to_observed
+from monitor.stream.emissions import Emission, Failure, Outcome, SourceRef
 from monitor.stream.events import TraceEvent, parse_event_json
 from monitor.stream.turn_set import TurnSet
 
 log = structlog.get_logger(__name__)
-
-SourceRef = Hashable
-_VERDICT_JSON = TurnVerdict.__pydantic_serializer__
-STATE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -50,192 +47,8 @@ class ProcessorLimits:
     work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
 
 
-@dataclass(slots=True)
-class Emission:
-    """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md).
-
-    `turn`: a turn verdict, sent as soon as the turn is scored (an action turn's `chain_length` is
-    null here); `chain`: the chain bucket of action turns, once the chain reaches three or ends;
-    `dialog`: the summary when the conversation ends.
-    """
-
-    kind: str  # "turn" | "chain" | "dialog"
-    conversation_id: str
-    agent: str
-    release: str
-    mode: str
-    verdict: TurnVerdict | None = None
-    result: DialogResult | None = None
-    chain: ChainClosure | None = None
-    event_time: float | None = None  # broker timestamp of the turn's event (seconds)
-    refs: list[SourceRef] = field(default_factory=list)
-
-    def to_wire(self) -> dict[str, Any]:
-        head = {
-            "kind": self.kind,
-            "conversation_id": self.conversation_id,
-            "agent": self.agent,
-            "release": self.release,
-            "mode": self.mode,
-        }
-        if self.verdict is not None:
-            body = self.verdict.model_dump(mode="json", exclude={"mode"})
-        elif self.chain is not None:
-            body = {"turns": list(self.chain.turns), "chain_length": self.chain.bucket}
-        else:
-            assert self.result is not None
-            body = self.result.model_dump(mode="json", exclude={"dialog_id", "agent", "release", "mode"})
-        return {**head, **body}
-
-    def encode(self) -> bytes:
-        """`to_wire` as JSON bytes, serialised by pydantic-core without a detour through str (the verdict sink's
-        hot path): the head and the body are each one JSON object, joined."""
-        head = to_json(
-            {
-                "kind": self.kind,
-                "conversation_id": self.conversation_id,
-                "agent": self.agent,
-                "release": self.release,
-                "mode": self.mode,
-            }
-        )
-        if self.verdict is not None:
-            body = _VERDICT_JSON.to_json(self.verdict, exclude={"mode"})
-        elif self.chain is not None:
-            body = to_json({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
-        else:
-            assert self.result is not None
-            body = self.result.model_dump_json(exclude={"dialog_id", "agent", "release", "mode"}).encode()
-        return head[:-1] + b"," + body[1:]
-
-
-@dataclass(frozen=True)
-class Failure:
-    """An event whose processing raised: it goes to the DLQ with the reason, its position is done."""
-
-    event: TraceEvent
-    ref: SourceRef
-    reason: str
-
-
-@dataclass(slots=True)
-class Outcome:
-    """What processing one event (or a timer tick) produced."""
-
-    emissions: list[Emission] = field(default_factory=list)
-    done: list[SourceRef] = field(default_factory=list)  # positions that need no verdict of their own
-    event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
-    evicted: int = 0
-    failed: list[Failure] = field(default_factory=list)
-    too_large: list[str] = field(default_factory=list)  # the limit each unscored-too-large turn passed
-
-    def extend(self, other: Outcome) -> None:
-        self.emissions += other.emissions
-        self.done += other.done
-        self.evicted += other.evicted
-        self.failed += other.failed
-        self.too_large += other.too_large
-
-    def positions(self) -> list[SourceRef]:
-        """Every source position this outcome completes."""
-        return [r for e in self.emissions for r in e.refs] + self.done + [f.ref for f in self.failed]
-
-
-@dataclass(frozen=True)
-class StateRecord:
-    """One changelog record: `value` None is a tombstone (the key is forgotten)."""
-
-    conversation_id: str
-    key: str
-    value: bytes | None
-
-
-def group_changelog(records: Mapping[str, bytes]) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
-    """The latest changelog records of a partition, per conversation: (head, event records)."""
-    heads: dict[str, dict[str, Any]] = {}
-    events: dict[str, list[bytes]] = {}
-    for key, value in records.items():
-        doc = json.loads(value)
-        if "conversation_id" in doc:  # an event
-            events.setdefault(doc["conversation_id"], []).append(value)
-        elif "status" in doc:
-            heads[doc.get("cid", key)] = doc  # version 1 heads carry no "cid": their key is it
-    return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
-
-
-def event_key(conversation_id: str, turn_no: int) -> str:
-    return f"{conversation_id}\x00{turn_no}"
-
-
 def _reason(exc: BaseException) -> str:
     return f"processing failed: {type(exc).__name__}: {str(exc)[:300]}"
-
-
-@dataclass
-class Judging:
-    """A turn taken off the loop while its judge call runs (monitor/judge: `PendingCheck`)."""
-
-    event: TraceEvent
-    ref: SourceRef
-    turn: ObservedTurn
-    pending: PendingCheck | None  # None: not started yet, the judge's pool was full
-
-    def due(self) -> bool:
-        return self.pending is not None and (self.pending.done() or time.monotonic() >= self.pending.deadline)
-
-
-@dataclass(slots=True)
-class Conversation:
-    conversation_id: str
-    agent: str
-    release: str
-    session: DialogSession
-    next_turn: int | None = None
-    held: dict[int, tuple[TraceEvent, SourceRef]] = field(default_factory=dict)
-    gap_since: float | None = None
-    seen: TurnSet = field(default_factory=TurnSet)
-    waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
-    last_activity: float = 0.0
-    final_seen: bool = False
-    emitted: int = 0  # turn verdicts released so far
-    chains_emitted: int = 0  # chain messages released so far
-    mode: str = "reference"  # of the latest turn verdict
-    unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
-    saved: TurnSet = field(default_factory=TurnSet)  # turn numbers on the state changelog
-    size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
-    last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
-    judging: Judging | None = None  # a turn whose judge call runs in the background; later turns wait
-
-    @property
-    def blocked(self) -> bool:
-        """Later turns cannot be applied yet: the conversation waits for a judge call."""
-        return self.judging is not None
-
-    def head(self) -> dict[str, Any]:
-        return {
-            "v": STATE_VERSION,
-            "cid": self.conversation_id,
-            "status": "open",
-            "agent": self.agent,
-            "release": self.release,
-            "next_turn": self.next_turn,
-            "emitted": self.emitted,
-            "chains_emitted": self.chains_emitted,
-            "at": time.time(),
-        }
-
-
-def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
-    return ObservedTurn(
-        turn_no=event.turn_no,
-        turn=TurnType(event.turn),
-        predict=event.predict_turn,
-        gold=event.gold_turn if event.turn != "User" else None,
-        tags=tuple(event.tags),
-        depends_on=tuple(event.depends_on),
-        tools=tuple(event.tools) if event.tools else None,
-        too_large=too_large,
-    )
 
 
 class TurnProcessor:
@@ -386,12 +199,12 @@ class TurnProcessor:
                     out.append(StateRecord(cid, event_key(cid, event.turn_no), value))
                     conv.saved.add(event.turn_no)
                 conv.unsaved = []
-                out.append(StateRecord(cid, cid, _dump(conv.head())))
+                out.append(StateRecord(cid, cid, dump_head(conv.head())))
             elif cid in self.finished:
                 seen = sorted(self.finished[cid])
                 head = {"v": STATE_VERSION, "cid": cid, "status": "finished", "seen": seen, "at": time.time()}
                 out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(self.gone.pop(cid, ()))]
-                out.append(StateRecord(cid, cid, _dump(head)))
+                out.append(StateRecord(cid, cid, dump_head(head)))
         self.dirty.clear()
         return out
 
@@ -448,10 +261,11 @@ class TurnProcessor:
             reference = self.references.get(event.reference_id)
             if reference is None:
                 log.warning("unknown_reference_id", reference_id=event.reference_id, conversation=event.conversation_id)
+        agent, release = sys.intern(event.agent), sys.intern(event.release)  # one copy for all their conversations
         session = self.engine.session(
-            event.conversation_id, event.release, event.agent, reference=reference, tools=event.tools, early=True
+            event.conversation_id, release, agent, reference=reference, tools=event.tools, early=True
         )
-        conv = Conversation(event.conversation_id, event.agent, event.release, session, last_activity=now)
+        conv = Conversation(event.conversation_id, agent, release, session, last_activity=now)
         self.open[event.conversation_id] = conv
         return conv
 
@@ -626,7 +440,3 @@ class TurnProcessor:
             event_time=ref_time[1] if ref_time else None,
             refs=[ref_time[0]] if ref_time and ref_time[0] is not None else [],
         )
-
-
-def _dump(value: dict[str, Any]) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -24,6 +24,7 @@ from monitor.sources.files import read_dialogs
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
+from monitor.stream.emissions import Failure, Outcome
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
@@ -31,7 +32,7 @@ from monitor.stream.labels import LabelGuard, trusted_time
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import otlp_input
 from monitor.stream.partitions import PartitionState
-from monitor.stream.processor import Failure, Outcome, ProcessorLimits, TurnProcessor
+from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, VerdictTopicSink

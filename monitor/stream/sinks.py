@@ -10,9 +10,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from monitor.stream.emissions import Emission
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import MonitorMetrics
-from monitor.stream.processor import Emission
 
 
 class Sink(Protocol):

@@ -96,7 +96,7 @@ def test_twenty_thousand_releases_leave_metrics_under_one_megabyte() -> None:
 
 
 def test_the_live_stats_are_bounded_like_the_labels() -> None:
-    from monitor.stream.processor import Emission
+    from monitor.stream.emissions import Emission
     from monitor.stream.sinks import RunStats, StatsSink
 
     stats = RunStats()

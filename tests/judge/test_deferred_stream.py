@@ -17,7 +17,8 @@ from monitor.models.dialog import Dialog
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.engine import ScoringEngine
-from monitor.stream.processor import Outcome, TurnProcessor
+from monitor.stream.emissions import Outcome
+from monitor.stream.processor import TurnProcessor
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import events_of
 

@@ -9,9 +9,10 @@ from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringEngine
+from monitor.stream.emissions import Outcome
 from monitor.stream.events import TraceEvent
 from monitor.stream.otlp import Decoded, OtlpInput, resume_from
-from monitor.stream.processor import Outcome, TurnProcessor
+from monitor.stream.processor import TurnProcessor
 
 T0 = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z in ns
 

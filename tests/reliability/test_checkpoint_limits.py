@@ -16,7 +16,7 @@ import pytest
 from kafka import KafkaConsumer, TopicPartition
 
 from monitor.scoring import ScoringConfig
-from monitor.stream.processor import group_changelog
+from monitor.stream.changelog import group_changelog
 from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from monitor.models.dialog import Dialog
 from monitor.models.verdict import TurnVerdict
+from monitor.stream.emissions import Emission
 from monitor.stream.events import TraceEvent, parse_event
-from monitor.stream.processor import Emission
 from monitor.stream.replay import dialog_events
 
 

@@ -8,7 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from monitor.models.dialog import Dialog
-from monitor.stream.processor import Outcome, ProcessorLimits, TurnProcessor, group_changelog
+from monitor.stream.changelog import group_changelog
+from monitor.stream.emissions import Outcome
+from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import FakeClock, events_of, join_chains
 

@@ -1,0 +1,85 @@
+"""One open conversation's streaming state around its scoring session: turn order, held turns, positions
+waiting for a verdict, what is on the changelog, and a turn off the loop while its judge call runs."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from monitor.models.vocabulary import TurnType
+from monitor.scoring import ObservedTurn
+from monitor.scoring.session import DialogSession
+from monitor.scoring.types import PendingCheck
+from monitor.stream.changelog import STATE_VERSION
+from monitor.stream.emissions import SourceRef
+from monitor.stream.events import TraceEvent
+from monitor.stream.turn_set import TurnSet
+
+
+@dataclass
+class Judging:
+    """A turn taken off the loop while its judge call runs (monitor/judge: `PendingCheck`)."""
+
+    event: TraceEvent
+    ref: SourceRef
+    turn: ObservedTurn
+    pending: PendingCheck | None  # None: not started yet, the judge's pool was full
+
+    def due(self) -> bool:
+        return self.pending is not None and (self.pending.done() or time.monotonic() >= self.pending.deadline)
+
+
+@dataclass(slots=True)
+class Conversation:
+    conversation_id: str
+    agent: str
+    release: str
+    session: DialogSession
+    next_turn: int | None = None
+    held: dict[int, tuple[TraceEvent, SourceRef]] = field(default_factory=dict)
+    gap_since: float | None = None
+    seen: TurnSet = field(default_factory=TurnSet)
+    waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
+    last_activity: float = 0.0
+    final_seen: bool = False
+    emitted: int = 0  # turn verdicts released so far
+    chains_emitted: int = 0  # chain messages released so far
+    mode: str = "reference"  # of the latest turn verdict
+    unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
+    saved: TurnSet = field(default_factory=TurnSet)  # turn numbers on the state changelog
+    size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
+    last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
+    judging: Judging | None = None  # a turn whose judge call runs in the background; later turns wait
+
+    @property
+    def blocked(self) -> bool:
+        """Later turns cannot be applied yet: the conversation waits for a judge call."""
+        return self.judging is not None
+
+    def head(self) -> dict[str, Any]:
+        return {
+            "v": STATE_VERSION,
+            "cid": self.conversation_id,
+            "status": "open",
+            "agent": self.agent,
+            "release": self.release,
+            "next_turn": self.next_turn,
+            "emitted": self.emitted,
+            "chains_emitted": self.chains_emitted,
+            "at": time.time(),
+        }
+
+
+def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
+    return ObservedTurn(
+        turn_no=event.turn_no,
+        turn=TurnType(event.turn),
+        predict=event.predict_turn,
+        gold=event.gold_turn if event.turn != "User" else None,
+        tags=tuple(event.tags),
+        depends_on=tuple(event.depends_on),
+        tools=tuple(event.tools) if event.tools else None,
+        too_large=too_large,
+    )
