@@ -18,8 +18,22 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+class _ClosingClientNoise(logging.Filter):
+    """Drops kafka-python's "Metadata refresh loop error: Cancelled": its background metadata loop is
+    cancelled whenever a client closes (every stop, every test consumer), and logs that as an ERROR."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        closing = str(record.msg).startswith("Metadata refresh loop error") and any(
+            type(arg).__name__ == "Cancelled" for arg in (record.args if isinstance(record.args, tuple) else ())
+        )
+        return not closing
+
+
 def configure_logging(level: str = "info", json_logs: bool = False) -> None:
     """Configure structlog once for a command-line entry point (library code only gets loggers)."""
+    kafka_cluster = logging.getLogger("kafka.cluster")
+    if not any(isinstance(f, _ClosingClientNoise) for f in kafka_cluster.filters):
+        kafka_cluster.addFilter(_ClosingClientNoise())
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json_logs else structlog.dev.ConsoleRenderer(colors=False)
     )
