@@ -26,6 +26,11 @@ def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
             frozenset(w.replace(".", "") for w in data["credentials"]))
 
 
+def honorifics() -> frozenset[str]:
+    """Titles written before a person's name ("mr", "dr", "prof"), lower case without dots."""
+    return _vocabulary()[0]
+
+
 _WORD = re.compile(r"[a-z][a-z'\-]*\.?|(?:[a-z]\.)+[a-z]?\.?", re.I)
 
 
