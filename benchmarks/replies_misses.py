@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from accuracy_replies import (  # type: ignore[import-not-found]  # noqa: E402
+from accuracy_replies import (
     PASS,
     Dataset,
     balanced,
@@ -32,8 +32,8 @@ from accuracy_replies import (  # type: ignore[import-not-found]  # noqa: E402
     stsb_dataset,
 )
 
-from monitor.equivalence import EmbeddingScorer, ReplyComparator  # noqa: E402
-from monitor.equivalence.encoders import EncoderKind, TextEncoder, load_encoder  # noqa: E402
+from monitor.equivalence import EmbeddingScorer, ReplyComparator
+from monitor.equivalence.encoders import EncoderKind, TextEncoder, load_encoder
 
 
 class DiskCachedEncoder:

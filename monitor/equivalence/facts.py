@@ -88,7 +88,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 _NAME_ORDINAL = r"\d+(?:st|nd|rd|th)\s+(?:(?:and|or|&)\s+\d+(?:st|nd|rd|th)\s+)?(?=[A-Z])"
 _ENTITY = re.compile(
     rf"(?<![\w.])(?:{_NAME_ORDINAL})?\b(?:[A-Z][\w'&.-]*|[A-Z]{{2,}})(?:\s+(?:of\s+|the\s+|de\s+)?(?:[A-Z][\w'&.-]*))*")
-_NAME_ORDINAL_RE = re.compile(rf"(?:(?:and|or|&)\s+\d+(?:st|nd|rd|th)\s+)?(?=[A-Z])")
+_NAME_ORDINAL_RE = re.compile(r"(?:(?:and|or|&)\s+\d+(?:st|nd|rd|th)\s+)?(?=[A-Z])")
 _SMALL = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
           "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
 _SMALL_RE = re.compile(r"\b(" + "|".join(_SMALL) + r")\b(?!-)", re.I)
@@ -346,6 +346,17 @@ def entities_agree(a: str, b: str) -> bool:
     tb = set(re.findall(r"[a-z0-9]+", b)) - STOPWORDS
     if ta and tb and (ta <= tb or tb <= ta):
         return True
+    if _initialism(a, b):
+        return True
+    # One name abbreviates part of the other, the rest in common ("Kenya SC" / "Kenya Supreme Court").
+    wa, wb = a.split(), b.split()
+    shared = set(wa) & set(wb)
+    return bool(shared - STOPWORDS) and _initialism(" ".join(w for w in wa if w not in shared),
+                                                    " ".join(w for w in wb if w not in shared))
+
+
+def _initialism(a: str, b: str) -> bool:
+    """One name is the initials of the other's words ("ucla" / "university of california los angeles")."""
     initials_a = "".join(w[0] for w in a.split() if w not in STOPWORDS)
     initials_b = "".join(w[0] for w in b.split() if w not in STOPWORDS)
     compact_a, compact_b = re.sub(r"[^a-z0-9]", "", a), re.sub(r"[^a-z0-9]", "", b)

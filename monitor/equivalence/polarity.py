@@ -31,10 +31,10 @@ _NEG_CUE = re.compile(
     r"|n't\b|n’t\b"
 )
 # A negated verb of ceasing states that something goes on ("contacts would not stop" = "would continue"):
-# the two negations cancel. Only at the end of the clause or before a gerund or "to" ("never stops
-# surprising", "did not fail to"); "does not stop at Main Street" still negates.
+# the two negations cancel, unless a place follows ("the bus does not stop at Elm Street" still negates).
 _NEGATED_CEASING = re.compile(
-    r"(?:\bnot|\bnever|n't|n’t)\s+(?:stop|cease|quit|halt|fail)(?:s|ed|ped)?\b(?=\s*$|\s+\w+ing\b|\s+to\b)", re.I)
+    r"(?:\bnot|\bnever|n't|n’t)\s+(?:stop|cease|quit|halt|fail)(?:s|ed|ped)?\b"
+    r"(?!\s+(?:at|in|on|near|by|here|there|outside|between|along|before|after|anywhere)\b)", re.I)
 _NOT_NEGATING = re.compile(
     r"\b(?:no\s+(?:problem|worries|doubt|matter|later\s+than|more\s+than|less\s+than)|not\s+only"
     r"|not\s+a\s+problem|why\s+not|if\s+not|why\s+(?:don['’]?t|do\s+not|won['’]?t|not)\s+(?:you|we))\b",
