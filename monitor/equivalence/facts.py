@@ -150,10 +150,10 @@ _PLAIN_STREET = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boule
 
 
 def _street_address(norm: str, start: int, surface: str) -> bool:
-    """A house number and street: not the decimal part of a number, and a street type that is capitalised
-    unless it can only mean a street."""
-    if re.search(r"\d[.,]$", norm[:start]):
-        return False
+    """A house number and street: not the decimal part of a number, not across a sentence end, and a street
+    type that is capitalised unless it can only mean a street."""
+    if re.search(r"\d[.,]$", norm[:start]) or re.search(r"[a-z]{2}[.!?]\s", surface):
+        return False  # the decimal part of a number; words across a sentence end ("4 results. Dr. Lee")
     words = re.findall(r"[A-Za-z]+", re.sub(r"(?i),?\s+(?:suite|ste|unit|apt)\b.*$", "", surface))
     street = words[-1] if words else ""
     return street.lower() in _PLAIN_STREET or street[:1].isupper()

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
+from monitor.equivalence.people import title_for_name
 from monitor.equivalence.places import place_within
 from monitor.equivalence.typed import Money, Quantity
 
@@ -181,8 +182,11 @@ def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
 
 
 def _generalises(g: Fact, p: Fact) -> bool:
-    """A predicted name that only coarsens gold's place (the country of gold's city or region)."""
-    return g.kind == "entity" and p.kind == "entity" and place_within(g.text, p.text)
+    """A predicted name that only says less than gold's: the country of gold's city or region, or a title of
+    office in place of gold's person ("France's President" for "France's Francois Hollande")."""
+    if g.kind != "entity" or p.kind != "entity":
+        return False
+    return place_within(g.text, p.text) or title_for_name(g.text, p.text)
 
 
 _COUNT_NOUNS = 2

@@ -1,10 +1,12 @@
 """Details that are part of a name or a clause, not facts of their own (docs/replies.md, "Miss classes of
 general sentence pairs"): sentence breaks after titles, negation cues that name something, ordinals and
-number words inside names, bracketed short forms, partial initials, a country for its city."""
+number words inside names, bracketed short forms, partial initials, a country for its city, a title of
+office for its holder, addresses within one sentence."""
 
 from __future__ import annotations
 
 from monitor.equivalence.facts import entities_agree, extract_facts, normalise_numbers
+from monitor.equivalence.people import title_for_name
 from monitor.equivalence.places import place_within
 from monitor.equivalence.polarity import clauses, negated
 from monitor.equivalence.replies import INCONSISTENT, reply_reason
@@ -100,3 +102,19 @@ def test_a_country_for_its_city_says_less_but_contradicts_nothing():
 def test_a_country_in_place_of_a_city_in_another_country_is_inconsistent(replies):
     m = replies.compare("Flights to Lyon resume today.", "Flights to Spain resume today.")
     assert reply_reason(m) == INCONSISTENT
+
+
+def test_a_title_of_office_in_place_of_the_holder_says_less_but_contradicts_nothing():
+    assert title_for_name("France's Francois Hollande", "France's President")
+    assert title_for_name("Angela Merkel", "Chancellor")
+    assert not title_for_name("Carbon Leaf", "Event") and not title_for_name("Dr. Lee", "Dr. Smith")
+    d = diff_facts("The talks were opened by Angela Merkel.", "The talks were opened by the Chancellor.", _never_same)
+    assert not d.changed and [g.fact.text for g in d.dropped] == ["Angela Merkel"]
+    d = diff_facts("The talks were opened by Angela Merkel.", "The talks were opened by Olaf Scholz.", _never_same)
+    assert [(g.fact.text, p.text) for g, p in d.changed] == [("Angela Merkel", "Olaf Scholz")]
+
+
+def test_an_address_does_not_run_across_a_sentence_end():
+    facts = [(f.kind, f.text) for f in extract_facts("I found 4 results. Dr. Dan Lightfoot is an eye doctor.")]
+    assert ("number", "4") in facts and not any(k == "address" for k, _ in facts)
+    assert ("address", "12 Main St") in [(f.kind, f.text) for f in extract_facts("It is at 12 Main St. in Napa.")]
