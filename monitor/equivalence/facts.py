@@ -83,7 +83,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("number", re.compile(rf"{_NUM}(?:\s*(?:hundred|thousand|million|billion|trillion)\b|(?:st|nd|rd|th)\b)?")),
 ]
 
-_ENTITY = re.compile(r"\b(?:[A-Z][\w'&.-]*|[A-Z]{2,})(?:\s+(?:of\s+|the\s+|de\s+)?(?:[A-Z][\w'&.-]*))*")
+# An ordinal written before a capitalised name is part of it ("the 6th U.S. Circuit Court of Appeals", "the
+# 16th China-EU Summit", "the 9th and 10th Amendments"): the name, not a count, is the fact.
+_NAME_ORDINAL = r"\d+(?:st|nd|rd|th)\s+(?:(?:and|or|&)\s+\d+(?:st|nd|rd|th)\s+)?(?=[A-Z])"
+_ENTITY = re.compile(
+    rf"(?<![\w.])(?:{_NAME_ORDINAL})?\b(?:[A-Z][\w'&.-]*|[A-Z]{{2,}})(?:\s+(?:of\s+|the\s+|de\s+)?(?:[A-Z][\w'&.-]*))*")
+_NAME_ORDINAL_RE = re.compile(r"(?:(?:and|or|&)\s+\d+(?:st|nd|rd|th)\s+)?(?=[A-Z])")
 _SMALL = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
           "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
 _SMALL_RE = re.compile(r"\b(" + "|".join(_SMALL) + r")\b(?!-)", re.I)
@@ -101,13 +106,28 @@ def normalise_numbers(text: str) -> str:
     if not re.search(r"[A-Za-z]", text):
         return text
     protected = _PROTECT.sub(lambda m: f"{m.group(1)}{m.group(2)}QQ{m.group(3).upper()}QQ", text)
+    protected = _NAME_NUMBER.sub(lambda m: f"QN{m.group(0)}QN" if _in_name(protected, m) else m.group(0), protected)
     try:
         out = alpha2digit(protected, "en")
     except (ValueError, IndexError):
         out = protected
     out = re.sub(r"QQ([A-Z]+)QQ", lambda m: m.group(1).lower(), out)
+    out = re.sub(r"QN([A-Za-z]+)QN", r"\1", out)
     out = _ONE_UNIT_RE.sub("1", out)
-    return _SMALL_RE.sub(lambda m: _SMALL[m.group(1).lower()], out)
+    return _SMALL_RE.sub(lambda m: m.group(1) if _in_name(out, m) else _SMALL[m.group(1).lower()], out)
+
+
+_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+                 "|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred"
+                 "|thousand")
+_NAME_NUMBER = re.compile(rf"\b(?:{_NUMBER_WORDS})\b", re.I)
+_SENTENCE_OPENING = re.compile(r"(?:^|[.!?:]\s+|\n)[\"'(]*$")
+
+
+def _in_name(text: str, m: re.Match[str]) -> bool:
+    """A capitalised number word inside a sentence is part of a name ("the Big Four", "Try Two Sisters"),
+    not a count; at a sentence's start it is capitalised anyway."""
+    return m.group(0)[0].isupper() and not _SENTENCE_OPENING.search(text, 0, m.start())
 
 
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.I)
@@ -130,10 +150,10 @@ _PLAIN_STREET = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boule
 
 
 def _street_address(norm: str, start: int, surface: str) -> bool:
-    """A house number and street: not the decimal part of a number, and a street type that is capitalised
-    unless it can only mean a street."""
-    if re.search(r"\d[.,]$", norm[:start]):
-        return False
+    """A house number and street: not the decimal part of a number, not across a sentence end, and a street
+    type that is capitalised unless it can only mean a street."""
+    if re.search(r"\d[.,]$", norm[:start]) or re.search(r"[a-z]{2}[.!?]\s", surface):
+        return False  # the decimal part of a number; words across a sentence end ("4 results. Dr. Lee")
     words = re.findall(r"[A-Za-z]+", re.sub(r"(?i),?\s+(?:suite|ste|unit|apt)\b.*$", "", surface))
     street = words[-1] if words else ""
     return street.lower() in _PLAIN_STREET or street[:1].isupper()
@@ -187,6 +207,8 @@ def _extract(text: str) -> tuple[Fact, ...]:
                 continue
             if kind == "id" and not _prose_identifier(surface):
                 continue
+            if kind == "number" and _ORDINAL.match(surface) and _NAME_ORDINAL_RE.match(norm, e + 1):
+                continue  # part of the name that follows (``_NAME_ORDINAL``)
             if kind == "address" and not _street_address(norm, s, surface):
                 continue
             val = _value(kind, surface)
@@ -324,6 +346,17 @@ def entities_agree(a: str, b: str) -> bool:
     tb = set(re.findall(r"[a-z0-9]+", b)) - STOPWORDS
     if ta and tb and (ta <= tb or tb <= ta):
         return True
+    if _initialism(a, b):
+        return True
+    # One name abbreviates part of the other, the rest in common ("Kenya SC" / "Kenya Supreme Court").
+    wa, wb = a.split(), b.split()
+    shared = set(wa) & set(wb)
+    return bool(shared - STOPWORDS) and _initialism(" ".join(w for w in wa if w not in shared),
+                                                    " ".join(w for w in wb if w not in shared))
+
+
+def _initialism(a: str, b: str) -> bool:
+    """One name is the initials of the other's words ("ucla" / "university of california los angeles")."""
     initials_a = "".join(w[0] for w in a.split() if w not in STOPWORDS)
     initials_b = "".join(w[0] for w in b.split() if w not in STOPWORDS)
     compact_a, compact_b = re.sub(r"[^a-z0-9]", "", a), re.sub(r"[^a-z0-9]", "", b)

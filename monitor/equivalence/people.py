@@ -26,6 +26,29 @@ def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
             frozenset(w.replace(".", "") for w in data["credentials"]))
 
 
+@lru_cache(maxsize=1)
+def offices() -> frozenset[str]:
+    """Titles of office that stand in for the holder's name ("the President", "the Foreign Minister")."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/people.json").read_text())
+    return frozenset(data.get("offices", ()))
+
+
+def title_for_name(name: str, other: str) -> bool:
+    """Whether ``other`` is ``name`` with its name words replaced by a title ("France's President" for
+    "France's Francois Hollande", "the President" for "Obama"): every word of ``other`` that ``name`` lacks
+    is a title of office or an honorific, and at least one such word is there."""
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z]+", text.lower().replace("'s", "")) if len(w) > 1}
+
+    extra = words(other) - words(name)
+    return bool(extra) and bool(words(name) - words(other)) and extra <= offices() | honorifics()
+
+
+def honorifics() -> frozenset[str]:
+    """Titles written before a person's name ("mr", "dr", "prof"), lower case without dots."""
+    return _vocabulary()[0]
+
+
 _WORD = re.compile(r"[a-z][a-z'\-]*\.?|(?:[a-z]\.)+[a-z]?\.?", re.I)
 
 

@@ -259,3 +259,13 @@ def place_relation(a: str, b: str) -> str | None:
         if rel in found:
             return rel
     return None if "unknown" in found else "different"
+
+
+def place_within(fine: str, coarse: str) -> bool:
+    """Whether ``coarse`` names only a country that a reading of ``fine`` (a city or a region) lies in
+    ("Tel Aviv" within "Israel", "Bavaria" within "Germany"): the coarser name says less, not otherwise."""
+    pf, pc = parse_place(fine), parse_place(coarse)
+    if pf is None or pc is None or any(c.city or c.region for c in pc):
+        return False
+    countries = {c.country for c in pc} - {None}
+    return any((f.city or f.region) and f.country in countries for f in pf)

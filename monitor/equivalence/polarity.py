@@ -13,13 +13,28 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from monitor.equivalence.people import honorifics
+
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|(?<=[a-z0-9)][.!?])(?=[A-Z])|\s*[;:]\s+|\n+")
+# A period ends no sentence after a title, an initial or a dotted initialism ("Mr. O'Neill", "Franklyn M.
+# Bergonzi", "U.S. officials", "St. Louis").
+_ABBREVIATED = re.compile(r"(?:^|[\s(\"'])(?P<word>[A-Za-z]{1,4}|(?:[A-Z]\.)+[A-Z])\.$")
+_GENERAL_ABBREVIATIONS = frozenset({"st", "mt", "ft", "jr", "sr", "vs", "gen", "gov", "sen", "rep", "lt", "col",
+                                    "sgt", "capt", "inc", "corp", "ltd", "co"})
 # Joins of two statements or list items: commas, "and", "but", "while", "although".
 _JOIN = re.compile(r",\s+|\s+(?:and|but|while|whereas|although|though)\s+", re.I)
 # Lower-case only: a capitalised "No" inside a clause belongs to a name ("No Sleep by Martin Garrix").
+# A cue inside a hyphenated compound ("the do-not-call registry", "a no-fly zone") or a quoted word
+# ('said "no" to the tax') names something; it does not negate the clause.
 _NEG_CUE = re.compile(
-    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|unable|unavailable)\b|n't\b|n’t\b"
+    r"(?<![-\"“'‘])\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|unable|unavailable)\b(?![-\"”'’])"
+    r"|n't\b|n’t\b"
 )
+# A negated verb of ceasing states that something goes on ("contacts would not stop" = "would continue"):
+# the two negations cancel, unless a place follows ("the bus does not stop at Elm Street" still negates).
+_NEGATED_CEASING = re.compile(
+    r"(?:\bnot|\bnever|n't|n’t)\s+(?:stop|cease|quit|halt|fail)(?:s|ed|ped)?\b"
+    r"(?!\s+(?:at|in|on|near|by|here|there|outside|between|along|before|after|anywhere)\b)", re.I)
 _NOT_NEGATING = re.compile(
     r"\b(?:no\s+(?:problem|worries|doubt|matter|later\s+than|more\s+than|less\s+than)|not\s+only"
     r"|not\s+a\s+problem|why\s+not|if\s+not|why\s+(?:don['’]?t|do\s+not|won['’]?t|not)\s+(?:you|we))\b",
@@ -46,7 +61,7 @@ class Clause:
 
 def negated(text: str) -> bool:
     """Does ``text`` state its content negatively? ("they do not serve alcohol", "No, it's not.")"""
-    body = _NOT_NEGATING.sub(" ", text)
+    body = _NEGATED_CEASING.sub(" ", _NOT_NEGATING.sub(" ", text))
     particle = _PARTICLE.match(body)
     rest = body[particle.end():] if particle else body
     rest = re.sub(r"^\W*(Not|No|Never|None|Nothing|Nobody|Neither)\b", lambda m: m.group(0).lower(), rest)
@@ -56,9 +71,22 @@ def negated(text: str) -> bool:
     return cues % 2 == 1
 
 
+def _abbreviation_ends(text: str, at: int) -> bool:
+    """Whether the period just before ``at`` closes an abbreviation rather than a sentence."""
+    m = _ABBREVIATED.search(text, 0, at)
+    if m is None or m.end() != at:
+        return False
+    word = m.group("word")
+    if "." in word or (len(word) == 1 and word.isupper()):
+        return True
+    return word.lower() in _GENERAL_ABBREVIATIONS or word.lower() in honorifics()
+
+
 def _pieces(text: str, start: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     out, pos = [], start
     for m in pattern.finditer(text, start):
+        if pattern is _SENTENCE and _abbreviation_ends(text, m.start()):
+            continue
         out.append((pos, m.start()))
         pos = m.end()
     out.append((pos, len(text)))

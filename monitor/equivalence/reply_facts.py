@@ -15,6 +15,8 @@ from functools import lru_cache
 
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
+from monitor.equivalence.people import title_for_name
+from monitor.equivalence.places import place_within
 from monitor.equivalence.typed import Money, Quantity
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
@@ -54,8 +56,20 @@ def reply_facts(text: str) -> tuple[str, tuple[Fact, ...]]:
     norm = normalise_numbers(text)
     title_case = _title_cased(norm)
     facts = tuple(f for f in extract_facts(text)
-                  if not (f.kind == "entity" and (title_case or fold(f.text) in _GENERIC)))
+                  if not (f.kind == "entity" and (title_case or fold(f.text) in _GENERIC))
+                  and not _parenthetical_alias(norm, f))
     return norm, facts
+
+
+_ALIAS = re.compile(r"[A-Za-z0-9.&-]*[A-Z][A-Za-z0-9.&-]*")
+
+
+def _parenthetical_alias(norm: str, fact: Fact) -> bool:
+    """A short form in brackets right after what it abbreviates ("the Andromeda galaxy (M31)", "San
+    Francisco International Airport (SFO)") restates that name: no fact of its own."""
+    s, e = fact.span
+    return (norm[s - 1 : s] == "(" and norm[e : e + 1] == ")" and bool(_ALIAS.fullmatch(fact.text))
+            and bool(re.search(r"\w\s*\($", norm[:s])))
 
 
 def _title_cased(text: str) -> bool:
@@ -130,7 +144,10 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
         start = clause_starts[clause] if clause_starts else 0
         gf = GoldFact(g, phrase_of(g, g_norm, start), clause)
         rival = _rival(g, g_norm, free, p_norm)
-        if rival is None:
+        if rival is not None and _generalises(g, rival):
+            free.remove(rival)  # "Israel" for gold's "Tel Aviv": less said, nothing contradicted
+            dropped.append(gf)
+        elif rival is None:
             dropped.append(gf)
         else:
             free.remove(rival)
@@ -162,6 +179,14 @@ def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
             matched[gi] = hit
             used.add(hit)
     return matched, used
+
+
+def _generalises(g: Fact, p: Fact) -> bool:
+    """A predicted name that only says less than gold's: the country of gold's city or region, or a title of
+    office in place of gold's person ("France's President" for "France's Francois Hollande")."""
+    if g.kind != "entity" or p.kind != "entity":
+        return False
+    return place_within(g.text, p.text) or title_for_name(g.text, p.text)
 
 
 _COUNT_NOUNS = 2
