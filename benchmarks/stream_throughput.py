@@ -4,6 +4,8 @@ Prints figures; asserts nothing. Run:
 `HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/stream_throughput.py --data DIR` (DIR: the dev data with
 stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl, whose sentences are the reply texts; without `--data` the
 response-turn figures are skipped). The load average is printed first and last: the machine may be shared.
+`--only SECTION` (state, actions, otlp, responses, latency; repeatable) runs just those sections; latency
+without actions runs at `--rate` (default 500 events/s).
 
 1. State: changelog bytes of one 50-turn conversation checkpointed after every turn, and the memory of one
    open 3-turn conversation (benchmarks/memory.py's measurement, in a subprocess).
@@ -56,6 +58,8 @@ from monitor.stream.settings import MonitorSettings
 from monitor.wiring import build_engine
 
 MakeEngine = Callable[[], ScoringEngine]
+SECTIONS = ("state", "actions", "otlp", "responses", "latency")
+_LATENCY_RATE = 500.0  # events/s offered when the action section (whose half it is by default) is skipped
 Topics = tuple[str, str, str, str]  # traces, verdicts, dlq, state
 
 
@@ -360,7 +364,9 @@ def main() -> None:
     parser.add_argument("--turn-gap", type=float, default=3.0, help="seconds between turns of a conversation")
     parser.add_argument("--otlp-actions", type=int, default=3_000, help="action turns for the OTLP run (0: skip)")
     parser.add_argument("--open-conversations", type=int, default=20_000, help="for the memory figure (0: skip)")
+    parser.add_argument("--only", action="append", choices=SECTIONS, help="run only these sections (repeatable)")
     args = parser.parse_args()
+    run = set(args.only or SECTIONS)
     configure_logging("error")
     import random
 
@@ -373,16 +379,19 @@ def main() -> None:
     def make_engine() -> ScoringEngine:
         return build_engine(ScoringConfig(), semantic=EmbeddingScorer(encoder=shared.encoder))  # cold caches
 
-    checkpoint_bytes(make_engine)
-    if args.open_conversations:
-        open_conversation_bytes(args.open_conversations)
+    if "state" in run:
+        checkpoint_bytes(make_engine)
+        if args.open_conversations:
+            open_conversation_bytes(args.open_conversations)
     with TansuBroker() as broker:
-        top = action_backlog(broker.bootstrap, action_dialogs(args.actions, random.Random(3)), make_engine)
-        if args.otlp_actions:
+        top = 2 * _LATENCY_RATE
+        if "actions" in run:
+            top = action_backlog(broker.bootstrap, action_dialogs(args.actions, random.Random(3)), make_engine)
+        if args.otlp_actions and "otlp" in run:
             otlp_backlog(broker.bootstrap, action_dialogs(args.otlp_actions, random.Random(4)), make_engine)
-        if args.data:
+        if args.data and "responses" in run:
             response_backlog(broker.bootstrap, args.data, args.responses, shared, make_engine)
-        if args.seconds:
+        if args.seconds and "latency" in run:
             latency(broker.bootstrap, make_engine, args.rate or top / 2, args.seconds, args.turn_gap)
     print(f"end: {load()}")
 
