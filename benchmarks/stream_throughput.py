@@ -4,6 +4,9 @@ Prints figures; asserts nothing. Run:
 `HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/stream_throughput.py --data DIR` (DIR: the dev data with
 stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl, whose sentences are the reply texts; without `--data` the
 response-turn figures are skipped). The load average is printed first and last: the machine may be shared.
+`--only SECTION` (state, actions, otlp, responses, latency; repeatable) runs just those sections; latency
+without actions runs at `--rate` (default 500 events/s). `--torch-threads 1` steadies the response figures
+on a busy machine (bare encoder and aem run alike).
 
 1. State: changelog bytes of one 50-turn conversation checkpointed after every turn, and the memory of one
    open 3-turn conversation (benchmarks/memory.py's measurement, in a subprocess).
@@ -13,7 +16,8 @@ response-turn figures are skipped). The load average is printed first and last: 
 3. Response turns: the bare fp32 encoder encodes both texts of every all-unique turn (batch 64); then
    `aem run` (its encoder per `AEM_ENCODER`, fp32 by default; printed) scores turns whose gold is one of a
    fixed set of 200 replies, and turns whose gold is all unique (gold inline, cold caches). Ratios to the bare
-   fp32 encoder's turns/s.
+   fp32 encoder's turns/s, and per CPU-second of this process (steadier than wall time on a shared machine;
+   aem run's figure includes its set-up and Kafka client threads, not the broker).
 4. Latency at half the measured action-turn rate (or `--rate`) for `--seconds`, paced like
    conversations: three-action dialogs whose turns are `--turn-gap` seconds apart; event → turn
    verdict = verdict record timestamp − send time, p50/p99, overall and per turn of the chain.
@@ -56,6 +60,8 @@ from monitor.stream.settings import MonitorSettings
 from monitor.wiring import build_engine
 
 MakeEngine = Callable[[], ScoringEngine]
+SECTIONS = ("state", "actions", "otlp", "responses", "latency")
+_LATENCY_RATE = 500.0  # events/s offered when the action section (whose half it is by default) is skipped
 Topics = tuple[str, str, str, str]  # traces, verdicts, dlq, state
 
 
@@ -174,6 +180,16 @@ def action_backlog(bootstrap: str, dialogs: list[Dialog], make_engine: MakeEngin
     return rate
 
 
+def kept(make_engine: MakeEngine, engines: list[ScoringEngine]) -> MakeEngine:
+    """`make_engine`, each engine it builds also appended to `engines` (to read its counters afterwards)."""
+
+    def make() -> ScoringEngine:
+        engines.append(make_engine())
+        return engines[-1]
+
+    return make
+
+
 def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engine: MakeEngine) -> None:
     """The bare fp32 encoder beside aem run on response turns, gold from 200 fixed replies and all unique.
 
@@ -189,13 +205,18 @@ def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engin
     bare_encoder = shared.encoder if shared.encoder.kind is EncoderKind.FP32 else TorchEncoder.load()
     print(f"response turns  {n:>6} turns   ({load()}; aem run's encoder: {shared.encoder.kind})")
     for label, pairs, target in (("fixed 200 gold", fixed, 1.5), ("all-unique gold", unique, 1.0)):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         bare_encoder.encode(texts, batch_size=64)  # the encoder itself, no cache: two texts a turn
-        bare = n / (time.perf_counter() - start)
-        rate = aem_rate(bootstrap, response_dialogs(pairs), make_engine)
+        bare, bare_cpu = n / (time.perf_counter() - start), n / (time.process_time() - cpu)
+        engines: list[ScoringEngine] = []
+        cpu = time.process_time()
+        rate = aem_rate(bootstrap, response_dialogs(pairs), kept(make_engine, engines))
+        aem_cpu = n / (time.process_time() - cpu)  # this process only (not the broker); set-up included
+        encoded = getattr(engines[0].semantic, "encoded_texts", 0) / n
         print(
             f"    bare fp32 encoder {bare:6.1f} turns/s, then aem run ({shared.encoder.kind}), {label:<16}"
-            f"{rate:6.1f} turns/s   {rate / bare:5.2f}x the bare encoder (target >= {target:.1f}x)"
+            f"{rate:6.1f} turns/s   {rate / bare:5.2f}x the bare encoder (target >= {target:.1f}x); "
+            f"per CPU-second {aem_cpu / bare_cpu:5.2f}x; {encoded:.2f} texts encoded a turn (bare: 2)"
         )
 
 
@@ -360,8 +381,15 @@ def main() -> None:
     parser.add_argument("--turn-gap", type=float, default=3.0, help="seconds between turns of a conversation")
     parser.add_argument("--otlp-actions", type=int, default=3_000, help="action turns for the OTLP run (0: skip)")
     parser.add_argument("--open-conversations", type=int, default=20_000, help="for the memory figure (0: skip)")
+    parser.add_argument("--only", action="append", choices=SECTIONS, help="run only these sections (repeatable)")
+    parser.add_argument("--torch-threads", type=int, default=0, help="torch intra-op threads (0: torch's default)")
     args = parser.parse_args()
+    run = set(args.only or SECTIONS)
     configure_logging("error")
+    if args.torch_threads:  # 1 on a shared machine: no thread waits on a descheduled sibling, wall ~ CPU time
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     import random
 
     from monitor.equivalence import EmbeddingScorer
@@ -373,16 +401,19 @@ def main() -> None:
     def make_engine() -> ScoringEngine:
         return build_engine(ScoringConfig(), semantic=EmbeddingScorer(encoder=shared.encoder))  # cold caches
 
-    checkpoint_bytes(make_engine)
-    if args.open_conversations:
-        open_conversation_bytes(args.open_conversations)
+    if "state" in run:
+        checkpoint_bytes(make_engine)
+        if args.open_conversations:
+            open_conversation_bytes(args.open_conversations)
     with TansuBroker() as broker:
-        top = action_backlog(broker.bootstrap, action_dialogs(args.actions, random.Random(3)), make_engine)
-        if args.otlp_actions:
+        top = 2 * _LATENCY_RATE
+        if "actions" in run:
+            top = action_backlog(broker.bootstrap, action_dialogs(args.actions, random.Random(3)), make_engine)
+        if args.otlp_actions and "otlp" in run:
             otlp_backlog(broker.bootstrap, action_dialogs(args.otlp_actions, random.Random(4)), make_engine)
-        if args.data:
+        if args.data and "responses" in run:
             response_backlog(broker.bootstrap, args.data, args.responses, shared, make_engine)
-        if args.seconds:
+        if args.seconds and "latency" in run:
             latency(broker.bootstrap, make_engine, args.rate or top / 2, args.seconds, args.turn_gap)
     print(f"end: {load()}")
 

@@ -90,18 +90,22 @@ class ReplyComparator:
         """Encode, in one batch, the replies of ``pairs`` and their clauses."""
         if self.semantic is None:
             return
-        texts: list[str] = []
-        for gold, pred in pairs:
-            if canon_string(gold) != canon_string(pred):
-                texts.extend((gold.strip(), pred.strip()))
-                texts.extend(self._clause_texts(gold, pred))
+        differ = [(g, p) for g, p in pairs if canon_string(g) != canon_string(p)]
+        whole = [t for g, p in differ for t in (g.strip(), p.strip())]
+        if whole:
+            self.semantic.prefetch(list(dict.fromkeys(whole)))
+        # Then the clauses of the pairs whose verdict their similarities can change (the whole replies' cosine,
+        # now cached, tells): a second batch.
+        texts = [t for g, p in differ for t in self._clause_texts(g, p)]
         if texts:
             self.semantic.prefetch(list(dict.fromkeys(texts)))
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
-        return self.decide(self.analyse(gold, pred), self.thresholds)
+        return self.decide(self.analyse(gold, pred, self.thresholds), self.thresholds)
 
-    def analyse(self, gold: str, pred: str) -> ReplyAnalysis:
+    def analyse(self, gold: str, pred: str, th: ReplyThresholds | None = None) -> ReplyAnalysis:
+        """The pair's analysis; with ``th`` (the thresholds ``decide`` will apply), clause similarities that
+        cannot change that verdict are not computed (their checks carry no similarity)."""
         gold, pred = gold or "", pred or ""
         if canon_string(gold) == canon_string(pred):
             return _EXACT
@@ -110,7 +114,9 @@ class ReplyComparator:
         g_clauses, p_clauses = clauses(g_norm), clauses(p_norm)
         facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
-        if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
+        if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts) and self._clauses_decide(
+            th, cos, g_norm, g_facts, g_clauses, p_clauses, facts
+        ):
             checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
         else:  # no clause similarity can change the verdict: none is computed (nor encoded)
             checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
@@ -169,7 +175,25 @@ class ReplyComparator:
         facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
         if not _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
             return []
+        cos = self._similarity([(gold.strip(), pred.strip())])[0]  # cached by the first batch
+        if not self._clauses_decide(self.thresholds, cos, g_norm, g_facts, g_clauses, p_clauses, facts):
+            return []
         return [c.text for c in (*g_clauses, *p_clauses)]
+
+    def _clauses_decide(self, th: ReplyThresholds | None, cos: float, g_norm: str, g_facts: Sequence[Fact],
+                        g_clauses: Sequence[Clause], p_clauses: Sequence[Clause], facts: FactDiff) -> bool:
+        """Whether clause similarities can change ``decide``'s verdict under ``th`` (None: any thresholds),
+        given the whole replies' cosine. A possible negation always needs them; a gold name left out and a
+        fact-less clause only yield wording findings, which whole replies at ``min(overrule, overrule_names)``
+        outweigh whatever the clauses' coverage (``_outweighed``)."""
+        if th is None or self.semantic is None:
+            return True
+        if th.align <= 1 and any(g.negated != p.negated for g in g_clauses for p in p_clauses):
+            return True
+        if cos >= min(th.overrule, th.overrule_names):
+            return False
+        return (any(d.fact.kind == "entity" for d in facts.dropped)
+                or (th.clause > 0 and any(_checkable(g_norm, g_facts, g) for g in g_clauses)))
 
     def _similarity(self, pairs: list[tuple[str, str]]) -> list[float]:
         if not pairs:

@@ -95,7 +95,8 @@ def phrase_of(fact: Fact, norm: str, clause_start: int) -> str:
 
 def _mentioned(fact: Fact, other_low: str) -> bool:
     key = fold(fact.text).strip(".")
-    return bool(key) and bool(re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", other_low))
+    # The substring test first: most facts are not in the other text, and the regex would be compiled anew.
+    return bool(key) and key in other_low and bool(re.search(rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])", other_low))
 
 
 def _context(norm: str, fact: Fact) -> str:

@@ -40,3 +40,41 @@ def test_a_fact_less_statement_is_checked_for_coverage(scorer) -> None:
     gold, pred = "I rented a car for the weekend and booked the museum tour.", "I rented a car for the weekend."
     assert encoded(comparator, gold, pred) > 2
     assert not comparator.compare(gold, pred).complete
+
+
+def test_replies_close_enough_to_outweigh_any_omission_encode_no_clause(scorer) -> None:
+    """Whole replies at min(overrule, overrule_names) outweigh a name left out or an uncovered fact-less clause,
+    so with no possible negation the clauses are not encoded; the full analysis agrees on the verdict."""
+    comparator = fresh(scorer)
+    gold = "I have booked the table for you and the restaurant will hold it for fifteen minutes."
+    pred = "I have booked the table for you, and the restaurant will hold it for fifteen minutes."
+    full = comparator.decide(comparator.analyse(gold, pred), comparator.thresholds)
+    assert comparator.analyse(gold, pred).cos >= comparator.thresholds.overrule_names
+    comparator = fresh(scorer)
+    assert encoded(comparator, gold, pred) == 2
+    assert comparator.compare(gold, pred) == full
+
+
+PAIRS = [
+    ("Your table at Rosa's is booked for 7 pm.", "I booked Rosa's for you at 7 pm."),
+    ("The flight was approved and the hotel is refundable.", "The flight was not approved, the hotel is refundable."),
+    ("I rented a car for the weekend and booked a room in Paris.", "I booked a room in Paris."),
+    ("Ben Smith will meet you at the airport on Friday.", "Someone will meet you at the airport on Friday."),
+    ("Ben Smith will meet you at the airport on Friday.", "Ben will meet you at the airport on Friday."),
+    ("The museum opens at 9 and it is free to enter.", "The museum opens at 9; entry is free."),
+    ("I found a nice apartment and it is furnished.", "I found a nice apartment, it is unfurnished."),
+    ("Sure, the event starts at 8:30 in the evening.", "The concert begins at 8:30 pm."),
+    ("Is there anything else I can help you with?", "The weather in Tokyo is sunny today."),
+    ("The doctor is not available on Monday, but she can see you Tuesday.", "She can see you Tuesday."),
+]
+
+
+def test_skipping_clauses_that_cannot_matter_keeps_every_verdict(scorer) -> None:
+    comparator = fresh(scorer)
+    th = comparator.thresholds
+    skipped = 0
+    for gold, pred in PAIRS:
+        lean, full = comparator.analyse(gold, pred, th), comparator.analyse(gold, pred)
+        assert comparator.decide(lean, th) == comparator.decide(full, th), (gold, pred)
+        skipped += lean.clauses != full.clauses
+    assert skipped  # some pair really was decided without its clause similarities

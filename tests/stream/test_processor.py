@@ -278,3 +278,49 @@ def test_wire_bytes_are_the_wire_dict(engine):
     for emission in out.emissions:
         assert json.loads(emission.encode()) == emission.to_wire()
         assert list(json.loads(emission.encode())) == list(emission.to_wire())  # field order too
+
+
+# Reply pairs whose verdicts read clause similarities (a negation, a name left out, a fact-less clause), typed
+# facts, category words, and whole-reply similarity alone: the verdicts must not depend on how a poll batches
+# the encoder's work.
+REPLY_PAIRS = [
+    ("Your table at Rosa's is booked for 7 pm.", "I booked Rosa's for you at 7 pm."),
+    ("The flight was approved and the hotel is refundable.", "The flight was not approved, the hotel is refundable."),
+    ("I rented a car for the weekend and booked a room in Paris.", "I booked a room in Paris."),
+    ("Ben Smith will meet you at the airport on Friday.", "Someone will meet you at the airport on Friday."),
+    ("It is a moderate restaurant serving Italian food.", "It is an inexpensive restaurant serving Italian food."),
+    ("The transfer of $250 to Anna went through.", "I sent $205 to Anna."),
+    ("Sure, the event starts at 8:30 in the evening.", "The concert begins at 8:30 pm."),
+    ("Is there anything else I can help you with?", "The weather in Tokyo is sunny today."),
+]
+
+
+def reply_dialog(dialog_id: str, pairs) -> Dialog:
+    turns = [
+        {"turn_no": n, "turn": "Agent", "gold_turn": {"response": g}, "predict_turn": {"response": p}}
+        for n, (g, p) in enumerate(pairs, start=1)
+    ]
+    return Dialog.model_validate({"dialog_id": dialog_id, "release": "r1", "turns": turns})
+
+
+def test_streamed_response_turns_score_as_aem_score_does(embedding_scorer):
+    """A poll's batched prefetch (what `aem run` does) then turn-by-turn scoring gives `aem score`'s verdicts."""
+    from monitor.equivalence import EmbeddingScorer
+    from monitor.scoring import ScoringConfig
+    from monitor.wiring import build_engine
+
+    def cold_engine():
+        return build_engine(ScoringConfig(), semantic=EmbeddingScorer(encoder=embedding_scorer.encoder))
+
+    dialogs = [reply_dialog("r1", REPLY_PAIRS[:4]), reply_dialog("r2", REPLY_PAIRS[4:])]
+    expected = cold_engine().score_dialogs(dialogs)
+    engine = cold_engine()
+    events = [e for d in dialogs for e in events_of(d)]
+    engine.prefetch((e.gold_turn, e.predict_turn) for e in events)  # one poll holds every turn
+    encoded = engine.semantic.encoded_texts
+    out = run(TurnProcessor(engine), events)
+    streamed = [e.result for e in out.emissions if e.kind == "dialog"]
+    assert streamed == expected
+    outcomes = {t.success for r in expected for t in r.turns}
+    assert outcomes == {True, False}  # the pairs exercise both verdicts
+    assert engine.semantic.encoded_texts == encoded  # every text scoring needed came in the poll's batch
