@@ -192,17 +192,20 @@ def _generalises(g: Fact, p: Fact) -> bool:
 
 # A relative span coarser than a day ("last week", "earlier this month", "this year", "recently", "a few weeks
 # ago") cannot be checked against a calendar date without the date of writing: it states the date less
-# precisely, it does not contradict it. A relative *day* ("tomorrow", "on Friday") names one day and stays a
-# value of its own.
+# precisely, it does not contradict it. A relative *day* ("tomorrow", "on Friday", "Friday of next week",
+# "this weekend") names a day and stays a value of its own.
 _RELATIVE_SPAN = re.compile(
-    r"\b(?:(?:last|next|this|past|previous|coming|earlier\s+this|later\s+this)\s+(?:week|weekend|month|year|"
+    r"\b(?:(?:last|next|this|past|previous|coming|earlier\s+this|later\s+this)\s+(?:week|month|year|"
     r"decade|spring|summer|autumn|fall|winter|season)"
     r"|recently|(?:a|\d+|a\s+few|several|some)\s+(?:weeks|months|years|week|month|year)\s+ago)\b", re.I)
+_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+                  re.I)
 
 
 def relative_span(text: str) -> bool:
-    """Whether ``text`` dates something by a relative span coarser than a day ("last week", "this year")."""
-    return bool(_RELATIVE_SPAN.search(text))
+    """Whether ``text`` dates something only by a relative span coarser than a day ("last week", "this
+    year"), naming no day."""
+    return bool(_RELATIVE_SPAN.search(text)) and not _DAY.search(text)
 
 
 _COUNT_NOUNS = 2

@@ -28,7 +28,8 @@ def test_relative_spans_are_found(text):
 
 
 @pytest.mark.parametrize("text", ["It happens tomorrow.", "on Friday", "See you today", "The last train",
-                                  "a year of growth", "We weekend in Maine"])
+                                  "a year of growth", "this weekend", "on Friday of next week",
+                                  "next week, on Tuesday"])
 def test_days_and_other_words_are_no_relative_span(text):
     assert not relative_span(text)
 
@@ -71,3 +72,10 @@ def test_tomorrow_for_a_date_is_not_excused(replies):
     m = replies.compare("Your table at Nopa is booked for March 3rd at 7 pm.",
                         "Your table at Nopa is booked for tomorrow at 7 pm.")
     assert not m.equivalent
+
+
+def test_a_day_of_a_relative_week_for_a_date_is_not_excused(scorer, values):
+    pair = ("Your dental appointment is set for March 8th at 1 pm.",
+            "Your dental appointment is set for Friday of next week at 1 pm.")
+    m = _cuts(scorer, values, pair).compare(*pair)
+    assert not m.equivalent and "March 8th" in (m.detail or "")
