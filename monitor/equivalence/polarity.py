@@ -50,6 +50,24 @@ _PARTICLE = re.compile(
 )
 
 
+# A negation softened by a degree word ("not really", "not all that", "not particularly") and a statement
+# limited by one ("almost", "just", "only", "hardly") both understate: between them there is no flip.
+_HEDGED_NEGATION = re.compile(
+    r"\bnot\s+(?:really|all\s+that|that|particularly|entirely|exactly|quite|necessarily)\b", re.I)
+_LIMITING = re.compile(r"\b(?:almost|just|only|merely|mostly|largely|hardly|barely|scarcely|somewhat|slightly"
+                       r"|marginally|little)\b", re.I)
+
+
+def understatements(a: str, b: str) -> bool:
+    """Whether one clause is a softened negation ("is not really all that important") and the other a limited
+    statement ("is almost just representative"): two understatements of one thing, not a polarity flip. A
+    softened negation against a plain statement ("is not really expensive" / "is expensive") is still a flip."""
+    def soft(x: str, y: str) -> bool:
+        return bool(_HEDGED_NEGATION.search(x)) and negated(x) and not negated(y) and bool(_LIMITING.search(y))
+
+    return soft(a, b) or soft(b, a)
+
+
 @dataclass(frozen=True)
 class Clause:
     """One statement of a reply: its ``text``, character ``span`` in the reply, and ``negated``."""

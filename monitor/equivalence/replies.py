@@ -27,9 +27,10 @@ from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThres
 from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
-from monitor.equivalence.polarity import Clause, clauses
-from monitor.equivalence.reply_facts import FactDiff, diff_facts, reply_facts
+from monitor.equivalence.polarity import Clause, clauses, understatements
+from monitor.equivalence.reply_facts import FactDiff, GoldFact, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
+from monitor.equivalence.spelling import misspelt
 from monitor.equivalence.types import ReplyMatch
 from monitor.equivalence.values import ValueComparator
 from monitor.models.vocabulary import FailureReason
@@ -164,6 +165,8 @@ class ReplyComparator:
     def _same_value(self, g: Fact, p: Fact) -> bool:
         if g.kind == "entity" and _variant(fold(g.text), fold(p.text)):
             return True  # Greece / Greek, Syria / Syrian, Timothy / Tim
+        if g.kind == "entity" and misspelt(g.text, p.text):
+            return True  # Eygptian / Egypt's
         return self.values.compare(g.text, p.text).equivalent
 
     def _clause_texts(self, gold: str, pred: str) -> list[str]:
@@ -220,6 +223,8 @@ class ReplyComparator:
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
             checkable = _checkable(g_norm, g_facts, g)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
+            if flipped and understatements(g.text, p_clauses[j].text):
+                flipped = None  # "is not really all that important" / "is almost just representative"
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
 
@@ -257,17 +262,18 @@ def _findings(a: ReplyAnalysis, th: ReplyThresholds) -> list[Finding]:
     for g in a.facts.dropped:
         if g.fact.kind == "entity" and _clause_coverage(a, g.clause) >= th.entity:
             continue  # a name left out of a clause the prediction otherwise states: wording
-        out.append(Finding(g.fact.text, f"leaves out '{_shown(g.phrase)}'", False, _fact_weight(g.fact)))
+        out.append(Finding(g.fact.text, f"leaves out '{_shown(g.phrase)}'", False, _fact_weight(g)))
     for c in a.clauses:
         if c.checkable and th.clause > 0 and c.coverage < th.clause:
             out.append(Finding(c.text, f"leaves out '{c.text}'", False, Weight.WORDING))
     return out
 
 
-def _fact_weight(fact: Fact) -> Weight:
+def _fact_weight(g: GoldFact) -> Weight:
     """A name left out may be wording (a description, a title or a pronoun stands in for it: "told The
-    Associated Press that", "Mr. Hussein"); a typed value left out is a value the reader does not get."""
-    return Weight.WORDING if fact.kind == "entity" else Weight.VALUE
+    Associated Press that", "Mr. Hussein"), and so is a date the prediction places in a relative span
+    ("last week" for "on June 5"); another typed value left out is a value the reader does not get."""
+    return Weight.WORDING if g.fact.kind == "entity" or g.vague else Weight.VALUE
 
 
 def _outweighed(f: Finding, cos: float, th: ReplyThresholds) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
@@ -41,6 +41,7 @@ class GoldFact:
     fact: Fact
     phrase: str
     clause: int = 0  # index of its clause among ``clause_starts``
+    vague: bool = False  # left out, but the prediction places it in a coarser relative span ("last week")
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
             free.remove(rival)  # "Israel" for gold's "Tel Aviv": less said, nothing contradicted
             dropped.append(gf)
         elif rival is None:
-            dropped.append(gf)
+            dropped.append(replace(gf, vague=g.kind == "date" and relative_span(p_norm)))
         else:
             free.remove(rival)
             changed.append((gf, rival))
@@ -188,6 +189,24 @@ def _generalises(g: Fact, p: Fact) -> bool:
     if g.kind != "entity" or p.kind != "entity":
         return False
     return place_within(g.text, p.text) or title_for_name(g.text, p.text)
+
+
+# A relative span coarser than a day ("last week", "earlier this month", "this year", "recently", "a few weeks
+# ago") cannot be checked against a calendar date without the date of writing: it states the date less
+# precisely, it does not contradict it. A relative *day* ("tomorrow", "on Friday", "Friday of next week",
+# "this weekend") names a day and stays a value of its own.
+_RELATIVE_SPAN = re.compile(
+    r"\b(?:(?:last|next|this|past|previous|coming|earlier\s+this|later\s+this)\s+(?:week|month|year|"
+    r"decade|spring|summer|autumn|fall|winter|season)"
+    r"|recently|(?:a|\d+|a\s+few|several|some)\s+(?:weeks|months|years|week|month|year)\s+ago)\b", re.I)
+_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+                  re.I)
+
+
+def relative_span(text: str) -> bool:
+    """Whether ``text`` dates something only by a relative span coarser than a day ("last week", "this
+    year"), naming no day."""
+    return bool(_RELATIVE_SPAN.search(text)) and not _DAY.search(text)
 
 
 _COUNT_NOUNS = 2
