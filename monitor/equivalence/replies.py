@@ -122,8 +122,7 @@ class ReplyComparator:
         else:  # no clause similarity can change the verdict: none is computed (nor encoded)
             checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
         method = "semantic" if self.semantic is not None else "lexical"
-        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method,
-                             category_clashes(gold, pred))
+        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method, category_clashes(gold, pred))
 
     def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
         """The verdict of an analysed pair under thresholds ``th``."""
@@ -147,8 +146,7 @@ class ReplyComparator:
             score = min(score, _FACT_FAIL_SCORE)
             method += "+facts"
         detail = "; ".join(dict.fromkeys(details)) or None
-        return ReplyMatch(truthful, complete, round(score, 4), _unique(mismatched), _unique(missing), method,
-                          detail)
+        return ReplyMatch(truthful, complete, round(score, 4), _unique(mismatched), _unique(missing), method, detail)
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Facts in ``reply`` (numbers, amounts, dates, ids, named entities) that no source supports."""
@@ -183,8 +181,16 @@ class ReplyComparator:
             return []
         return [c.text for c in (*g_clauses, *p_clauses)]
 
-    def _clauses_decide(self, th: ReplyThresholds | None, cos: float, g_norm: str, g_facts: Sequence[Fact],
-                        g_clauses: Sequence[Clause], p_clauses: Sequence[Clause], facts: FactDiff) -> bool:
+    def _clauses_decide(
+        self,
+        th: ReplyThresholds | None,
+        cos: float,
+        g_norm: str,
+        g_facts: Sequence[Fact],
+        g_clauses: Sequence[Clause],
+        p_clauses: Sequence[Clause],
+        facts: FactDiff,
+    ) -> bool:
         """Whether clause similarities can change ``decide``'s verdict under ``th`` (None: any thresholds),
         given the whole replies' cosine. A possible negation always needs them; a gold name left out and a
         fact-less clause only yield wording findings, which whole replies at ``min(overrule, overrule_names)``
@@ -195,8 +201,9 @@ class ReplyComparator:
             return True
         if cos >= min(th.overrule, th.overrule_names):
             return False
-        return (any(d.fact.kind == "entity" for d in facts.dropped)
-                or (th.clause > 0 and any(_checkable(g_norm, g_facts, g) for g in g_clauses)))
+        return any(d.fact.kind == "entity" for d in facts.dropped) or (
+            th.clause > 0 and any(_checkable(g_norm, g_facts, g) for g in g_clauses)
+        )
 
     def _similarity(self, pairs: list[tuple[str, str]]) -> list[float]:
         if not pairs:
@@ -205,8 +212,9 @@ class ReplyComparator:
             return [float(x) for x in self.semantic.similarity(pairs)]
         return [_word_overlap(a, b) for a, b in pairs]
 
-    def _clause_checks(self, g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause],
-                       p_clauses: Sequence[Clause], pred: str) -> tuple[ClauseCheck, ...]:
+    def _clause_checks(
+        self, g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause], p_clauses: Sequence[Clause], pred: str
+    ) -> tuple[ClauseCheck, ...]:
         if not g_clauses or not p_clauses:
             return ()
         pairs = [(g.text, p.text) for g in g_clauses for p in p_clauses] + [(g.text, pred) for g in g_clauses]
@@ -249,16 +257,16 @@ def _findings(a: ReplyAnalysis, th: ReplyThresholds) -> list[Finding]:
     """Every fact, polarity and coverage finding of an analysed pair, contradictions first."""
     out: list[Finding] = []
     for g, p in a.facts.changed:
-        out.append(Finding(_shown(p.text), f"'{_shown(p.text)}' vs gold '{_shown(g.fact.text)}'", True,
-                           Weight.CONTRADICTION))
+        out.append(
+            Finding(_shown(p.text), f"'{_shown(p.text)}' vs gold '{_shown(g.fact.text)}'", True, Weight.CONTRADICTION)
+        )
     for swap in a.swaps:
         out.append(Finding(swap, f"'{swap}' in place of gold's metric", True, Weight.CONTRADICTION))
     for p_word, g_word in a.clashes:
         out.append(Finding(p_word, f"'{p_word}' in place of gold's '{g_word}'", True, Weight.CONTRADICTION))
     for c in a.clauses:
         if c.flipped_by is not None and c.align >= th.align:
-            out.append(Finding(c.flipped_by, f"'{c.flipped_by}' negates gold '{c.text}'", True,
-                               Weight.CONTRADICTION))
+            out.append(Finding(c.flipped_by, f"'{c.flipped_by}' negates gold '{c.text}'", True, Weight.CONTRADICTION))
     for g in a.facts.dropped:
         if g.fact.kind == "entity" and _clause_coverage(a, g.clause) >= th.entity:
             continue  # a name left out of a clause the prediction otherwise states: wording
@@ -293,21 +301,23 @@ def _checkable(g_norm: str, g_facts: Sequence[Fact], g: Clause) -> bool:
     content = sum(1 for w in re.findall(r"[a-z']+", fold(g.text)) if w not in STOPWORDS)
     # A negated statement says something with one content word ("No, it is not free").
     needed = 1 if g.negated else _MIN_CLAUSE_CONTENT
-    return (not has_fact and not _is_question(g_norm, g) and not _is_request(g.text)
-            and content >= needed)
+    return not has_fact and not _is_question(g_norm, g) and not _is_request(g.text) and content >= needed
 
 
-def _clauses_matter(g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause],
-                    p_clauses: Sequence[Clause], facts: FactDiff) -> bool:
+def _clauses_matter(
+    g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause], p_clauses: Sequence[Clause], facts: FactDiff
+) -> bool:
     """Whether clause similarities can change ``decide``'s verdict under any thresholds: they are read only
     for a checkable gold clause (its coverage), a predicted clause of the other polarity than a gold one (a
     possible negation) and a gold name left out (its clause's coverage may excuse it). Without any of these
     the pair's clauses need no embedding."""
     if not g_clauses or not p_clauses:
         return False
-    return (any(d.fact.kind == "entity" for d in facts.dropped)
-            or any(g.negated != p.negated for g in g_clauses for p in p_clauses)
-            or any(_checkable(g_norm, g_facts, g) for g in g_clauses))
+    return (
+        any(d.fact.kind == "entity" for d in facts.dropped)
+        or any(g.negated != p.negated for g in g_clauses for p in p_clauses)
+        or any(_checkable(g_norm, g_facts, g) for g in g_clauses)
+    )
 
 
 def reply_reason(match: ReplyMatch) -> FailureReason | None:
@@ -372,8 +382,28 @@ def _unique(items: Sequence[str]) -> tuple[str, ...]:
 
 
 _GENERIC_ENTITIES = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
-     "sure", "thanks", "thank", "hello", "hi", "ok", "okay", "yes", "no", "please", "dear"}
+    {
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "today",
+        "tomorrow",
+        "sure",
+        "thanks",
+        "thank",
+        "hello",
+        "hi",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "please",
+        "dear",
+    }
 )
 
 _METRIC_NAMES = sorted(CATEGORIES.get("metric", {}), key=len, reverse=True)

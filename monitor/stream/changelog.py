@@ -37,6 +37,5 @@ def event_key(conversation_id: str, turn_no: int) -> str:
     return f"{conversation_id}\x00{turn_no}"
 
 
-
 def dump_head(value: dict[str, Any]) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

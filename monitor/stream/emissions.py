@@ -100,4 +100,3 @@ class Outcome:
     def positions(self) -> list[SourceRef]:
         """Every source position this outcome completes."""
         return [r for e in self.emissions for r in e.refs] + self.done + [f.ref for f in self.failed]
-
