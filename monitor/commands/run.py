@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from monitor.commands.common import (
     reach_broker,
 )
 from monitor.sources.files import InputError, validation_error
+from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings, load_settings
 from monitor.wiring import build_monitor
 
@@ -123,8 +126,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     port = monitor.serve_metrics()
     sys.stderr.write(f"aem run: metrics on http://{settings.metrics_host}:{port}/metrics\n")
     install_stop(monitor.stop)
+    returned = threading.Event()
+    threading.Thread(target=_exit_if_stuck, args=(monitor, returned), name="aem-exit-watchdog", daemon=True).start()
     try:
         monitor.run()
     except (RuntimeError, TimeoutError, KafkaError) as exc:  # start-up problems: topics, partitions, broker
         return error("run", exc)
+    finally:
+        returned.set()
     return EXIT_OK
+
+
+GIVE_UP_GRACE_S = 10.0
+
+
+def _exit_if_stuck(monitor: Monitor, returned: threading.Event) -> None:
+    """Once the monitor has given up on the broker, `run` must return within GIVE_UP_GRACE_S; a kafka-python
+    call blocked in a bootstrap (up to its request timeout, 30 s) cannot be interrupted, so past the grace the
+    process exits here. Nothing is lost: with the broker gone nothing was committed, the events are redelivered."""
+    while not returned.wait(0.5):
+        if monitor.failure is not None:
+            if not returned.wait(GIVE_UP_GRACE_S):
+                error("run", f"{monitor.failure} (shutdown still blocked after {GIVE_UP_GRACE_S:g}s: exiting)")
+                sys.stderr.flush()
+                os._exit(EXIT_USAGE)
+            return
