@@ -134,8 +134,7 @@ class ReplyComparator:
         mismatched = [f.text for f in found if f.contradicts]
         missing = [f.text for f in found if not f.contradicts]
         details = [f.detail for f in found]
-        all_kept = a.facts.kept > 0 and not a.facts.changed and not a.facts.dropped
-        off_topic = a.cos < (th.semantic_facts if all_kept else th.semantic)
+        off_topic = _off_topic(a.cos, a.facts, th)
         if off_topic and not (mismatched or missing):
             details.append(f"says something other than gold (similarity {a.cos:.2f})")
         truthful = not mismatched and not off_topic
@@ -192,13 +191,16 @@ class ReplyComparator:
         facts: FactDiff,
     ) -> bool:
         """Whether clause similarities can change ``decide``'s verdict under ``th`` (None: any thresholds),
-        given the whole replies' cosine. A possible negation always needs them; a gold name left out and a
+        given the whole replies' cosine. A possible negation always needs them. A verdict ``_settled`` by the
+        typed facts does not. A gold name left out and a
         fact-less clause only yield wording findings, which whole replies at ``min(overrule, overrule_names)``
         outweigh whatever the clauses' coverage (``_outweighed``)."""
         if th is None or self.semantic is None:
             return True
         if th.align <= 1 and any(g.negated != p.negated for g in g_clauses for p in p_clauses):
             return True
+        if _settled(cos, facts, th):
+            return False
         if cos >= min(th.overrule, th.overrule_names):
             return False
         return any(d.fact.kind == "entity" for d in facts.dropped) or (
@@ -275,6 +277,24 @@ def _findings(a: ReplyAnalysis, th: ReplyThresholds) -> list[Finding]:
         if c.checkable and th.clause > 0 and c.coverage < th.clause:
             out.append(Finding(c.text, f"leaves out '{c.text}'", False, Weight.WORDING))
     return out
+
+
+def _off_topic(cos: float, facts: FactDiff, th: ReplyThresholds) -> bool:
+    """Whole replies too far apart to say the same thing: below ``semantic``, or below ``semantic_facts`` when
+    gold states facts and the prediction keeps every one of them."""
+    all_kept = facts.kept > 0 and not facts.changed and not facts.dropped
+    return cos < (th.semantic_facts if all_kept else th.semantic)
+
+
+def _settled(cos: float, facts: FactDiff, th: ReplyThresholds) -> bool:
+    """Whether an off-topic reply's verdict, failure reason and score are fixed before its clauses are
+    compared (the caller has ruled out a negation): a changed value makes it inconsistent; else a typed value
+    left out, which nothing outweighs this far apart, makes it incomplete. Clauses could only add omissions,
+    which change neither, and name them in the detail."""
+    if not _off_topic(cos, facts, th):
+        return False
+    nothing_outweighed = cos < min(th.overrule, th.overrule_names)
+    return bool(facts.changed) or (nothing_outweighed and any(d.fact.kind != "entity" for d in facts.dropped))
 
 
 def _fact_weight(g: GoldFact) -> Weight:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
+from monitor.equivalence.replies import reply_reason
 
 
 def fresh(scorer: EmbeddingScorer) -> ReplyComparator:
@@ -78,3 +79,43 @@ def test_skipping_clauses_that_cannot_matter_keeps_every_verdict(scorer) -> None
         assert comparator.decide(lean, th) == comparator.decide(full, th), (gold, pred)
         skipped += lean.clauses != full.clauses
     assert skipped  # some pair really was decided without its clause similarities
+
+
+def lean_and_full(comparator: ReplyComparator, gold: str, pred: str) -> tuple:
+    th = comparator.thresholds
+    return comparator.decide(comparator.analyse(gold, pred, th), th), comparator.decide(
+        comparator.analyse(gold, pred), th
+    )
+
+
+def test_an_off_topic_reply_settled_by_a_typed_fact_encodes_no_clause(scorer) -> None:
+    """Whole replies far apart with a changed value (inconsistent) or a typed value left out (incomplete):
+    verdict, failure reason and score are fixed before the clauses, which could only name more omissions."""
+    for gold, pred, reason in (
+        (
+            "Your table is booked for 7 pm, and the restaurant has a lovely garden.",
+            "The weather in Tokyo is sunny, and it will rain at 3 pm.",
+            "inconsistent_response",
+        ),
+        (
+            "Your room costs $120 a night and breakfast is served on the terrace.",
+            "The museum has a famous collection of modern sculpture.",
+            "incomplete_response",
+        ),
+    ):
+        comparator = fresh(scorer)
+        assert encoded(comparator, gold, pred) == 2, (gold, pred)
+        assert comparator.analyse(gold, pred).cos < comparator.thresholds.semantic, (gold, pred)
+        lean, full = lean_and_full(comparator, gold, pred)
+        assert not lean.equivalent
+        assert (lean.truthful, lean.complete, lean.score) == (full.truthful, full.complete, full.score)
+        assert reply_reason(lean) == reply_reason(full) == reason
+
+
+def test_an_off_topic_reply_without_typed_facts_still_has_its_clauses_compared(scorer) -> None:
+    """No typed fact fixes the reason here: whether gold's clauses are covered decides incomplete or not."""
+    comparator = fresh(scorer)
+    gold, pred = "I rented a car for the weekend and booked the museum tour.", "The weather in Tokyo is sunny today."
+    assert encoded(comparator, gold, pred) > 2
+    lean, full = lean_and_full(comparator, gold, pred)
+    assert lean == full and not lean.equivalent
