@@ -1,10 +1,10 @@
 """Clauses of a reply and their polarity: "the refund was approved" vs "the refund was not approved".
 
 A reply is cut into clauses at sentence ends, semicolons and colons, and at "and" / "but" / commas
-that join two statements. A clause is negated when it holds an odd number of negation cues ("not",
-"n't", "no", "never", "without", ...). An answer particle that agrees with the clause ("No, they don't")
-is not counted twice, and set phrases that negate nothing ("no problem", "not only", a suggestion "why don't
-you ...") are ignored.
+that join two statements ("and" between two nouns joins none: "cut the tail and body of a shrimp"). A
+clause is negated when it holds an odd number of negation cues ("not", "n't", "no", "never", "without",
+...). An answer particle that agrees with the clause ("No, they don't") is not counted twice, and set
+phrases that negate nothing ("no problem", "not only", a suggestion "why don't you ...") are ignored.
 """
 
 from __future__ import annotations
@@ -89,6 +89,25 @@ def negated(text: str) -> bool:
     return cues % 2 == 1
 
 
+# "and" joins two statements only when a statement follows it before the next join: a verb form that heads
+# one (an auxiliary or modal, a past tense, a contraction, a word in -s right after "and": "and allows
+# pets"), a subject pronoun, "to" or a negation. Otherwise it joins two nouns of one statement ("cut the
+# tail and body of a shrimp").
+_AND = re.compile(r"\s+and\s+", re.I)
+_STATEMENT = re.compile(
+    r"\b(?:i|you|he|she|it|we|they|there|is|are|was|were|be|been|being|am|has|have|had|do|does|did|will|would"
+    r"|can|could|shall|should|may|might|must|to|not|no|never|[a-z]+ed)\b|[a-z][’']\w|^[a-z]+[^\Ws]s\b",
+    re.I)
+
+
+def _joins_statements(text: str, m: re.Match[str]) -> bool:
+    """Whether join ``m`` of ``text`` separates two statements (every join but a noun-joining "and")."""
+    if not _AND.fullmatch(m.group(0)):
+        return True
+    nxt = _JOIN.search(text, m.end())
+    return bool(_STATEMENT.search(text[m.end() : nxt.start() if nxt else len(text)]))
+
+
 def _abbreviation_ends(text: str, at: int) -> bool:
     """Whether the period just before ``at`` closes an abbreviation rather than a sentence."""
     m = _ABBREVIATED.search(text, 0, at)
@@ -104,6 +123,8 @@ def _pieces(text: str, start: int, pattern: re.Pattern[str]) -> list[tuple[int, 
     out, pos = [], start
     for m in pattern.finditer(text, start):
         if pattern is _SENTENCE and _abbreviation_ends(text, m.start()):
+            continue
+        if pattern is _JOIN and not _joins_statements(text, m):
             continue
         out.append((pos, m.start()))
         pos = m.end()

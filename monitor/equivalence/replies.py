@@ -25,6 +25,7 @@ import structlog
 from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
 from monitor.equivalence.categories import category_clashes
+from monitor.equivalence.demonyms import other_countries
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
 from monitor.equivalence.polarity import Clause, clauses, understatements
@@ -160,6 +161,8 @@ class ReplyComparator:
 
     # ------------------------------------------------------------------ internals
     def _same_value(self, g: Fact, p: Fact) -> bool:
+        if g.kind == "entity" and other_countries(g.text, p.text):
+            return False  # Algerian / Tunisian, Austria / Australian: whatever an embedding says of them
         if g.kind == "entity" and _variant(fold(g.text), fold(p.text)):
             return True  # Greece / Greek, Syria / Syrian, Timothy / Tim
         if g.kind == "entity" and misspelt(g.text, p.text):

@@ -41,7 +41,8 @@ class GoldFact:
     fact: Fact
     phrase: str
     clause: int = 0  # index of its clause among ``clause_starts``
-    vague: bool = False  # left out, but the prediction places it in a coarser relative span ("last week")
+    vague: bool = False  # left out, but the prediction states it less precisely: a coarser relative span ("last
+    # week" for a date), the counted things in the plural ("the dogs" for "the two dogs")
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
             free.remove(rival)  # "Israel" for gold's "Tel Aviv": less said, nothing contradicted
             dropped.append(gf)
         elif rival is None:
-            dropped.append(replace(gf, vague=g.kind == "date" and relative_span(p_norm)))
+            vague = (g.kind == "date" and relative_span(p_norm)) or plural_kept(g, g_norm, p_norm)
+            dropped.append(replace(gf, vague=vague))
         else:
             free.remove(rival)
             changed.append((gf, rival))
@@ -207,6 +209,25 @@ def relative_span(text: str) -> bool:
     """Whether ``text`` dates something only by a relative span coarser than a day ("last week", "this
     year"), naming no day."""
     return bool(_RELATIVE_SPAN.search(text)) and not _DAY.search(text)
+
+
+_DEFINITE = r"(?:the|these|those|its|their|his|her|our|your|my)"
+
+
+def plural_kept(fact: Fact, g_norm: str, p_norm: str) -> bool:
+    """Whether a count gold gives of a definite group ("the two dogs") is left out of a prediction that names
+    the same group by its definite plural ("the dogs"): the count describes things both replies point to, it
+    is not news. A count gold asserts ("I found 3 restaurants") is a value, and so is it against a bare
+    plural ("I found restaurants")."""
+    if fact.kind != "number" or not isinstance(fact.value, float) or fact.value < 2:
+        return False
+    if not re.search(rf"\b{_DEFINITE}\s*$", fold(g_norm[: fact.span[0]])):
+        return False
+    after = re.match(r"\s+([a-z]+)\b", g_norm[fact.span[1] :])
+    if after is None or after.group(1) in STOPWORDS or lemma(after.group(1)) == after.group(1):
+        return False
+    noun = re.escape(after.group(1))
+    return bool(re.search(rf"\b{_DEFINITE}\s+(?:[a-z]+\s+)?{noun}(?![\w-])", fold(p_norm)))
 
 
 _COUNT_NOUNS = 2
