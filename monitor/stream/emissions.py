@@ -15,8 +15,8 @@ from monitor.stream.events import TraceEvent
 SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
 _VERDICT_JSON = TurnVerdict.__pydantic_serializer__
 _DIALOG_JSON = DialogResult.__pydantic_serializer__
-_NOT_IN_TURN_BODY = frozenset({"mode"})  # the head carries it
-_NOT_IN_DIALOG_BODY = frozenset({"dialog_id", "agent", "release", "mode"})
+_NOT_IN_TURN_BODY = {"mode"}  # the head carries these (never mutated)
+_NOT_IN_DIALOG_BODY = {"dialog_id", "agent", "release", "mode"}
 
 
 @dataclass(slots=True)
