@@ -12,7 +12,8 @@ on a busy machine (bare encoder and aem run alike).
    open 3-turn conversation (benchmarks/memory.py's measurement, in a subprocess).
 2. Action turns: N are published first; then a bare kafka-python consumer reads the topic, a bare pipe
    consumes + JSON-decodes + produces one small record per event (+ flush and commit per poll), and
-   `aem run`'s Monitor (same process, real broker, state changelog on) scores it. Ratio: aem run / pipe.
+   `aem run`'s Monitor (same process, real broker, state changelog on) scores it. Ratio: aem run / pipe, by
+   wall time and per CPU-second of this process (the broker runs in its own; steadier on a shared machine).
 3. Response turns: the bare fp32 encoder encodes both texts of every all-unique turn (batch 64); then
    `aem run` (its encoder per `AEM_ENCODER`, fp32 by default; printed) scores turns whose gold is one of a
    fixed set of 200 replies, and turns whose gold is all unique (gold inline, cold caches). Ratios to the bare
@@ -81,8 +82,8 @@ def bare_consumer(bootstrap: str, topic: str) -> KafkaConsumer:
     )
 
 
-def bare_run(bootstrap: str, topic: str, expect: int, producer: KafkaProducer | None = None) -> float:
-    """Seconds a bare consumer takes to read `expect` records (from its first record on).
+def bare_run(bootstrap: str, topic: str, expect: int, producer: KafkaProducer | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (this process) a bare consumer takes to read `expect` records, from its first record on.
 
     With a `producer`, it is the bare pipe: each event JSON-decoded and one small record produced for it,
     the producer flushed before each commit (what at-least-once needs at the least).
@@ -90,11 +91,11 @@ def bare_run(bootstrap: str, topic: str, expect: int, producer: KafkaProducer | 
     consumer = bare_consumer(bootstrap, topic)
     out = f"{topic}.pipe"
     got = 0
-    start = None
+    start = cpu = None
     while got < expect:
         batch = consumer.poll(timeout_ms=500)
         if batch and start is None:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
         for records in batch.values():
             got += len(records)
             if producer is not None:
@@ -107,8 +108,9 @@ def bare_run(bootstrap: str, topic: str, expect: int, producer: KafkaProducer | 
                 producer.flush()
             consumer.commit()
     elapsed = time.perf_counter() - (start or time.perf_counter())
+    cpu_s = time.process_time() - (cpu or time.process_time())
     consumer.close()
-    return elapsed
+    return elapsed, cpu_s
 
 
 def topics(bootstrap: str) -> Topics:
@@ -136,17 +138,24 @@ def monitor_for(bootstrap: str, names: Topics, engine: ScoringEngine, **settings
 
 def run_monitor_until(monitor: Monitor, verdicts: int) -> float:
     """Seconds from the first event the monitor reads to its `verdicts`-th turn verdict."""
+    return timed_monitor_until(monitor, verdicts)[0]
+
+
+def timed_monitor_until(monitor: Monitor, verdicts: int) -> tuple[float, float]:
+    """Wall and CPU seconds (this process: the loop and the Kafka clients' threads) from the first event
+    the monitor reads to its `verdicts`-th turn verdict."""
     thread = threading.Thread(target=monitor.run, daemon=True)
     thread.start()
-    start = None
+    start = cpu = None
     while monitor.stats.verdicts < verdicts:
         if start is None and monitor.stats.events:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
         time.sleep(0.01)
     elapsed = time.perf_counter() - (start or time.perf_counter())
+    cpu_s = time.process_time() - (cpu or time.process_time())
     monitor.stop()
     thread.join(timeout=60)
-    return elapsed
+    return elapsed, cpu_s
 
 
 def published(bootstrap: str, dialogs: list[Dialog]) -> tuple[Topics, int]:
@@ -165,18 +174,24 @@ def aem_rate(bootstrap: str, dialogs: list[Dialog], make_engine: MakeEngine) -> 
 
 
 def action_backlog(bootstrap: str, dialogs: list[Dialog], make_engine: MakeEngine) -> float:
-    """Bare consumer, bare pipe and aem run on the same action-turn backlog; returns aem run's turns/s."""
+    """Bare consumer, bare pipe and aem run on the same action-turn backlog; returns aem run's turns/s.
+
+    Beside wall-time rates, per CPU-second of this process (the broker is another process): steadier
+    than wall time on a shared machine.
+    """
     names, count = published(bootstrap, dialogs)
-    bare = count / bare_run(bootstrap, names[0], count)
+    bare, bare_cpu = (count / s for s in bare_run(bootstrap, names[0], count))
     producer = make_producer(bootstrap)
-    pipe = count / bare_run(bootstrap, names[0], count, producer)
+    pipe, pipe_cpu = (count / s for s in bare_run(bootstrap, names[0], count, producer))
     producer.close()
-    rate = count / run_monitor_until(monitor_for(bootstrap, names, make_engine()), count)
+    rate, cpu = (count / s for s in timed_monitor_until(monitor_for(bootstrap, names, make_engine()), count))
     print(f"action turns    {count:>6} turns   ({load()})")
-    print(f"    bare kafka-python consumer          {bare:8.0f} msgs/s")
-    print(f"    bare consume + decode + produce     {pipe:8.0f} events/s")
-    print(f"    aem run                             {rate:8.0f} turns/s   {rate / pipe:5.2f} of the pipe", end="")
-    print("   (target >= 0.5)")
+    print(f"    bare kafka-python consumer          {bare:8.0f} msgs/s     {bare_cpu:8.0f} per CPU-second")
+    print(f"    bare consume + decode + produce     {pipe:8.0f} events/s   {pipe_cpu:8.0f} per CPU-second")
+    print(
+        f"    aem run                             {rate:8.0f} turns/s    {cpu:8.0f} per CPU-second   "
+        f"{rate / pipe:5.2f} of the pipe, per CPU-second {cpu / pipe_cpu:5.2f}   (target >= 0.5)"
+    )
     return rate
 
 

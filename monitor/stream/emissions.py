@@ -14,6 +14,9 @@ from monitor.stream.events import TraceEvent
 
 SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
 _VERDICT_JSON = TurnVerdict.__pydantic_serializer__
+_DIALOG_JSON = DialogResult.__pydantic_serializer__
+_NOT_IN_TURN_BODY = {"mode"}  # the head carries these (never mutated)
+_NOT_IN_DIALOG_BODY = {"dialog_id", "agent", "release", "mode"}
 
 
 @dataclass(slots=True)
@@ -61,12 +64,12 @@ class Emission:
         hot path): the head and the body are each one JSON object, joined."""
         head = to_json(self.head())
         if self.verdict is not None:
-            body = _VERDICT_JSON.to_json(self.verdict, exclude={"mode"})
+            body = _VERDICT_JSON.to_json(self.verdict, exclude=_NOT_IN_TURN_BODY)
         elif self.chain is not None:
             body = to_json({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
         else:
             assert self.result is not None
-            body = self.result.model_dump_json(exclude={"dialog_id", "agent", "release", "mode"}).encode()
+            body = _DIALOG_JSON.to_json(self.result, exclude=_NOT_IN_DIALOG_BODY)
         return head[:-1] + b"," + body[1:]
 
 

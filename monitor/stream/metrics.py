@@ -6,6 +6,7 @@ import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -73,8 +74,7 @@ class MonitorMetrics:
             registry=r,
         )
         self.events = Counter("aem_events", "Trace events by outcome", ["outcome"], registry=r)
-        for outcome in EVENT_OUTCOMES:
-            self.events.labels(outcome)
+        self._events = {outcome: self.events.labels(outcome) for outcome in EVENT_OUTCOMES}  # never removed
         self.consumer_lag = Gauge("aem_consumer_lag_messages", "Consumer lag", ["topic", "partition"], registry=r)
         self.event_latency = Histogram(
             "aem_event_latency_seconds", "Event timestamp to verdict", buckets=LATENCY_BUCKETS, registry=r
@@ -109,6 +109,7 @@ class MonitorMetrics:
         self.labels.on_overflow = self.label_overflow.inc
         self._release_seen: dict[tuple[str, str], float] = {}
         self._children: dict[tuple[int, tuple[str, ...]], object] = {}
+        self._turn_series: dict[tuple[str, str, str, str, bool], tuple[Any, Any]] = {}  # see `_series`
         # every metric labelled by (agent, release): a release's series expire together
         self._by_release: tuple[Counter | Histogram | Gauge, ...] = (
             self.turns,
@@ -132,6 +133,20 @@ class MonitorMetrics:
             self._children[(id(metric), labels)] = child
         return child
 
+    def _series(self, agent: str, release: str, mode: str, turn_type: str, success: bool) -> tuple[Any, Any]:
+        """The `aem_turns` and `aem_turn_score` children of one kind of turn, looked up once per turn
+        (agent and release already admitted)."""
+        key = (agent, release, mode, turn_type, success)
+        series = self._turn_series.get(key)
+        if series is None:
+            outcome = "pass" if success else "fail"
+            series = (
+                self._labels(self.turns, agent, release, mode, turn_type, outcome),
+                self._labels(self.turn_score, agent, release, turn_type),
+            )
+            self._turn_series[key] = series
+        return series
+
     def see_release(self, agent: str, release: str, event_time: float) -> None:
         """Note an event of (agent, release); ``event_time`` should be a trusted one (labels.trusted_time)."""
         key = self.labels.admit(agent, release)
@@ -146,14 +161,15 @@ class MonitorMetrics:
     ) -> None:
         """Count a turn; a failing one becomes the exemplar {conversation_id, turn_no} of its series."""
         agent, release = self.labels.admit(agent, release, count=False)
-        if verdict.success is None:
-            self.events.labels("unscored").inc()
+        success = verdict.success
+        if success is None:
+            self._events["unscored"].inc()
             return
         turn_type = verdict.turn_type
-        outcome = "pass" if verdict.success else "fail"
-        exemplar = None if verdict.success else failing_turn_exemplar(conversation_id, verdict.turn_no)
-        self._labels(self.turns, agent, release, mode, turn_type, outcome).inc(exemplar=exemplar)
-        if not verdict.success:
+        turns, score = self._series(agent, release, mode, turn_type, success)
+        exemplar = None if success else failing_turn_exemplar(conversation_id, verdict.turn_no)
+        turns.inc(exemplar=exemplar)
+        if not success:
             self._labels(
                 self.failures,
                 agent,
@@ -167,17 +183,20 @@ class MonitorMetrics:
             if (verdict.attribution or "root_cause") == "root_cause":
                 self._record_root_cause(agent, release, verdict.failure_reason or "none", verdict.field, exemplar)
         if verdict.chain_length is not None:
-            self._labels(self.chain_turns, agent, release, verdict.chain_length, outcome).inc()
+            self._labels(self.chain_turns, agent, release, verdict.chain_length, "pass" if success else "fail").inc()
         if verdict.score is not None:
-            self._labels(self.turn_score, agent, release, turn_type).observe(verdict.score, exemplar=exemplar)
+            score.observe(verdict.score, exemplar=exemplar)
         if verdict.turn_no is not None:
-            self.events.labels("scored").inc()
+            self._events["scored"].inc()
 
     def record_chain(self, agent: str, release: str, bucket: str, outcomes: Sequence[bool | None]) -> None:
         """Action turns whose chain bucket became known (their pass/fail was counted when scored)."""
-        for success in outcomes:
-            if success is not None:
-                self._labels(self.chain_turns, agent, release, bucket, "pass" if success else "fail").inc()
+        passed = sum(1 for success in outcomes if success)
+        failed = sum(1 for success in outcomes if success is False)
+        if passed:
+            self._labels(self.chain_turns, agent, release, bucket, "pass").inc(passed)
+        if failed:
+            self._labels(self.chain_turns, agent, release, bucket, "fail").inc(failed)
 
     def _record_root_cause(
         self, agent: str, release: str, reason: str, field: str | None, exemplar: dict[str, str] | None
@@ -197,11 +216,12 @@ class MonitorMetrics:
         self._labels(self.dialogs, result.agent, release, result.mode, outcome).inc()
 
     def record_event(self, outcome: str) -> None:
-        self.events.labels(outcome).inc()
+        child = self._events.get(outcome)
+        (child if child is not None else self.events.labels(outcome)).inc()
 
     def dead_lettered(self, form: str) -> None:
         """One event to the DLQ, `form` "whole", "truncated" or "metadata"."""
-        self.events.labels("invalid").inc()
+        self._events["invalid"].inc()
         self.dlq_messages.inc()
         if form != "whole":
             self.dlq_reduced.labels(form).inc()
@@ -226,4 +246,5 @@ class MonitorMetrics:
             self.labels.forget(agent, release)
         if gone:
             self._children.clear()  # cached children of the removed series must not be reused
+            self._turn_series.clear()
         return gone

@@ -125,7 +125,8 @@ class TurnProcessor:
         size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
         conv.size += size
         self.open_bytes += size
-        out.extend(self._shed_bytes(keep=cid))
+        if self.open_bytes > self.limits.max_open_bytes:
+            out.extend(self._shed_bytes(keep=cid))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if conv.next_turn is None or event.turn_no > conv.next_turn or conv.blocked:
@@ -137,8 +138,8 @@ class TurnProcessor:
                 out.extend(self._skip_gap(conv))
             return out
         conv.waiting[event.turn_no] = (ref, received)
-        out.extend(self._apply(conv, event, ref, size))
-        out.extend(self._drain(conv))
+        self._apply(conv, event, ref, size, out=out)
+        self._drain(conv, out)
         return out
 
     def tick(self) -> Outcome:
@@ -293,14 +294,21 @@ class TurnProcessor:
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
     def _apply(
-        self, conv: Conversation, event: TraceEvent, ref: SourceRef, size: int | None = None, defer: bool = True
+        self,
+        conv: Conversation,
+        event: TraceEvent,
+        ref: SourceRef,
+        size: int | None = None,
+        defer: bool = True,
+        out: Outcome | None = None,
     ) -> Outcome:
         """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk;
-        `defer` False: a judged turn waits for its judge here (restore replays in order)."""
+        `defer` False: a judged turn waits for its judge here (restore replays in order). What it produces
+        goes into `out` (a new outcome when None), which is returned."""
         conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
-        out = Outcome()
+        out = Outcome() if out is None else out
         if event.turn == "User":
             conv.waiting.pop(event.turn_no, None)
             out.done += [ref] if ref is not None else []
@@ -317,8 +325,7 @@ class TurnProcessor:
                 conv.judging = Judging(event, ref, turn, pending)
                 self.judging.add(conv.conversation_id)
                 return out
-        out.extend(self._add(conv, event, ref, turn))
-        return out
+        return self._add(conv, event, ref, turn, out)
 
     def _resume(self, conv: Conversation, now: float) -> Outcome:
         """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""
@@ -353,8 +360,11 @@ class TurnProcessor:
             check = judging.pending.result()
         return self._add(conv, judging.event, judging.ref, replace(judging.turn, judged=check))
 
-    def _add(self, conv: Conversation, event: TraceEvent, ref: SourceRef, turn: ObservedTurn) -> Outcome:
-        out = Outcome()
+    def _add(
+        self, conv: Conversation, event: TraceEvent, ref: SourceRef, turn: ObservedTurn, out: Outcome | None = None
+    ) -> Outcome:
+        """Add a turn to its session; the verdicts and chains it releases go into `out` (new when None)."""
+        out = Outcome() if out is None else out
         try:
             verdicts = conv.session.add(turn)
         except Exception as exc:  # the turn is skipped; the conversation carries on
@@ -371,11 +381,12 @@ class TurnProcessor:
             conv.final_seen = True
         return out
 
-    def _drain(self, conv: Conversation) -> Outcome:
-        out = Outcome()
+    def _drain(self, conv: Conversation, out: Outcome | None = None) -> Outcome:
+        """Apply the held turns that are next in order; into `out` (new when None), which is returned."""
+        out = Outcome() if out is None else out
         while conv.next_turn in conv.held and not conv.blocked:
             event, ref = conv.held.pop(conv.next_turn)
-            out.extend(self._apply(conv, event, ref))
+            self._apply(conv, event, ref, out=out)
         if not conv.held:
             conv.gap_since = None
         if conv.final_seen and not conv.held and not conv.blocked:

@@ -27,6 +27,7 @@ from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.emissions import Failure, Outcome
 from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
+from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard, trusted_time
 from monitor.stream.metrics import MonitorMetrics
@@ -118,6 +119,7 @@ class Monitor:
         self.failure: BrokerUnreachable | None = None
         self.dlq_policy = s.dlq_policy
         self._probe: BrokerProbe | None = None
+        self._frozen = False  # `start` froze the set-up heap (monitor/stream/heap.py)
 
     @property
     def owner(self) -> dict[str, TopicPartition]:
@@ -178,6 +180,8 @@ class Monitor:
         self.checkpoint = Checkpoint(
             self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
         )
+        freeze_set_up()  # the garbage collector walks only what the stream allocates from here on
+        self._frozen = True
         log.info("monitor_started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
 
     def run(self) -> None:
@@ -232,6 +236,9 @@ class Monitor:
             if self._http is not None:
                 self._http.shutdown()
                 self._http = None
+            if self._frozen:
+                thaw()
+                self._frozen = False
             log.info("monitor_stopped", events=self.stats.events, verdicts=self.stats.verdicts)
 
     # -- one poll's worth ------------------------------------------------------------------------

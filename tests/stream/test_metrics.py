@@ -125,3 +125,31 @@ def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
     )
     assert get("aem_dialogs_total", {"agent": "a", "release": "old", "mode": "reference", "outcome": "fail"}) is None
     assert get("aem_release_first_seen_timestamp_seconds", {"agent": "a", "release": "new"}) == 2000.0
+
+
+def test_a_release_seen_again_after_expiry_is_counted_again():
+    """The cached children of an expired release's series are not reused: its turns count from zero, visibly."""
+    clock = FakeClock()
+    metrics = MonitorMetrics(release_ttl_seconds=3600, clock=clock)
+    labels = {"agent": "a", "release": "r", "mode": "reference", "turn_type": "action", "outcome": "pass"}
+    passing = verdict(success=True, failure_reason=None, sub_metric=None, attribution=None, score=1.0)
+    metrics.see_release("a", "r", event_time=100.0)
+    metrics.record_turn(passing, "a", "r", "reference")
+    metrics.record_turn(passing, "a", "r", "reference")
+    get = metrics.registry.get_sample_value
+    assert get("aem_turns_total", labels) == 2
+    clock.advance(4000)
+    assert metrics.expire_releases() == [("a", "r")]
+    metrics.see_release("a", "r", event_time=5000.0)
+    metrics.record_turn(passing, "a", "r", "reference")
+    assert get("aem_turns_total", labels) == 1
+    assert get("aem_turn_score_count", {"agent": "a", "release": "r", "turn_type": "action"}) == 1
+
+
+def test_a_chain_counts_each_scored_member_once_by_outcome():
+    metrics = MonitorMetrics()
+    metrics.record_chain("a", "r", "3+", [True, False, True, None])
+    get = metrics.registry.get_sample_value
+    base = {"agent": "a", "release": "r", "chain_length": "3+"}
+    assert get("aem_chain_turns_total", {**base, "outcome": "pass"}) == 2
+    assert get("aem_chain_turns_total", {**base, "outcome": "fail"}) == 1
