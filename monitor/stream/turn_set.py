@@ -11,6 +11,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
+_SHARED_STOP = 4096  # runs 0..n and 1..n below it are one tuple for every conversation (at most ~8k of them)
+_RUNS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _shared(bounds: tuple[int, ...]) -> tuple[int, ...]:
+    """The one copy of a single run from turn 0 or 1: an open conversation's seen and saved turns, and
+    every conversation at the same turn, hold the same tuple instead of 56 bytes each."""
+    if len(bounds) == 2 and bounds[0] <= 1 and bounds[1] <= _SHARED_STOP:
+        return _RUNS.setdefault(bounds, bounds)
+    return bounds
+
 
 class TurnSet:
     """Turn numbers as ``(start0, stop0, start1, stop1, …)``: half-open ranges, sorted, never touching."""
@@ -31,7 +42,7 @@ class TurnSet:
     def add(self, turn: int) -> None:
         bounds = self._bounds
         if bounds and bounds[-1] == turn:  # the usual case: the next turn in order
-            self._bounds = (*bounds[:-1], turn + 1)
+            self._bounds = _shared((*bounds[:-1], turn + 1))
             return
         i = bisect_right(bounds, turn)
         if i % 2 == 1:
@@ -46,6 +57,7 @@ class TurnSet:
             self._bounds = (*bounds[:i], turn, *bounds[i + 1 :])
         else:
             self._bounds = (*bounds[:i], turn, turn + 1, *bounds[i:])
+        self._bounds = _shared(self._bounds)
 
     def __iter__(self) -> Iterator[int]:
         bounds = self._bounds

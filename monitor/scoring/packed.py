@@ -1,0 +1,106 @@
+"""Turns a session keeps for later, in a compact form: payloads as their text or JSON bytes.
+
+An open conversation keeps every turn it saw (the reference-free judge grounds on them) and the
+members of an order-invariant group until the group ends. As pydantic models that costs ~260 bytes a
+payload before its content (the object and its ``__dict__``), and a tool call's ``args``/``output``
+dicts ~180 bytes each before their strings. A packed turn holds a reply's or user message's text
+itself (its only field) and a tool call as the JSON of its set fields; `unpack` rebuilds an equal
+`ObservedTurn` when the judge or the group's matching needs it.
+
+A tool call is packed only when its JSON decodes back to an equal model with the same set fields
+(an ``inf``, a tuple or a non-JSON value in ``args`` stays a model), so unpacking is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from monitor.models.dialog import Payload, Reply, ToolCall, ToolSpec, UserMessage
+from monitor.models.vocabulary import TurnType
+from monitor.scoring.types import CheckResult, ObservedTurn
+
+PackedPayload = Payload | str | bytes | None  # str: a Reply or UserMessage's text; bytes: a ToolCall's JSON
+
+def pack_payload(turn: str, payload: Payload | None) -> PackedPayload:
+    """`payload` in its compact form for a turn of type `turn` (the model itself when none is exact)."""
+    kind = type(payload)
+    if kind is Reply and turn == "Agent":
+        return payload.response  # type: ignore[union-attr]
+    if kind is UserMessage and turn == "User":
+        return payload.content  # type: ignore[union-attr]
+    if kind is ToolCall and turn == "Tool":
+        return _pack_call(payload)  # type: ignore[arg-type]
+    return payload
+
+
+def _pack_call(call: ToolCall) -> PackedPayload:
+    try:
+        data = ToolCall.__pydantic_serializer__.to_json(call, exclude_unset=True)
+        back = ToolCall.model_validate_json(data)
+    except Exception:  # e.g. a lone surrogate in a string: kept as it is
+        return call
+    if back != call or back.__pydantic_fields_set__ != call.__pydantic_fields_set__:
+        return call
+    return data
+
+
+def unpack_payload(turn: str, packed: PackedPayload) -> Payload | None:
+    """The payload `pack_payload(turn, …)` packed, as an equal model."""
+    if isinstance(packed, str):
+        return Reply(response=packed) if turn == "Agent" else UserMessage(content=packed)
+    if isinstance(packed, bytes):
+        return ToolCall.model_validate_json(packed)
+    return packed
+
+
+@dataclass(frozen=True, slots=True)
+class PackedTurn:
+    """An `ObservedTurn` with its payloads packed (`pack_turn`); `unpack` gives the turn back."""
+
+    turn_no: int
+    turn: TurnType
+    predict: PackedPayload
+    gold: PackedPayload
+    tags: tuple[str, ...]
+    depends_on: tuple[int, ...]
+    tools: tuple[ToolSpec, ...] | None
+    too_large: str | None
+    judged: CheckResult | None
+
+    def unpack(self) -> ObservedTurn:
+        return ObservedTurn(
+            turn_no=self.turn_no,
+            turn=self.turn,
+            predict=unpack_payload(self.turn, self.predict),
+            gold=unpack_payload(self.turn, self.gold),
+            tags=self.tags,
+            depends_on=self.depends_on,
+            tools=self.tools,
+            too_large=self.too_large,
+            judged=self.judged,
+        )
+
+
+def pack_turn(turn: ObservedTurn, gold: bool = True) -> PackedTurn:
+    """`turn` packed; `gold` False leaves its reference out (a scored turn's history entry)."""
+    return PackedTurn(
+        turn_no=turn.turn_no,
+        turn=turn.turn,
+        predict=pack_payload(turn.turn, turn.predict),
+        gold=pack_payload(turn.turn, turn.gold) if gold else None,
+        tags=turn.tags,
+        depends_on=turn.depends_on,
+        tools=turn.tools,
+        too_large=turn.too_large,
+        judged=turn.judged,
+    )
+
+
+def with_gold(packed: PackedTurn, gold: Payload | None) -> PackedTurn:
+    """`packed` with its reference packed beside it (sharing the packed prediction)."""
+    return replace(packed, gold=pack_payload(packed.turn, gold))
+
+
+def unpack_turns(turns: Sequence[PackedTurn]) -> list[ObservedTurn]:
+    return [t.unpack() for t in turns]
