@@ -7,42 +7,65 @@ dicts ~180 bytes each before their strings. A packed turn holds a reply's or use
 itself (its only field) and a tool call as the JSON of its set fields; `unpack` rebuilds an equal
 `ObservedTurn` when the judge or the group's matching needs it.
 
-A tool call is packed only when its JSON decodes back to an equal model with the same set fields
-(an ``inf``, a tuple or a non-JSON value in ``args`` stays a model), so unpacking is exact.
+A tool call is packed only when its JSON decodes back to an equal model with the same set fields: its
+values are all JSON's own types (an ``inf``, a tuple or a non-JSON value in ``args`` stays a model), so
+unpacking is exact. Packing costs a serialisation per tool call; unpacking, a validation per turn the
+judge reads (a judged turn reads the whole history) and per order-invariant group member when its
+group ends.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from monitor.models.dialog import Payload, Reply, ToolCall, ToolSpec, UserMessage
 from monitor.models.vocabulary import TurnType
 from monitor.scoring.types import CheckResult, ObservedTurn
 
+_INT64 = 1 << 63
+
 PackedPayload = Payload | str | bytes | None  # str: a Reply or UserMessage's text; bytes: a ToolCall's JSON
+
 
 def pack_payload(turn: str, payload: Payload | None) -> PackedPayload:
     """`payload` in its compact form for a turn of type `turn` (the model itself when none is exact)."""
-    kind = type(payload)
-    if kind is Reply and turn == "Agent":
-        return payload.response  # type: ignore[union-attr]
-    if kind is UserMessage and turn == "User":
-        return payload.content  # type: ignore[union-attr]
-    if kind is ToolCall and turn == "Tool":
-        return _pack_call(payload)  # type: ignore[arg-type]
-    return payload
+    if type(payload) is Reply and turn == "Agent":
+        return payload.response
+    if type(payload) is UserMessage and turn == "User":
+        return payload.content
+    if type(payload) is ToolCall and turn == "Tool":
+        return _pack_call(payload)
+    return payload  # a subclass, or a payload of another turn's type: kept as it is
 
 
 def _pack_call(call: ToolCall) -> PackedPayload:
     try:
-        data = ToolCall.__pydantic_serializer__.to_json(call, exclude_unset=True)
-        back = ToolCall.model_validate_json(data)
-    except Exception:  # e.g. a lone surrogate in a string: kept as it is
+        if not (type(call.tool_id) is str and type(call.action) is str and _exact(call.args) and _exact(call.output)):
+            return call
+        # the set fields only: decoding sets the same ones (the rest take their defaults again)
+        return ToolCall.__pydantic_serializer__.to_json(call, exclude_unset=True)
+    except Exception:  # e.g. a lone surrogate in a string (not UTF-8 encodable), or nesting past the stack
         return call
-    if back != call or back.__pydantic_fields_set__ != call.__pydantic_fields_set__:
-        return call
-    return data
+
+
+def _exact(value: Any) -> bool:
+    """`value` comes back from its JSON as an equal value of the same types: only dicts with string keys,
+    lists, strings, ints, bools, None and finite floats (an ``inf`` would come back None, a tuple a list)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return -_INT64 <= value < _INT64  # a longer one may not parse back (Python's int-digit limit)
+    if kind is float:
+        return math.isfinite(value)
+    if kind is list:
+        return all(_exact(item) for item in value)
+    if kind is dict:
+        return all(type(key) is str and _exact(item) for key, item in value.items())
+    return False
 
 
 def unpack_payload(turn: str, packed: PackedPayload) -> Payload | None:

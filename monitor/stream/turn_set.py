@@ -3,7 +3,8 @@
 An open conversation keeps two of these (turns seen, turns on the changelog) and a finished one is
 remembered by its seen turns for up to `finished_memory` conversations, so their size counts: a
 built-in ``set`` of three ints is 216 bytes, this is one object and one tuple (about 100 bytes) for
-any contiguous run of turns. Membership is a binary search over the range starts.
+any contiguous run of turns, and a run from turn 0 or 1 is one tuple shared by every set that holds it
+(40 bytes a set). Membership is a binary search over the range starts.
 """
 
 from __future__ import annotations
