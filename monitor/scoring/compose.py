@@ -14,9 +14,8 @@ _SUB_METRICS = ("structural", "completeness", "truthfulness")
 
 def _weight(turn: ScoredTurn, weights: dict[str, float]) -> float:
     keys = ["action" if turn.turn == "Tool" else "response"]
-    tool_id = getattr(turn.predict, "tool_id", None)
-    if tool_id is not None:
-        keys.append(f"tool:{tool_id}")
+    if turn.tool_id is not None:
+        keys.append(f"tool:{turn.tool_id}")
     keys.extend(f"tag:{tag}" for tag in turn.tags)
     found = [weights[k] for k in keys if k in weights]
     return max(found) if found else 1.0

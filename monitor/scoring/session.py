@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol, cast, runtime_checkable
 
 from monitor.models.dialog import Payload, ToolCall, ToolSpec
@@ -14,6 +14,7 @@ from monitor.scoring.attribute import attribute, chain_bucket
 from monitor.scoring.checks import TurnChecker
 from monitor.scoring.compose import compose
 from monitor.scoring.config import ScoringConfig
+from monitor.scoring.packed import PackedTurn, pack_turn, unpack_turns, with_gold
 from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
@@ -73,12 +74,12 @@ class DialogSession:
     judge: ReferenceFreeChecker | None = None
     reference: Sequence[ReferenceTurn] | None = None
     tools: Sequence[ToolSpec] = ()
-    history: list[ObservedTurn] = field(default_factory=list)
+    history: list[PackedTurn] = field(default_factory=list)  # what the agent said and saw, packed (packed.py)
     scored: list[ScoredTurn] = field(default_factory=list)
-    released: list[ScoredTurn] = field(default_factory=list)
+    released: int = 0  # verdicts released: `scored[:released]` (released in the order they were scored)
     _pending: list[ScoredTurn] = field(default_factory=list)
     _chain: list[ScoredTurn] = field(default_factory=list)
-    _group: list[ObservedTurn] = field(default_factory=list)
+    _group: list[PackedTurn] = field(default_factory=list)
     _aligner: OnlineAligner | None = None
     used_reference: bool = False
     used_judge: bool = False
@@ -103,16 +104,21 @@ class DialogSession:
         group_tag = order_invariant_tag(turn.tags) if turn.gold is not None and turn.too_large is None else None
         if self._group and group_tag != order_invariant_tag(self._group[0].tags):
             self._flush_group()
+        # History is what the agent said and saw (reference-free checks ground on it); a scored turn's gold is
+        # not needed again, and an open conversation should not hold it (a group member keeps it in _group).
+        entry = pack_turn(turn, gold=False)
         if not turn.scored:
             self._close_chain()
         elif group_tag is not None:
-            self._group.append(turn)
+            self._group.append(with_gold(entry, turn.gold))
         else:
             self._score(turn)
-        # History is what the agent said and saw (reference-free checks ground on it); a scored turn's gold is
-        # not needed again, and an open conversation should not hold it (a group member keeps it in _group).
-        self.history.append(replace(turn, gold=None) if turn.gold is not None else turn)
+        self.history.append(entry)
         return self._release()
+
+    def observed_history(self) -> list[ObservedTurn]:
+        """The turns so far as the judge reads them (unpacked for the call: the session keeps them packed)."""
+        return unpack_turns(self.history)
 
     def needs_judge(self, turn: ObservedTurn) -> bool:
         """`add(turn)` would go to a judge that can run its check in the background (`start_judge`)."""
@@ -127,7 +133,7 @@ class DialogSession:
         the pending check's result."""
         if not self.needs_judge(turn) or not isinstance(self.judge, DeferringChecker):
             return None
-        return self.judge.start(turn, self.history, turn.tools or self.tools)
+        return self.judge.start(turn, self.observed_history(), turn.tools or self.tools)
 
     def finish(self) -> tuple[list[TurnVerdict], DialogResult]:
         """End the conversation: flush what waits, emit missing gold steps, compose the result."""
@@ -140,7 +146,7 @@ class DialogSession:
             self.finished = True
         verdicts = self._release()
         mode = Mode.JUDGE if self.used_judge and not self.used_reference else Mode.REFERENCE
-        return verdicts, compose(self.meta, mode, [s for s in self.released], self.config.composition)
+        return verdicts, compose(self.meta, mode, self.scored[: self.released], self.config.composition)
 
     def take_chains(self) -> list[ChainClosure]:
         """Chain buckets that became known since the last call (early mode only)."""
@@ -171,7 +177,10 @@ class DialogSession:
                 check = self.checker.check(decision.gold.gold, turn.predict)
         elif self.judge is not None:
             self.used_judge, mode = True, Mode.JUDGE
-            check = turn.judged if turn.judged is not None else self.judge.check(turn, self.history, self.tools)
+            if turn.judged is not None:
+                check = turn.judged
+            else:
+                check = self.judge.check(turn, self.observed_history(), self.tools)
         else:
             self.used_judge, mode = True, Mode.JUDGE
             check = CheckResult.unscored("no reference and no reference-free checker configured")
@@ -179,7 +188,9 @@ class DialogSession:
             turn_no=turn.turn_no,
             turn=turn.turn,
             check=check,
-            predict=turn.predict,
+            # only a failed turn's output is read again (attribution); an open conversation need not hold the rest
+            predict=turn.predict if check.success is False else None,
+            tool_id=turn.predict.tool_id if isinstance(turn.predict, ToolCall) else None,
             depends_on=turn.depends_on,
             tags=turn.tags,
             gold_index=gold_index,
@@ -216,9 +227,10 @@ class DialogSession:
         self._pending.append(scored)
 
     def _flush_group(self) -> None:
-        group, self._group = self._group, []
-        if not group:
+        packed, self._group = self._group, []
+        if not packed:
             return
+        group = unpack_turns(packed)
         golds = [t.gold for t in group if t.gold is not None]
         preds = [t.predict for t in group if t.predict is not None]
         assignment = match_as_set(golds, preds, self.checker.check)
@@ -254,7 +266,7 @@ class DialogSession:
             if head.turn == "Tool" and head.turn_no is not None and head.chain_length is None and not self.early:
                 break
             self._pending.pop(0)
-            self.released.append(head)
+            self.released += 1
             out.append(to_verdict(head, chain=not self.early))  # early: a chain message tells the bucket
         return out
 

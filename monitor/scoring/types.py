@@ -109,7 +109,8 @@ class ScoredTurn:
     turn_no: int | None
     turn: TurnType
     check: CheckResult
-    predict: Payload | None = None
+    predict: Payload | None = None  # kept for a failed turn (attribution reads its output), else None
+    tool_id: str | None = None  # of an action turn (composition weights per tool)
     depends_on: tuple[int, ...] = ()
     tags: tuple[str, ...] = ()
     attribution: Attribution | None = None

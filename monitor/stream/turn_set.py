@@ -3,13 +3,25 @@
 An open conversation keeps two of these (turns seen, turns on the changelog) and a finished one is
 remembered by its seen turns for up to `finished_memory` conversations, so their size counts: a
 built-in ``set`` of three ints is 216 bytes, this is one object and one tuple (about 100 bytes) for
-any contiguous run of turns. Membership is a binary search over the range starts.
+any contiguous run of turns, and a run from turn 0 or 1 is one tuple shared by every set that holds it
+(40 bytes a set). Membership is a binary search over the range starts.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+
+_SHARED_STOP = 4096  # runs 0..n and 1..n below it are one tuple for every conversation (at most ~8k of them)
+_RUNS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _shared(bounds: tuple[int, ...]) -> tuple[int, ...]:
+    """The one copy of a single run from turn 0 or 1: an open conversation's seen and saved turns, and
+    every conversation at the same turn, hold the same tuple instead of 56 bytes each."""
+    if len(bounds) == 2 and bounds[0] <= 1 and bounds[1] <= _SHARED_STOP:
+        return _RUNS.setdefault(bounds, bounds)
+    return bounds
 
 
 class TurnSet:
@@ -31,7 +43,7 @@ class TurnSet:
     def add(self, turn: int) -> None:
         bounds = self._bounds
         if bounds and bounds[-1] == turn:  # the usual case: the next turn in order
-            self._bounds = (*bounds[:-1], turn + 1)
+            self._bounds = _shared((*bounds[:-1], turn + 1))
             return
         i = bisect_right(bounds, turn)
         if i % 2 == 1:
@@ -46,6 +58,7 @@ class TurnSet:
             self._bounds = (*bounds[:i], turn, *bounds[i + 1 :])
         else:
             self._bounds = (*bounds[:i], turn, turn + 1, *bounds[i:])
+        self._bounds = _shared(self._bounds)
 
     def __iter__(self) -> Iterator[int]:
         bounds = self._bounds

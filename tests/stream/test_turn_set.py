@@ -38,3 +38,17 @@ def test_gap_then_fill_merges_ranges() -> None:
     turns.add(3)
     assert turns._bounds == (1, 7)
     assert "3" not in turns and None not in turns
+
+
+def test_like_runs_from_the_first_turn_share_one_tuple_and_stay_independent() -> None:
+    seen, saved = TurnSet(), TurnSet()
+    for n in (1, 2, 3):
+        seen.add(n)
+        saved.add(n)
+    assert seen._bounds is saved._bounds  # an open conversation's two sets: one tuple between them
+    seen.add(5)
+    assert list(seen) == [1, 2, 3, 5] and list(saved) == [1, 2, 3]
+    late = TurnSet([2, 3, 1])  # built out of order, it still lands on the shared run
+    assert late._bounds is saved._bounds
+    far = TurnSet([7, 8])
+    assert far._bounds == (7, 9) and far._bounds is not TurnSet([7, 8])._bounds  # not from turn 0 or 1: its own
