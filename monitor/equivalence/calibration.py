@@ -71,7 +71,10 @@ class ReplyThresholds:
     same thing even though a typed value (number, date, time, money, phone, address, id) was left out.
     ``overrule_names``: the same for a name left out or a fact-less clause that seems uncovered (a title, a
     pronoun or a description can stand in for them). Above 1 turns either off. A changed value, a negation,
-    a swapped metric or category word is never outweighed.
+    a swapped metric or category word is never outweighed. ``substitution``: a pair whose two sides match at
+    least this share of their content words is a minimal pair, and a noun of the prediction incompatible with
+    the gold noun it replaces ("cat" for "lamb", ``substitution.py``) makes it inconsistent unless the whole
+    replies reach ``substitution_cos``. Above 1 turns either off.
 
     The benchmark tunes all of them on folds of both development files at once (agent replies and general
     sentence pairs) and the defaults are the values most folds chose, except ``semantic`` (kept at 0.45 so
@@ -86,6 +89,8 @@ class ReplyThresholds:
     semantic_facts: float = 0.45
     overrule: float = 0.95
     overrule_names: float = 0.75
+    substitution: float = 1.01
+    substitution_cos: float = 1.01
 
 
 DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()

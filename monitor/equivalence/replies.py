@@ -32,6 +32,7 @@ from monitor.equivalence.polarity import Clause, clauses, understatements
 from monitor.equivalence.reply_facts import FactDiff, GoldFact, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.spelling import misspelt
+from monitor.equivalence.substitution import Substitution, substitution
 from monitor.equivalence.types import ReplyMatch
 from monitor.equivalence.values import ValueComparator
 from monitor.models.vocabulary import FailureReason
@@ -67,6 +68,7 @@ class ReplyAnalysis:
     clauses: tuple[ClauseCheck, ...]
     method: str
     clashes: tuple[tuple[str, str], ...] = ()  # (predicted, gold) category words of one set ("pop", "country")
+    substituted: Substitution | None = None  # a noun in place of an incompatible gold noun ("cat" / "lamb")
 
 
 _EXACT = ReplyAnalysis(True, 1.0, FactDiff((), (), 0), (), (), "exact")
@@ -123,7 +125,8 @@ class ReplyComparator:
         else:  # no clause similarity can change the verdict: none is computed (nor encoded)
             checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
         method = "semantic" if self.semantic is not None else "lexical"
-        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method, category_clashes(gold, pred))
+        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method, category_clashes(gold, pred),
+                             _substituted(gold, pred, g_facts, th))
 
     def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
         """The verdict of an analysed pair under thresholds ``th``."""
@@ -269,6 +272,9 @@ def _findings(a: ReplyAnalysis, th: ReplyThresholds) -> list[Finding]:
         out.append(Finding(swap, f"'{swap}' in place of gold's metric", True, Weight.CONTRADICTION))
     for p_word, g_word in a.clashes:
         out.append(Finding(p_word, f"'{p_word}' in place of gold's '{g_word}'", True, Weight.CONTRADICTION))
+    sub = a.substituted
+    if sub is not None and sub.pred_word and sub.shared >= th.substitution and a.cos < th.substitution_cos:
+        out.append(Finding(sub.pred_word, f"'{sub.pred_word}' vs gold '{sub.gold_word}'", True, Weight.CONTRADICTION))
     for c in a.clauses:
         if c.flipped_by is not None and c.align >= th.align:
             out.append(Finding(c.flipped_by, f"'{c.flipped_by}' negates gold '{c.text}'", True, Weight.CONTRADICTION))
@@ -280,6 +286,14 @@ def _findings(a: ReplyAnalysis, th: ReplyThresholds) -> list[Finding]:
         if c.checkable and th.clause > 0 and c.coverage < th.clause:
             out.append(Finding(c.text, f"leaves out '{c.text}'", False, Weight.WORDING))
     return out
+
+
+def _substituted(gold: str, pred: str, g_facts: Sequence[Fact], th: ReplyThresholds | None) -> Substitution | None:
+    """A noun substituted in a minimal pair, looked for in fact-less gold replies (where gold states facts,
+    the fact checks judge what the prediction says), unless thresholds ``th`` turn the check off."""
+    if g_facts or (th is not None and th.substitution > 1):
+        return None
+    return substitution(gold, pred)
 
 
 def _off_topic(cos: float, facts: FactDiff, th: ReplyThresholds) -> bool:

@@ -1,0 +1,224 @@
+"""A small reader of the Princeton WordNet 3.0 database files (Debian's ``wordnet-base``), nouns only.
+
+What it answers: is a word used mostly as a noun (``is_noun``), and are two nouns *compatible* — one sense of
+each in the same synset (synonyms: "couch" / "sofa") or one a kind of the other through hypernym and
+instance-hypernym pointers ("lady" / "woman", "jeans" / "trousers") — or not ("lamb" / "cat").
+
+The files read (format: wndb(5WN), morphy(7WN)): ``index.noun`` (lemma -> synset offsets), ``data.noun``
+(synsets, read by byte offset on demand), ``noun.exc`` / ``verb.exc`` (irregular forms) and ``cntlist.rev``
+(how often each sense was tagged in the SemCor corpus, which tells a noun from a verb: "dog" is a noun,
+"looking" a form of the verb "look"). The directory is ``AEM_WORDNET_DIR`` or ``/usr/share/wordnet``; loaded
+once, lazily. Without it every answer is None (unknown) and one warning ``wordnet_missing`` is logged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_DIR = "/usr/share/wordnet"
+_FILES = ("index.noun", "index.verb", "index.adj", "index.adv", "data.noun", "noun.exc", "verb.exc", "cntlist.rev")
+_HYPERNYMS = frozenset({"@", "@i"})
+# morphy(7WN): suffix detachment rules for nouns and verbs.
+_NOUN_RULES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+               ("men", "man"), ("ies", "y"))
+_VERB_RULES = (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
+               ("ing", ""))
+_POS_OF_SS_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
+
+
+@dataclass(frozen=True)
+class _Db:
+    directory: Path
+    noun_index: dict[str, str]  # lemma -> its index.noun line (parsed on use)
+    exceptions: dict[str, dict[str, tuple[str, ...]]]  # pos -> inflected form -> base forms
+    tagged: dict[tuple[str, str], int]  # (lemma, pos) -> SemCor tag count over all its senses
+    lemmas: dict[str, frozenset[str]]  # pos -> every lemma with a tagged or indexed sense
+
+
+_lock = threading.Lock()
+_db: _Db | None = None
+_loaded = False
+
+
+def wordnet_dir() -> Path:
+    return Path(os.environ.get("AEM_WORDNET_DIR") or DEFAULT_DIR)
+
+
+def available() -> bool:
+    """Whether the WordNet files are there (loads them on first call)."""
+    return _database() is not None
+
+
+def _database() -> _Db | None:
+    global _db, _loaded
+    with _lock:
+        if not _loaded:
+            _loaded = True
+            directory = wordnet_dir()
+            missing = [f for f in _FILES if not (directory / f).is_file()]
+            if missing:
+                log.warning("wordnet_missing", directory=str(directory), missing=missing,
+                            effect="lexical substitution evidence off")
+            else:
+                _db = _load(directory)
+        return _db
+
+
+def _load(directory: Path) -> _Db:
+    index = _index(directory / "index.noun")
+    others = {pos: frozenset(_index(directory / f"index.{name}")) for pos, name in (("v", "verb"), ("a", "adj"),
+                                                                                    ("r", "adv"))}
+    exceptions = {pos: _exceptions(directory / f"{name}.exc") for pos, name in (("n", "noun"), ("v", "verb"))}
+    tagged: dict[tuple[str, str], int] = {}
+    for line in (directory / "cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, count = line.split()
+        word, _, rest = key.partition("%")
+        pos = _POS_OF_SS_TYPE.get(rest[:1], "")
+        tagged[(word, pos)] = tagged.get((word, pos), 0) + int(count)
+    return _Db(directory, index, exceptions, tagged, {"n": frozenset(index), **others})
+
+
+def _index(path: Path) -> dict[str, str]:
+    """lemma -> its line of an index file (the licence header, indented, skipped)."""
+    lines = path.read_text(encoding="latin-1").splitlines()
+    return {line[: line.find(" ")]: line for line in lines if line and not line.startswith(" ")}
+
+
+def _offsets(line: str) -> tuple[int, ...]:
+    """The synset offsets of an index line: lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt
+    offset..."""
+    f = line.split()
+    n_synsets, n_pointers = int(f[2]), int(f[3])
+    return tuple(int(x) for x in f[6 + n_pointers : 6 + n_pointers + n_synsets])
+
+
+def _exceptions(path: Path) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for line in path.read_text(encoding="latin-1").splitlines():
+        f = line.split()
+        if len(f) >= 2:
+            out[f[0]] = tuple(f[1:])
+    return out
+
+
+def _key(word: str) -> str:
+    return re.sub(r"[\s-]+", "_", word.strip().lower())
+
+
+def _bases(db: _Db, word: str, pos: str) -> tuple[str, ...]:
+    """morphy: the base forms of ``word`` that WordNet lists for ``pos`` ("eyes" -> "eye", "men" -> "man")."""
+    known = db.lemmas[pos]
+    out = [b for b in db.exceptions[pos].get(word, ()) if b in known]
+    if word in known:
+        out.append(word)
+    for suffix, ending in _NOUN_RULES if pos == "n" else _VERB_RULES:
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            base = word[: len(word) - len(suffix)] + ending
+            if base in known:
+                out.append(base)
+    return tuple(dict.fromkeys(out))
+
+
+def noun_bases(word: str) -> tuple[str, ...]:
+    """WordNet noun lemmas of ``word`` (empty when WordNet is absent or has none)."""
+    db = _database()
+    if db is None:
+        return ()
+    key = _key(word)
+    return _bases(db, key, "n") or _bases(db, key.replace("_", ""), "n")
+
+
+@lru_cache(maxsize=8192)
+def is_noun(word: str) -> bool | None:
+    """Is ``word`` used mostly as a noun? None when WordNet is absent. SemCor's tag counts decide between its
+    noun readings and its verb, adjective and adverb ones ("dog" is a noun; "looking", "plays", "nice",
+    "former" are not); an untagged word is a noun when WordNet lists it as a noun only ("skateboarder")."""
+    db = _database()
+    if db is None:
+        return None
+    nouns = noun_bases(word)
+    if not nouns:
+        return False
+    key = _key(word)
+    verbs = _bases(db, key, "v")
+    others = [(b, "v") for b in verbs] + [(key, p) for p in ("a", "r") if key in db.lemmas[p]]
+    noun_count = sum(db.tagged.get((b, "n"), 0) for b in nouns)
+    other_count = sum(db.tagged.get(k, 0) for k in others)
+    return noun_count > other_count or (noun_count == other_count == 0 and not others)
+
+
+def is_name(word: str) -> bool:
+    """Is the commonest noun sense of ``word`` a proper noun in WordNet ("China"; not "cat", whose CAT scan
+    comes later)? A capitalised word at the start of a sentence is then taken for a name."""
+    first = senses(word)[:1]
+    return any(w[:1].isupper() and w.lower() == _key(word) for o in first for w in _synset(o)[0])
+
+
+@lru_cache(maxsize=65536)
+def _synset(offset: int) -> tuple[frozenset[str], tuple[int, ...], int]:
+    """The words (as written: names capitalised), hypernym offsets and lexicographer file number of the synset at byte ``offset`` of data.noun."""
+    db = _database()
+    assert db is not None
+    with (db.directory / "data.noun").open("rb") as fh:
+        fh.seek(offset)
+        f = fh.readline().decode("latin-1").split(" | ")[0].split()
+    n_words = int(f[3], 16)
+    words = frozenset(re.sub(r"\(.*\)$", "", f[4 + 2 * i]) for i in range(n_words))
+    at = 4 + 2 * n_words
+    n_pointers = int(f[at])
+    ptrs = [f[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(n_pointers)]
+    return words, tuple(int(p[1]) for p in ptrs if p[0] in _HYPERNYMS and p[2] == "n"), int(f[1])
+
+
+@lru_cache(maxsize=16384)
+def _ancestry(offset: int) -> frozenset[int]:
+    """The synset and every synset above it."""
+    out = {offset}
+    for h in _synset(offset)[1]:
+        out |= _ancestry(h)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=16384)
+def senses(word: str) -> tuple[int, ...]:
+    """Noun synset offsets of every WordNet noun lemma of ``word``."""
+    db = _database()
+    if db is None:
+        return ()
+    return tuple(dict.fromkeys(o for b in noun_bases(word) for o in _offsets(db.noun_index[b])))
+
+
+def compatible(a: str, b: str) -> bool | None:
+    """Can nouns ``a`` and ``b`` name the same thing: some sense of each in one synset, or one a kind (or an
+    instance) of the other? None when WordNet is absent or does not know one of them."""
+    sa, sb = senses(a), senses(b)
+    if not sa or not sb:
+        return None
+    up_a = frozenset().union(*(_ancestry(o) for o in sa))
+    up_b = frozenset().union(*(_ancestry(o) for o in sb))
+    return bool(up_a & set(sb)) or bool(up_b & set(sa))
+
+
+def verb_bases(word: str) -> tuple[str, ...]:
+    """WordNet verb lemmas of ``word`` ("jumps" -> "jump", "stirred" -> "stir")."""
+    db = _database()
+    return () if db is None else _bases(db, _key(word), "v")
+
+
+def lexfiles(word: str, first: int = 2) -> frozenset[int]:
+    """The lexicographer files of the ``first`` commonest noun senses of each base form of ``word`` (5
+    noun.animal, 6 noun.artifact, 18 noun.person, 28 noun.time...: lexnames(5WN)); "eyes" is both its own
+    lemma ("in the eyes of the law") and "eye"."""
+    db = _database()
+    if db is None:
+        return frozenset()
+    return frozenset(_synset(o)[2] for b in noun_bases(word) for o in _offsets(db.noun_index[b])[:first])
