@@ -59,14 +59,14 @@ GRID = {
     "semantic_facts": tuple(round(0.2 + 0.025 * i, 3) for i in range(21)),  # 0.2 .. 0.7
     "overrule": (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01),
     "overrule_names": (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01),
-    "substitution": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01),
+    "substitution": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01),  # share of matched words; 0 would make any pair "minimal"
     "substitution_cos": (0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.01),
 }
 SWEEPS = 3
 # Where the coordinate ascent starts: fixed here (the defaults shipped before the joint protocol), so that
 # changing the shipped defaults does not change what the folds choose.
 START = ReplyThresholds(semantic=0.45, clause=0.25, align=0.5, entity=0.9, semantic_facts=0.375, overrule=1.01,
-                        overrule_names=1.01, substitution=1.01, substitution_cos=1.01)
+                        overrule_names=1.01, substitution=1.01, substitution_cos=0.7)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Lexical substitution in a minimal pair: "The lamb is looking at the camera." / "A cat looking at the camera."
 
-The two sentences share a frame and differ in a noun. When the nouns left unmatched on each side are
+The two sentences share a frame and differ in a noun in the same place. When the nouns of a replaced stretch
+name concrete things (people, animals, artifacts, food, body parts, objects, plants, substances) and are
 *incompatible* — neither synonyms nor one a kind of the other in WordNet (``wordnet.compatible``) — the
 prediction talks about something else. Words are matched first by form (same word, same WordNet base form)
 and then, for nouns, by compatibility ("guy" / "man", "lady" / "woman", "eye shadow" / "cosmetics"), so a
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from monitor.equivalence import wordnet
@@ -34,6 +36,11 @@ class Substitution:
 
 
 _NONE = Substitution(None, None, 0.0)
+# WordNet's lexicographer files of physical things (lexnames(5WN)): noun.animal, noun.artifact, noun.body,
+# noun.food, noun.object, noun.person, noun.plant, noun.substance. A sentence is about such things; abstract
+# nouns (acts, communication, groups, time, attributes) are what a paraphrase rewords ("statement" /
+# "ministry", "rate" / "number"), and WordNet links few of those by kind.
+_CONCRETE = frozenset({5, 6, 8, 13, 17, 18, 20, 27})
 
 
 def _words(text: str) -> list[str]:
@@ -74,16 +81,34 @@ def _nouns_agree(a: str, b: str) -> bool:
     return bool(wordnet.is_noun(a)) and bool(wordnet.is_noun(b)) and wordnet.compatible(a, b) is True
 
 
-def _match(gold: list[str], pred: list[str]) -> tuple[list[str], list[str]]:
-    """The words of each side left once words of the same form, then compatible nouns, are paired off."""
-    g_left, p_left = list(gold), list(pred)
+def _match(gold: list[str], pred: list[str]) -> list[int | None]:
+    """For each predicted word, the gold word it matches (index), pairing words of the same form first, then
+    compatible nouns; each gold word is matched once."""
+    out: list[int | None] = [None] * len(pred)
+    used: set[int] = set()
     for agree in (_same_form, _nouns_agree):
-        for g in list(g_left):
-            p = next((p for p in p_left if agree(g, p)), None)
-            if p is not None:
-                g_left.remove(g)
-                p_left.remove(p)
-    return g_left, p_left
+        for j, p in enumerate(pred):
+            if out[j] is None:
+                i = next((i for i, g in enumerate(gold) if i not in used and agree(g, p)), None)
+                if i is not None:
+                    out[j] = i
+                    used.add(i)
+    return out
+
+
+def _replaced(gold: list[str], pred: list[str], match: list[int | None]) -> list[tuple[list[str], list[str]]]:
+    """The stretches of gold that the prediction says otherwise in the same place: the replace blocks of the
+    two word sequences aligned on their matched words ("lamb" / "cat" in "lamb looking camera" / "cat looking
+    camera"); a word moved elsewhere or added is no replacement."""
+    keys = [f"g{i}" for i in range(len(gold))]
+    p_keys = [f"g{i}" if i is not None else f"p{j}" for j, i in enumerate(match)]
+    blocks = SequenceMatcher(None, keys, p_keys, autojunk=False).get_opcodes()
+    return [(gold[i1:i2], pred[j1:j2]) for tag, i1, i2, j1, j2 in blocks if tag == "replace"]
+
+
+def _nouns(words: list[str]) -> list[str]:
+    """The nouns among ``words`` that name a concrete thing in one of their two commonest WordNet senses."""
+    return [w for w in words if wordnet.is_noun(w) and wordnet.lexfiles(w) & _CONCRETE]
 
 
 @lru_cache(maxsize=32768)
@@ -94,10 +119,11 @@ def substitution(gold: str, pred: str) -> Substitution:
     g_words, p_words = _words(gold), _words(pred)
     if not g_words or not p_words:
         return _NONE
-    g_left, p_left = _match(g_words, p_words)
-    shared = (len(g_words) - len(g_left) + len(p_words) - len(p_left)) / (len(g_words) + len(p_words))
-    g_nouns = [w for w in g_left if wordnet.is_noun(w) and wordnet.senses(w)]
-    p_nouns = [w for w in p_left if wordnet.is_noun(w) and wordnet.senses(w)]
-    if not g_nouns or not p_nouns:
-        return Substitution(None, None, shared)
-    return Substitution(p_nouns[0], g_nouns[0], shared)
+    match = _match(g_words, p_words)
+    matched = sum(i is not None for i in match)
+    shared = 2 * matched / (len(g_words) + len(p_words))
+    for g_block, p_block in _replaced(g_words, p_words, match):
+        g_nouns, p_nouns = _nouns(g_block), _nouns(p_block)
+        if g_nouns and p_nouns:
+            return Substitution(p_nouns[0], g_nouns[0], shared)
+    return Substitution(None, None, shared)

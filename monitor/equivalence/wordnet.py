@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -44,11 +43,6 @@ class _Db:
     lemmas: dict[str, frozenset[str]]  # pos -> every lemma with a tagged or indexed sense
 
 
-_lock = threading.Lock()
-_db: _Db | None = None
-_loaded = False
-
-
 def wordnet_dir() -> Path:
     return Path(os.environ.get("AEM_WORDNET_DIR") or DEFAULT_DIR)
 
@@ -59,18 +53,24 @@ def available() -> bool:
 
 
 def _database() -> _Db | None:
-    global _db, _loaded
-    with _lock:
-        if not _loaded:
-            _loaded = True
-            directory = wordnet_dir()
-            missing = [f for f in _FILES if not (directory / f).is_file()]
-            if missing:
-                log.warning("wordnet_missing", directory=str(directory), missing=missing,
-                            effect="lexical substitution evidence off")
-            else:
-                _db = _load(directory)
-        return _db
+    return _open(str(wordnet_dir()))
+
+
+@lru_cache(maxsize=4)
+def _open(directory: str) -> _Db | None:
+    """The database in ``directory``, read once; None (and one warning) when a file is missing."""
+    path = Path(directory)
+    missing = [f for f in _FILES if not (path / f).is_file()]
+    if missing:
+        log.warning("wordnet_missing", directory=directory, missing=missing, effect="lexical substitution off")
+        return None
+    return _load(path)
+
+
+def reset() -> None:
+    """Forget the loaded database and every cached answer (after ``AEM_WORDNET_DIR`` changes)."""
+    for cached in (_open, is_noun, _synset, _ancestry, senses):
+        cached.cache_clear()
 
 
 def _load(directory: Path) -> _Db:
