@@ -12,6 +12,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# WordNet 3.0 (Debian's wordnet-base) for the reply comparator's lexical-substitution check; without it the
+# check is off (one `wordnet_missing` warning).
+RUN apt-get update && apt-get install -y --no-install-recommends wordnet-base && rm -rf /var/lib/apt/lists/*
+
 # CPU-only torch first: an unpinned resolve would pull the multi-GB CUDA build.
 RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 

@@ -89,8 +89,8 @@ class ReplyThresholds:
     semantic_facts: float = 0.45
     overrule: float = 0.95
     overrule_names: float = 0.75
-    substitution: float = 1.01
-    substitution_cos: float = 1.01
+    substitution: float = 0.3
+    substitution_cos: float = 0.7
 
 
 DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()

@@ -99,11 +99,14 @@ def _match(gold: list[str], pred: list[str]) -> list[int | None]:
 def _replaced(gold: list[str], pred: list[str], match: list[int | None]) -> list[tuple[list[str], list[str]]]:
     """The stretches of gold that the prediction says otherwise in the same place: the replace blocks of the
     two word sequences aligned on their matched words ("lamb" / "cat" in "lamb looking camera" / "cat looking
-    camera"); a word moved elsewhere or added is no replacement."""
+    camera"), without the words matched elsewhere; a word moved or added is no replacement."""
     keys = [f"g{i}" for i in range(len(gold))]
     p_keys = [f"g{i}" if i is not None else f"p{j}" for j, i in enumerate(match)]
+    matched = set(match)
     blocks = SequenceMatcher(None, keys, p_keys, autojunk=False).get_opcodes()
-    return [(gold[i1:i2], pred[j1:j2]) for tag, i1, i2, j1, j2 in blocks if tag == "replace"]
+    return [([g for i, g in enumerate(gold[i1:i2], i1) if i not in matched],
+             [p for j, p in enumerate(pred[j1:j2], j1) if match[j] is None])
+            for tag, i1, i2, j1, j2 in blocks if tag == "replace"]
 
 
 def _nouns(words: list[str]) -> list[str]:

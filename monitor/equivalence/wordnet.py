@@ -165,7 +165,8 @@ def is_name(word: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def _synset(offset: int) -> tuple[frozenset[str], tuple[int, ...], int]:
-    """The words (as written: names capitalised), hypernym offsets and lexicographer file number of the synset at byte ``offset`` of data.noun."""
+    """The words (as written: names capitalised), hypernym offsets and lexicographer file number of the noun
+    synset at byte ``offset`` of data.noun."""
     db = _database()
     assert db is not None
     with (db.directory / "data.noun").open("rb") as fh:
