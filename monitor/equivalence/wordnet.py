@@ -8,13 +8,16 @@ The files read (format: wndb(5WN), morphy(7WN)): ``index.noun`` (lemma -> synset
 (synsets, read by byte offset on demand), ``noun.exc`` / ``verb.exc`` (irregular forms) and ``cntlist.rev``
 (how often each sense was tagged in the SemCor corpus, which tells a noun from a verb: "dog" is a noun,
 "looking" a form of the verb "look"). The directory is ``AEM_WORDNET_DIR`` or ``/usr/share/wordnet``; loaded
-once, lazily. Without it every answer is None (unknown) and one warning ``wordnet_missing`` is logged.
+once, lazily, on the first question (about 9 MB: the sorted files are kept as bytes and searched by bisection).
+Without it every answer is None (unknown) and one warning ``wordnet_missing`` is logged.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,13 +37,60 @@ _VERB_RULES = (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("
 _POS_OF_SS_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
 
 
+class _Sorted:
+    """A WordNet file sorted by its first field (every index file, ``cntlist.rev``), kept as bytes and searched
+    by bisection, as the WordNet library does: no per-line objects (a dict of index.noun would take ~60 MB)."""
+
+    def __init__(self, path: Path) -> None:
+        self.data = path.read_bytes()
+        starts = [0, *(m.end() for m in re.finditer(b"\n", self.data))]
+        self.starts = array("I", (i for i in starts if i < len(self.data) and self.data[i : i + 1] not in b" \n"))
+
+    def _line(self, n: int) -> bytes:
+        start = self.starts[n]
+        end = self.data.find(b"\n", start)
+        return self.data[start : end if end >= 0 else len(self.data)]
+
+    def prefixed(self, prefix: str) -> list[str]:
+        """The lines that start with ``prefix``."""
+        key = prefix.encode("latin-1")
+        n = bisect_left(range(len(self.starts)), key, key=lambda i: self._line(i)[: len(key)])
+        out = []
+        while n < len(self.starts) and (line := self._line(n)).startswith(key):
+            out.append(line.decode("latin-1"))
+            n += 1
+        return out
+
+    def __getitem__(self, lemma: str) -> str:
+        found = self.prefixed(lemma + " ")
+        if not found:
+            raise KeyError(lemma)
+        return found[0]
+
+    def __contains__(self, lemma: object) -> bool:
+        return isinstance(lemma, str) and bool(self.prefixed(lemma + " "))
+
+
+class _TagCounts:
+    """SemCor tag counts from ``cntlist.rev`` (lines ``sense_key sense_number count``, sorted by sense key)."""
+
+    def __init__(self, path: Path) -> None:
+        self.file = _Sorted(path)
+
+    def get(self, key: tuple[str, str], default: int = 0) -> int:
+        """The tag count of ``lemma`` over all its senses of part of speech ``pos`` (n, v, a, r)."""
+        lemma, pos = key
+        rows = [line.split() for line in self.file.prefixed(lemma + "%")]
+        return sum(int(f[2]) for f in rows if _POS_OF_SS_TYPE.get(f[0].partition("%")[2][:1]) == pos) or default
+
+
 @dataclass(frozen=True)
 class _Db:
     directory: Path
-    noun_index: dict[str, str]  # lemma -> its index.noun line (parsed on use)
+    noun_index: _Sorted  # lemma -> its index.noun line (parsed on use)
     exceptions: dict[str, dict[str, tuple[str, ...]]]  # pos -> inflected form -> base forms
-    tagged: dict[tuple[str, str], int]  # (lemma, pos) -> SemCor tag count over all its senses
-    lemmas: dict[str, frozenset[str]]  # pos -> every lemma with a tagged or indexed sense
+    tagged: _TagCounts  # (lemma, pos) -> SemCor tag count over all its senses
+    lemmas: dict[str, _Sorted]  # pos -> the index file of that part of speech (which lemmas it lists)
 
 
 def wordnet_dir() -> Path:
@@ -74,23 +124,10 @@ def reset() -> None:
 
 
 def _load(directory: Path) -> _Db:
-    index = _index(directory / "index.noun")
-    others = {pos: frozenset(_index(directory / f"index.{name}")) for pos, name in (("v", "verb"), ("a", "adj"),
-                                                                                    ("r", "adv"))}
+    index = _Sorted(directory / "index.noun")
+    others = {pos: _Sorted(directory / f"index.{name}") for pos, name in (("v", "verb"), ("a", "adj"), ("r", "adv"))}
     exceptions = {pos: _exceptions(directory / f"{name}.exc") for pos, name in (("n", "noun"), ("v", "verb"))}
-    tagged: dict[tuple[str, str], int] = {}
-    for line in (directory / "cntlist.rev").read_text(encoding="latin-1").splitlines():
-        key, _, count = line.split()
-        word, _, rest = key.partition("%")
-        pos = _POS_OF_SS_TYPE.get(rest[:1], "")
-        tagged[(word, pos)] = tagged.get((word, pos), 0) + int(count)
-    return _Db(directory, index, exceptions, tagged, {"n": frozenset(index), **others})
-
-
-def _index(path: Path) -> dict[str, str]:
-    """lemma -> its line of an index file (the licence header, indented, skipped)."""
-    lines = path.read_text(encoding="latin-1").splitlines()
-    return {line[: line.find(" ")]: line for line in lines if line and not line.startswith(" ")}
+    return _Db(directory, index, exceptions, _TagCounts(directory / "cntlist.rev"), {"n": index, **others})
 
 
 def _offsets(line: str) -> tuple[int, ...]:
