@@ -11,6 +11,7 @@ from pydantic_core import to_json
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring.session import ChainClosure
 from monitor.stream.events import TraceEvent
+from monitor.stream.verdict_json import chain_record, turn_record
 
 SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
 _VERDICT_JSON = TurnVerdict.__pydantic_serializer__
@@ -60,8 +61,12 @@ class Emission:
         return {**self.head(), **body}
 
     def encode(self) -> bytes:
-        """`to_wire` as JSON bytes, serialised by pydantic-core without a detour through str (the verdict sink's
-        hot path): the head and the body are each one JSON object, joined."""
+        """`to_wire` as JSON bytes: turn and chain records written directly (verdict_json.py), dialog records
+        (and whatever that writer does not vouch for) by pydantic-core, the head and the body each one JSON
+        object, joined."""
+        fast = self._fast_encode()
+        if fast is not None:
+            return fast
         head = to_json(self.head())
         if self.verdict is not None:
             body = _VERDICT_JSON.to_json(self.verdict, exclude=_NOT_IN_TURN_BODY)
@@ -71,6 +76,14 @@ class Emission:
             assert self.result is not None
             body = _DIALOG_JSON.to_json(self.result, exclude=_NOT_IN_DIALOG_BODY)
         return head[:-1] + b"," + body[1:]
+
+    def _fast_encode(self) -> bytes | None:
+        if self.verdict is not None:
+            return turn_record(self.conversation_id, self.agent, self.release, self.mode, self.verdict)
+        if self.chain is not None:
+            chain = self.chain
+            return chain_record(self.conversation_id, self.agent, self.release, self.mode, chain.turns, chain.bucket)
+        return None
 
 
 @dataclass(frozen=True)
