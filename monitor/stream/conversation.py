@@ -17,6 +17,8 @@ from monitor.stream.emissions import SourceRef
 from monitor.stream.events import TraceEvent
 from monitor.stream.turn_set import TurnSet
 
+_TURN_TYPES = {t.value: t for t in TurnType}  # a dict lookup, not an Enum call per event
+
 
 @dataclass
 class Judging:
@@ -75,7 +77,7 @@ class Conversation:
 def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
-        turn=TurnType(event.turn),
+        turn=_TURN_TYPES[event.turn],
         predict=event.predict_turn,
         gold=event.gold_turn if event.turn != "User" else None,
         tags=tuple(event.tags),

@@ -11,6 +11,7 @@ from pydantic_core import to_json
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring.session import ChainClosure
 from monitor.stream.events import TraceEvent
+from monitor.stream.verdict_json import chain_body, head_json
 
 SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
 _VERDICT_JSON = TurnVerdict.__pydantic_serializer__
@@ -60,17 +61,20 @@ class Emission:
         return {**self.head(), **body}
 
     def encode(self) -> bytes:
-        """`to_wire` as JSON bytes, serialised by pydantic-core without a detour through str (the verdict sink's
-        hot path): the head and the body are each one JSON object, joined."""
-        head = to_json(self.head())
+        """`to_wire` as JSON bytes: the head written directly (verdict_json.py), the body serialised by
+        pydantic-core without a detour through str (a chain's few integers directly too), joined."""
+        head = head_json(self.kind, self.conversation_id, self.agent, self.release, self.mode)
+        if head is None:
+            head = to_json(self.head())[:-1]
         if self.verdict is not None:
-            body = _VERDICT_JSON.to_json(self.verdict, exclude=_NOT_IN_TURN_BODY)
+            body = _VERDICT_JSON.to_json(self.verdict, exclude=_NOT_IN_TURN_BODY)[1:]
         elif self.chain is not None:
-            body = to_json({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})
+            turns, bucket = self.chain.turns, self.chain.bucket
+            body = chain_body(turns, bucket) or to_json({"turns": list(turns), "chain_length": bucket})[1:]
         else:
             assert self.result is not None
-            body = _DIALOG_JSON.to_json(self.result, exclude=_NOT_IN_DIALOG_BODY)
-        return head[:-1] + b"," + body[1:]
+            body = _DIALOG_JSON.to_json(self.result, exclude=_NOT_IN_DIALOG_BODY)[1:]
+        return head + b"," + body
 
 
 @dataclass(frozen=True)

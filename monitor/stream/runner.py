@@ -300,7 +300,9 @@ class Monitor:
         )
         for event, position, received, raw in decoded:
             self.partitions.track(event.conversation_id, position[0])
-            seen_at = trusted_time(event.epoch_seconds, int(received * 1000), time.time(), self.settings.clock_skew_s)
+            record_ms = int(received * 1000)  # the broker's time wins: the event's own is read only without it
+            event_time = event.epoch_seconds if record_ms <= 0 else None
+            seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
             self.metrics.see_release(event.agent, event.release, seen_at)
             result = self.processor.process(event, position, received, raw)
             self.progress.saw(result.event_outcome, event.conversation_id)
