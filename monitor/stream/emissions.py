@@ -11,7 +11,7 @@ from pydantic_core import to_json
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring.session import ChainClosure
 from monitor.stream.events import TraceEvent
-from monitor.stream.verdict_json import chain_body, head_json
+from monitor.stream.verdict_json import head_json
 
 SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
 _VERDICT_JSON = TurnVerdict.__pydantic_serializer__
@@ -62,15 +62,14 @@ class Emission:
 
     def encode(self) -> bytes:
         """`to_wire` as JSON bytes: the head written directly (verdict_json.py), the body serialised by
-        pydantic-core without a detour through str (a chain's few integers directly too), joined."""
+        pydantic-core without a detour through str, joined."""
         head = head_json(self.kind, self.conversation_id, self.agent, self.release, self.mode)
         if head is None:
             head = to_json(self.head())[:-1]
         if self.verdict is not None:
             body = _VERDICT_JSON.to_json(self.verdict, exclude=_NOT_IN_TURN_BODY)[1:]
         elif self.chain is not None:
-            turns, bucket = self.chain.turns, self.chain.bucket
-            body = chain_body(turns, bucket) or to_json({"turns": list(turns), "chain_length": bucket})[1:]
+            body = to_json({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})[1:]
         else:
             assert self.result is not None
             body = _DIALOG_JSON.to_json(self.result, exclude=_NOT_IN_DIALOG_BODY)[1:]

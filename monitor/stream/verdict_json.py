@@ -28,11 +28,3 @@ def head_json(kind: str, conversation_id: str, agent: str, release: str, mode: s
     except UnicodeEncodeError:  # a lone surrogate: pydantic decides what happens, as before
         return None
 
-
-def chain_body(turns: tuple[int | None, ...], bucket: str) -> bytes | None:
-    """`"turns":[…],"chain_length":…}` — a chain record's body after the head — or None when a turn number
-    is not a plain int or the bucket not a string."""
-    if not isinstance(bucket, str) or any(type(n) is not int for n in turns):
-        return None
-    numbers = ",".join(map(str, turns))
-    return f'"turns":[{numbers}],"chain_length":{encode_basestring(bucket)}}}'.encode()

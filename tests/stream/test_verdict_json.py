@@ -10,7 +10,7 @@ from monitor.models.verdict import TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, TurnType
 from monitor.scoring.session import ChainClosure
 from monitor.stream.emissions import Emission
-from monitor.stream.verdict_json import chain_body, head_json
+from monitor.stream.verdict_json import head_json
 
 texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=30) | st.sampled_from(
     ["", "\x00\x1f\x7f", 'quote " back \\ slash', "\b\f\n\r\t", "é 日本 🙂", "\u2028\u2029"]
@@ -62,11 +62,8 @@ def test_usual_records_take_the_direct_path():
     assert head_json("turn", "c1", "agent", "1.0", Mode.REFERENCE) == b'{"kind":"turn","conversation_id":"c1",' + (
         b'"agent":"agent","release":"1.0","mode":"reference"'
     )
-    assert chain_body((1, 2, 3), ChainBucket.THREE_PLUS) == b'"turns":[1,2,3],"chain_length":"3+"}'
 
 
 def test_what_it_does_not_vouch_for_goes_to_pydantic():
     assert head_json("turn", "c\ud800", "a", "r", "reference") is None  # a lone surrogate
     assert head_json("turn", "c1", "a", "r", None) is None  # type: ignore[arg-type]
-    assert chain_body((1, None), ChainBucket.ONE) is None
-    assert chain_body((True,), ChainBucket.ONE) is None  # a bool is written true, not 1
