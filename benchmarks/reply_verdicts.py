@@ -52,9 +52,12 @@ def engine_lines(pairs: list[tuple[str, str]], scorer: EmbeddingScorer) -> list[
         engine.prefetch(chunk)
         for gold, pred in chunk:
             r = engine.checker.check(gold, pred)
-            out.append(json.dumps(
-                ["engine", r.success, r.failure_reason, r.sub_metric, r.score, list(r.mismatched), r.detail], default=str
-            ))
+            out.append(
+                json.dumps(
+                    ["engine", r.success, r.failure_reason, r.sub_metric, r.score, list(r.mismatched), r.detail],
+                    default=str,
+                )
+            )
     return out
 
 
