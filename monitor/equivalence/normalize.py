@@ -31,6 +31,8 @@ def fold(text: str) -> str:
     """Lower-case, NFKC, strip accents, decode literal \\uXXXX escapes, collapse whitespace."""
     if "\\u" in text:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    if text.isascii():  # NFKD, accent stripping and NFKC leave ASCII as it is; casefold is lower there
+        return _WS.sub(" ", text.lower()).strip()
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = unicodedata.normalize("NFKC", text).casefold()

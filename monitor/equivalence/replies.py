@@ -22,6 +22,7 @@ from typing import Any
 
 import structlog
 
+from monitor.cache import LruCache
 from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
 from monitor.equivalence.categories import category_clashes
@@ -44,6 +45,8 @@ INCOMPLETE = FailureReason.INCOMPLETE_RESPONSE
 _MIN_CLAUSE_CONTENT = 2  # content words a fact-less gold clause needs before its coverage is checked
 _FACT_FAIL_SCORE = 0.45
 _RESTATES = 0.9  # clause cosine of a near word-for-word restatement
+# Pairs whose facts and clauses ``prefetch`` worked out, kept for ``analyse`` (a poll's worth, and then some).
+PAIR_MEMO_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,19 @@ class ReplyAnalysis:
 _EXACT = ReplyAnalysis(True, 1.0, FactDiff((), (), 0), (), (), "exact")
 
 
+@dataclass(frozen=True)
+class PairFacts:
+    """The threshold- and embedding-free part of a pair's analysis: gold's normalised text and facts, both
+    replies' clauses, and the fact comparison. ``prefetch`` works it out (to know which clauses to encode)
+    and ``analyse`` reads it back instead of comparing the facts a second time."""
+
+    g_norm: str
+    g_facts: tuple[Fact, ...]
+    g_clauses: tuple[Clause, ...]
+    p_clauses: tuple[Clause, ...]
+    facts: FactDiff
+
+
 class ReplyComparator:
     """Compares a predicted natural-language reply with the gold reply."""
 
@@ -88,6 +104,8 @@ class ReplyComparator:
         self.threshold = threshold
         self.thresholds = thresholds
         self.values = values or ValueComparator(semantic=semantic, threshold=threshold)
+        # Deterministic per pair, so an entry evicted before ``analyse`` is only worked out again.
+        self.pair_memo: LruCache[tuple[str, str], PairFacts] = LruCache("reply_pair_facts", PAIR_MEMO_SIZE)
 
     # ------------------------------------------------------------------ public API
     def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
@@ -113,10 +131,8 @@ class ReplyComparator:
         gold, pred = gold or "", pred or ""
         if canon_string(gold) == canon_string(pred):
             return _EXACT
-        g_norm, g_facts = reply_facts(gold)
-        p_norm, _ = reply_facts(pred)
-        g_clauses, p_clauses = clauses(g_norm), clauses(p_norm)
-        facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
+        pf = self.pair_facts(gold, pred)
+        g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
         if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts) and self._clauses_decide(
             th, cos, g_norm, g_facts, g_clauses, p_clauses, facts
@@ -162,6 +178,18 @@ class ReplyComparator:
                 out.append(f.text)
         return tuple(dict.fromkeys(out))
 
+    def pair_facts(self, gold: str, pred: str) -> PairFacts:
+        """The pair's facts and clauses (``PairFacts``), from the memo when ``prefetch`` has worked them out."""
+        key = (gold, pred)
+        known = self.pair_memo.get(key)
+        if known is None:
+            g_norm, g_facts = reply_facts(gold)
+            g_clauses, p_clauses = clauses(g_norm), clauses(reply_facts(pred)[0])
+            facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
+            known = PairFacts(g_norm, g_facts, g_clauses, p_clauses, facts)
+            self.pair_memo.put(key, known)
+        return known
+
     # ------------------------------------------------------------------ internals
     def _same_value(self, g: Fact, p: Fact) -> bool:
         if g.kind == "entity" and other_countries(g.text, p.text):
@@ -174,11 +202,8 @@ class ReplyComparator:
 
     def _clause_texts(self, gold: str, pred: str) -> list[str]:
         """The clause texts ``analyse`` will compare for this pair (none when ``_clauses_matter`` says no)."""
-        g_norm, g_facts = reply_facts(gold)
-        g_clauses, p_clauses = clauses(g_norm), clauses(reply_facts(pred)[0])
-        if not g_clauses or not p_clauses:
-            return []
-        facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
+        pf = self.pair_facts(gold, pred)
+        g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
         if not _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
             return []
         cos = self._similarity([(gold.strip(), pred.strip())])[0]  # cached by the first batch

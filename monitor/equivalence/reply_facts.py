@@ -9,9 +9,11 @@ Facts the prediction adds are not judged here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from types import MappingProxyType
 
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
@@ -126,7 +128,8 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     g_norm, g_facts = reply_facts(gold)
     p_norm, p_facts = reply_facts(pred)
     g_low = fold(g_norm)
-    matched, used = align_facts(g_norm, g_facts, p_norm, p_facts)
+    matched, claimed = aligned(gold, pred)
+    used = set(claimed)
     missing: list[Fact] = []
     for gi, g in enumerate(g_facts):
         if gi in matched:
@@ -183,6 +186,18 @@ def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
             matched[gi] = hit
             used.add(hit)
     return matched, used
+
+
+ALIGNED_MEMO_SIZE = 4096  # pairs: a poll's worth (``compared_values`` before, ``diff_facts`` in its check)
+
+
+@lru_cache(maxsize=ALIGNED_MEMO_SIZE)
+def aligned(gold: str, pred: str) -> tuple[Mapping[int, int], frozenset[int]]:
+    """``align_facts`` of two replies' facts, kept for the pair: the caller gets read-only results."""
+    g_norm, g_facts = reply_facts(gold)
+    p_norm, p_facts = reply_facts(pred)
+    matched, used = align_facts(g_norm, g_facts, p_norm, p_facts)
+    return MappingProxyType(matched), frozenset(used)
 
 
 def _generalises(g: Fact, p: Fact) -> bool:
@@ -244,7 +259,7 @@ def _counted(norm: str, fact: Fact) -> frozenset[str]:
     return frozenset([w for w in words if w not in STOPWORDS][:_COUNT_NOUNS])
 
 
-def _unclaimed_text(p_norm: str, p_facts: Sequence[Fact], used: set[int], g: Fact) -> str:
+def _unclaimed_text(p_norm: str, p_facts: Sequence[Fact], used: AbstractSet[int], g: Fact) -> str:
     """The folded prediction with claimed facts, and (for a bare number) measures that hold a number as a
     part ("8" in "March 8th", "8:30 pm", "$8"), blanked out."""
     chars = list(p_norm)
@@ -260,9 +275,9 @@ def compared_values(gold: str, pred: str) -> list[tuple[str, str]]:
 
     A caller encodes what these comparisons need for many replies in one batch, before comparing them one by one.
     """
-    g_norm, g_facts = reply_facts(gold)
+    g_facts = reply_facts(gold)[1]
     p_norm, p_facts = reply_facts(pred)
-    matched, used = align_facts(g_norm, g_facts, p_norm, p_facts)
+    matched, used = aligned(gold, pred)
     out: list[tuple[str, str]] = []
     for gi, g in enumerate(g_facts):
         if gi in matched or _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)):

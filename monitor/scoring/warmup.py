@@ -26,6 +26,7 @@ _VALUE_PAIRS: tuple[tuple[str, str], ...] = (
     ("JFK", "John F Kennedy International Airport"),
     ("$20", "20 dollars"),
     ("5 km", "5 kilometers"),
+    ("5 km", "3.1 miles"),  # a conversion between units: pint's unit registry
     ("2024-03-01", "March 1, 2024"),
     ("4 pm", "16:00"),
     ("+1 415 555 0100", "(415) 555-0100"),

@@ -11,12 +11,13 @@ def test_warm_up_loads_the_typed_tables_and_no_encoder() -> None:
     code = textwrap.dedent(
         """
         import sys
-        from monitor.equivalence import airports, gazetteer
+        from monitor.equivalence import airports, gazetteer, quantities
         from monitor.scoring.warmup import warm_up
-        assert gazetteer._INDEX is None and airports._INDEX is None
+        assert gazetteer._INDEX is None and airports._INDEX is None and quantities._REGISTRY is None
         warm_up()
-        print(gazetteer._INDEX is not None, airports._INDEX is not None, "torch" in sys.modules)
+        loaded = (gazetteer._INDEX, airports._INDEX, quantities._REGISTRY)
+        print(*(x is not None for x in loaded), "torch" in sys.modules)
         """
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1].split() == ["True", "True", "False"]
+    assert out.stdout.strip().splitlines()[-1].split() == ["True", "True", "True", "False"]
