@@ -1,7 +1,7 @@
 """Load the typed comparators' lazy tables before the first event instead of during it.
 
 The typed stages build their lookup tables on first use: the city gazetteer (~34,000 names), the airport
-index, the unit registry, currency and locale data. Each costs from a few hundred milliseconds to seconds;
+index, the unit registry, currency and locale data, and the reply comparator's WordNet (~1 s). Each costs from a few hundred milliseconds to seconds;
 a long-running monitor pays that once, and should pay it at start-up rather than stall the first turns
 whose arguments need it. ``aem score`` does not call this: a short batch run loads only what it meets.
 
@@ -16,6 +16,7 @@ import time
 import structlog
 
 from monitor.equivalence import ReplyComparator, ValueComparator
+from monitor.equivalence.substitution import substitution
 
 log = structlog.get_logger(__name__)
 
@@ -37,6 +38,8 @@ _REPLY_PAIR = (
     "Your table for 2 at Nopa is booked for March 3 at 7 pm; it costs $40.",
     "I booked a table for two at Nopa on 3 March at 19:00, and it is not $40.",
 )
+# A fact-less reply pair with a noun swapped: WordNet's index and noun synsets (``substitution``).
+_SUBSTITUTED = ("The dog is sleeping on the sofa.", "A cat is sleeping on the couch.")
 
 
 def warm_up() -> float:
@@ -46,6 +49,7 @@ def warm_up() -> float:
     for gold, pred in _VALUE_PAIRS:
         values.compare(gold, pred)
     ReplyComparator(values=values).compare(*_REPLY_PAIR)
+    substitution(*_SUBSTITUTED)
     seconds = time.perf_counter() - start
     log.info("typed_tables_loaded", seconds=round(seconds, 3))
     return seconds

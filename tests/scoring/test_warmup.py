@@ -11,13 +11,15 @@ def test_warm_up_loads_the_typed_tables_and_no_encoder() -> None:
     code = textwrap.dedent(
         """
         import sys
-        from monitor.equivalence import airports, gazetteer, quantities
+        from monitor.equivalence import airports, gazetteer, quantities, wordnet
         from monitor.scoring.warmup import warm_up
         assert gazetteer._INDEX is None and airports._INDEX is None and quantities._REGISTRY is None
+        assert wordnet._open.cache_info().currsize == 0
         warm_up()
-        loaded = (gazetteer._INDEX, airports._INDEX, quantities._REGISTRY)
+        # WordNet looked for (read when installed; absent, the check is off and it is not looked for again)
+        loaded = (gazetteer._INDEX, airports._INDEX, quantities._REGISTRY, wordnet._open.cache_info().currsize or None)
         print(*(x is not None for x in loaded), "torch" in sys.modules)
         """
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1].split() == ["True", "True", "True", "False"]
+    assert out.stdout.strip().splitlines()[-1].split() == ["True", "True", "True", "True", "False"]
