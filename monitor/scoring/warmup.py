@@ -1,9 +1,10 @@
 """Load the typed comparators' lazy tables before the first event instead of during it.
 
 The typed stages build their lookup tables on first use: the city gazetteer (~34,000 names), the airport
-index, the unit registry, currency and locale data, and the reply comparator's WordNet (~1 s). Each costs from a few hundred milliseconds to seconds;
-a long-running monitor pays that once, and should pay it at start-up rather than stall the first turns
-whose arguments need it. ``aem score`` does not call this: a short batch run loads only what it meets.
+index, the unit registry, currency and locale data, and the reply comparator's WordNet (~1 s). Each costs
+from a few hundred milliseconds to seconds; a long-running monitor pays that once, and should pay it at
+start-up rather than stall the first turns whose arguments need it. ``aem score`` does not call this: a
+short batch run loads only what it meets.
 
 The comparisons run on a throwaway, typed-only comparator (no encoder is loaded, and the engine's own
 decision caches are not touched); the tables they load are module-level and shared.
