@@ -64,11 +64,44 @@ def _convert(amount: float, unit: str, target: str) -> float | None:
         return None
 
 
+ROUNDING_SHARE = 0.01  # a converted amount rounded as written may differ by at most this share of it
+
+
 def equal(a: Quantity, b: Quantity) -> bool:
-    """The same amount of one unit, or the same after converting ``a`` into ``b``'s unit."""
+    """The same amount of one unit, or the same after converting one into the other's unit.
+
+    A converted amount is usually rounded: "72 °F" / "22 °C" (22.2...) are equal when the conversion of
+    one, rounded to the digits the other was written with, gives the other, and the rounding is under 1 %
+    of the amount on an absolute scale (kelvin for temperatures). "1 mile" / "2 km" round alike but
+    differ by a fifth; "70 °F" / "22 °C" do not round alike (21.1).
+    """
     if a.unit == b.unit:
         return numbers_close(a.amount, b.amount)
+    return _rounds_to(a, b) or _rounds_to(b, a)
+
+
+def _rounds_to(a: Quantity, b: Quantity) -> bool:
+    """``a`` converted into ``b``'s unit is ``b`` as written (to its digits, within ROUNDING_SHARE)."""
     converted = _convert(a.amount, a.unit, b.unit)
     if converted is None:
         return False
-    return math.isclose(converted, b.amount, rel_tol=1e-3, abs_tol=1e-9)
+    if math.isclose(converted, b.amount, rel_tol=1e-3, abs_tol=1e-9):
+        return True
+    if b.decimals is None or abs(converted - b.amount) > 0.5 * 10.0**-b.decimals + 1e-9:
+        return False
+    base_a, base_b = _in_base_units(a.amount, a.unit), _in_base_units(b.amount, b.unit)
+    if base_a is None or base_b is None:
+        return False
+    return abs(base_a - base_b) <= ROUNDING_SHARE * abs(base_b)
+
+
+@lru_cache(maxsize=4096)
+def _in_base_units(amount: float, unit: str) -> float | None:
+    """The amount in SI base units (kelvin, metre, kilogram, second...): a scale with a true zero."""
+    import pint
+
+    ureg = registry()
+    try:
+        return float(ureg.Quantity(amount, ureg.parse_units(pint_expression(unit))).to_base_units().magnitude)
+    except (pint.errors.PintError, AttributeError, ValueError, TypeError):
+        return None

@@ -137,7 +137,11 @@ def month_of_date(pair: Pair) -> Match | None:
 
 
 def date(pair: Pair) -> Match | None:
+    """Two dates; "3/14" against a date is a month and day ("March 14th" / "3/14")."""
     gd, pd = pair.dates
+    if (gd is None) != (pd is None):
+        gd = gd or typed.slash_date(pair.g)
+        pd = pd or typed.slash_date(pair.p)
     return _verdict(typed.dates_equal(gd, pd), "date") if gd is not None and pd is not None else None
 
 
@@ -204,6 +208,16 @@ def number(pair: Pair) -> Match | None:
     ):
         return Match(False, 0.0, "number")
     return None
+
+
+def counted(pair: Pair) -> Match | None:
+    """A count of something against the bare count ("2 people" / "two"): the same number counts the same."""
+    gn, pn = pair.numbers
+    if (gn is None) == (pn is None):
+        return None
+    count = typed.counted_number(pair.p if gn is not None else pair.g)
+    bare = gn if gn is not None else pn
+    return _verdict(typed.numbers_close(count, bare), "number") if count is not None and bare is not None else None
 
 
 # ------------------------------------------------------------------------------------------ names
@@ -360,6 +374,7 @@ STAGES: tuple[Stage, ...] = (
     money_amount,
     quantity,
     number,
+    counted,
     street_address,
     airport,
     place,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from dateutil import parser as dateparser
@@ -49,6 +49,13 @@ class Money:
 class Quantity:
     amount: float
     unit: str
+    # digits written after the decimal point (None: not written as digits); how it was written, not what it is
+    decimals: int | None = field(default=None, compare=False)
+
+
+def _decimals(num: str) -> int:
+    """Digits after the decimal point as written ("22.2" -> 1, "1,500" -> 0)."""
+    return len(num.partition(".")[2])
 
 
 @dataclass(frozen=True)
@@ -138,7 +145,9 @@ def parse_quantity(text: str) -> Quantity | None:
     m = QUANTITY_RE.match(t)
     if not m:
         return None
-    return Quantity(_num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0), UNIT_ALIASES[m.group("unit")])
+    scale = SCALES.get(m.group("scale") or "", 1.0)
+    decimals = _decimals(m.group("num")) if scale == 1.0 else None
+    return Quantity(_num(m.group("num")) * scale, UNIT_ALIASES[m.group("unit")], decimals)
 
 
 def parse_time(text: str) -> int | None:
@@ -181,6 +190,39 @@ def parse_date(text: str) -> DateValue | None:
     if not cands:
         return None
     return DateValue(frozenset(cands), minutes)
+
+
+_NOT_COUNTED = frozenset({"am", "pm", "a.m.", "p.m.", "o'clock", "oclock", "percent", "pct"})
+
+
+def counted_number(text: str) -> float | None:
+    """The number of a count of one kind of thing ("2 people", "three tickets" -> 2, 3); None otherwise."""
+    m = re.fullmatch(r"(\S+)\s+([a-z][a-z.']*)", canon(text))
+    if m is None or m.group(2) in _NOT_COUNTED or parse_number(m.group(2)) is not None:
+        return None  # "7 eleven" is a name, not a count
+    count = parse_number(m.group(1))
+    return count if count is not None and count >= 0 and count.is_integer() else None
+
+
+def slash_date(text: str) -> DateValue | None:
+    """"3/14" or "14/3" as a day of a month of no stated year (either order that is valid); None otherwise.
+
+    Alone such a text may be a fraction or a score; read it so only against a side that is a date.
+    """
+    m = re.fullmatch(r"(\d{1,2})/(\d{1,2})", canon(text))
+    if m is None:
+        return None
+    x, y = int(m.group(1)), int(m.group(2))
+    cands = {(None, mo, d) for mo, d in ((x, y), (y, x)) if _valid_day(mo, d)}
+    return DateValue(frozenset(cands)) if cands else None
+
+
+def _valid_day(month: int, day: int) -> bool:
+    try:
+        dt.date(2000, month, day)  # a leap year: "2/29" is a day
+    except ValueError:
+        return False
+    return True
 
 
 _MONTH_NUM = {name: i for i, name in enumerate(

@@ -25,6 +25,12 @@ EQUIVALENT = [
     ("373.15 kelvin", "100 celsius"),
     ("10 mph", "16.0934 km/h"),
     ("1 sq ft", "144 sq in"),
+    # a conversion rounded to the digits written, under 1 % off on an absolute scale
+    ("72 °F", "22.2 °C"),
+    ("72 °F", "22 °C"),
+    ("60 °F", "16 °C"),
+    ("5 km", "3.1 miles"),
+    ("10 kg", "22 lb"),
 ]
 DIFFERENT = [
     ("year", "5 years"),
@@ -36,7 +42,11 @@ DIFFERENT = [
     ("cup", "Celsius"),
     ("2019-2020", "2020-2021"),
     ("19-20", "2020/2021"),
-    ("72 °F", "22 °C"),  # 22.2 °C: a rounded conversion is not the same reading
+    ("70 °F", "22 °C"),  # 21.1 °C does not round to 22
+    ("1 mile", "2 km"),  # 1.6 km rounds to 2, but a fifth off
+    ("5 km", "3 miles"),  # 3.1 miles: 3.5 % off
+    ("1 lb", "0.5 kg"),  # 0.45 kg
+    ("0 °C", "1 °F"),
     ("212 °F", "212 °C"),
     ("100 kelvin", "100 celsius"),
 ]

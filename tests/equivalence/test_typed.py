@@ -55,6 +55,7 @@ def test_parse_quantity():
     assert parse_quantity("10 km") == Quantity(10.0, "kilometer")
     assert parse_quantity("10 kilometers") == Quantity(10.0, "kilometer")
     assert parse_quantity("3 meters") == Quantity(3.0, "meter")
+    assert parse_quantity("22.2 °C").decimals == 1  # as written: the rounding a conversion may use
 
 
 @pytest.mark.parametrize(("text", "minutes"), [("3 pm", 900), ("15:00", 900), ("3:30 PM", 930), ("12 am", 0),
