@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from text_to_num import alpha2digit
@@ -35,6 +35,14 @@ class Fact:
     value: object
     span: tuple[int, int]
 
+
+# A rate after an amount ("$2,400 per month", "$90 a night", "$15/hour", "$2,400 monthly"): the period it is for.
+_PERIODS = {"hour": "hour", "hourly": "hour", "day": "day", "daily": "day", "night": "night", "nightly": "night",
+            "week": "week", "weekly": "week", "month": "month", "monthly": "month", "year": "year",
+            "yearly": "year", "annually": "year", "person": "person", "head": "person"}
+_RATE = r"\s*(?:(?:per|a|an|each|every|/)\s*(?:hour|day|night|week|month|year|person|head)\b|" \
+        r"(?:hourly|daily|nightly|weekly|monthly|yearly|annually)\b)"
+_RATE_RE = re.compile(_RATE + "$", re.I)
 
 _SCALE_WORDS = r"(?:hundred|thousand|million|billion|trillion|bn|mn|[kmb])\b"
 _BARE = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -76,7 +84,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("money", re.compile(
         rf"(?:(?:[a-z]{{1,2}})?{_CUR_SYM}\s*{_BARE}(?:\s*{_SCALE_WORDS})?"
         rf"|\b(?:usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\s*{_BARE}(?:\s*{_SCALE_WORDS})?"
-        rf"|{_NUM}(?:\s*{_SCALE_WORDS})?\s*(?:{_CUR_WORDS}|usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\b)", re.I)),
+        rf"|{_NUM}(?:\s*{_SCALE_WORDS})?\s*(?:{_CUR_WORDS}|usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\b)(?:{_RATE})?", re.I)),
     ("percent", re.compile(rf"{_NUM}\s*(?:%|percent\b|per cent\b|pct\b)", re.I)),
     ("quantity", re.compile(rf"{_NUM}(?:\s*(?:thousand|million|billion)\b)?\s*(?:{_UNIT_WORDS})(?![\w])", re.I)),
     ("id", re.compile(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}\b")),
@@ -114,7 +122,14 @@ def normalise_numbers(text: str) -> str:
     out = re.sub(r"QQ([A-Z]+)QQ", lambda m: m.group(1).lower(), out)
     out = re.sub(r"QN([A-Za-z]+)QN", r"\1", out)
     out = _ONE_UNIT_RE.sub("1", out)
+    out = _MAJOR_AND_MINOR.sub(lambda m: f"{m.group(1)}.{int(m.group(3)):02d} {m.group(2)}", out)
     return _SMALL_RE.sub(lambda m: m.group(1) if _in_name(out, m) else _SMALL[m.group(1).lower()], out)
+
+
+# "45 dollars and 50 cents" is one amount, 45.50 dollars (a minor unit is a hundredth of these currencies)
+_MAJOR_AND_MINOR = re.compile(
+    r"\b(\d+) (dollars?|euros?|pounds?|bucks?)(?:,? and|,)? (\d{1,2}) (?:cents?|pence|p)\b", re.I
+)
 
 
 _NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
@@ -161,7 +176,7 @@ def _street_address(norm: str, start: int, surface: str) -> bool:
 
 def _value(kind: str, text: str) -> object:
     if kind == "money":
-        return parse_money(text)
+        return _money_at_rate(text)
     if kind == "quantity":
         return parse_quantity(text)
     if kind == "percent":
@@ -179,6 +194,15 @@ def _value(kind: str, text: str) -> object:
     if kind == "address":
         return _address_key(text)
     return fold(text)
+
+
+def _money_at_rate(text: str) -> Money | None:
+    """An amount of money and the period it is a rate for, if one follows ("$90 a night")."""
+    rate = _RATE_RE.search(text)
+    money = parse_money(text[: rate.start()] if rate else text)
+    if money is None or rate is None:
+        return money
+    return replace(money, per=_PERIODS[re.findall(r"[a-z]+", rate.group(0).lower())[-1]])
 
 
 _STREET_SHORT = {"st": "street", "ave": "avenue", "rd": "road", "blvd": "boulevard", "ln": "lane", "dr": "drive",
@@ -301,7 +325,8 @@ def facts_agree(a: Fact, b: Fact) -> bool:
         return False
     if isinstance(va, Money) and isinstance(vb, Money):
         same_cur = va.currency is None or vb.currency is None or va.currency == vb.currency
-        return same_cur and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
+        same_rate = va.per is None or vb.per is None or va.per == vb.per  # "$90 a night" vs "$90 a week"
+        return same_cur and same_rate and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
     if isinstance(va, Quantity) and isinstance(vb, Quantity):
         from monitor.equivalence.typed import quantities_equal
 

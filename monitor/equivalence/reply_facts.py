@@ -296,12 +296,13 @@ def _amount(f: Fact) -> float | None:
 
 def _same_amount(g: Fact, p: Fact) -> bool:
     """Two amounts of one number in other units of speech ("7 miles per hour" / "7 miles an hour"), unless
-    both name currencies and they differ."""
+    both name currencies, or both the periods of rates, and they differ."""
     if SLOT_GROUP[g.kind] != "amount" or SLOT_GROUP[p.kind] != "amount":
         return False
     if isinstance(g.value, Money) and isinstance(p.value, Money):
         currencies = {g.value.currency, p.value.currency} - {None}
-        if len(currencies) > 1:
+        periods = {g.value.per, p.value.per} - {None}
+        if len(currencies) > 1 or len(periods) > 1:
             return False
     a, b = _amount(g), _amount(p)
     return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a))

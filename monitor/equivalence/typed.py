@@ -43,6 +43,7 @@ _ID_CHARS = re.compile(r"^[a-z0-9][a-z0-9._\-/:#@+]*$")
 class Money:
     amount: float
     currency: str | None
+    per: str | None = field(default=None, compare=False)  # the period of a rate ("$90 a night": "night")
 
 
 @dataclass(frozen=True)
