@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from monitor.equivalence import wordnet
-from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.people import honorifics
 
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|(?<=[a-z0-9)][.!?])(?=[A-Z])|\s*[;:]\s+|\n+")
@@ -68,69 +66,6 @@ def understatements(a: str, b: str) -> bool:
         return bool(_HEDGED_NEGATION.search(x)) and negated(x) and not negated(y) and bool(_LIMITING.search(y))
 
     return soft(a, b) or soft(b, a)
-
-
-_WORD = re.compile(r"[a-z][a-z'’-]*")
-
-
-@lru_cache(maxsize=16384)
-def _forms(word: str) -> frozenset[str]:
-    return frozenset({word, lemma(word), *wordnet.noun_bases(word), *wordnet.verb_bases(word)})
-
-
-# A negation's scope ends where a subordinate clause begins ("there's no rule | that decides ...").
-_SCOPE_END = frozenset({"that", "which", "who", "whom", "whose", "where", "when", "because", "if", "unless",
-                        "whether", "so", "than"})
-
-
-def _function_word(word: str) -> bool:
-    """A stopword, also contracted ("it's", "they're", "i'm")."""
-    return word in STOPWORDS or re.split(r"['’]", word)[0] in STOPWORDS
-
-
-def _negated_words(text: str) -> list[frozenset[str]] | None:
-    """The content words in each negation cue's scope: from the cue to the end of its clause or the start of a
-    subordinate clause ("is not heated" -> heated, "does not allow pets" -> allow, pets, "there's no rule that
-    decides ..." -> rule). None when a cue negates no word ("No, it is not")."""
-    body = _NEGATED_CEASING.sub(" ", _NOT_NEGATING.sub(" ", text))
-    body = re.sub(r"^\W*(Not|No|Never|None|Nothing|Nobody|Neither)\b", lambda m: m.group(0).lower(), body)
-    lower = body.lower()
-    out = []
-    for cue in _NEG_CUE.finditer(body):  # lower-case cues only, as ``negated`` counts them
-        scope: list[str] = []
-        for w in _WORD.finditer(lower, cue.end()):
-            if w.group(0) in _SCOPE_END:
-                break
-            if not _function_word(w.group(0)):
-                scope.append(w.group(0))
-        if not scope:
-            return None
-        out.append(frozenset(scope))
-    return out
-
-
-# Answer words state no content of their own: a negation against "Sure" or "Yes" answers the same question.
-_ANSWER_WORDS = frozenset({"yes", "yeah", "yep", "yup", "sure", "surely", "certainly", "absolutely", "okay", "ok",
-                           "alright", "right", "correct", "indeed", "definitely", "nope"})
-
-
-def _content_forms(text: str) -> frozenset[str]:
-    words = [w for w in _WORD.findall(fold(text)) if not _function_word(w) and w not in _ANSWER_WORDS]
-    return frozenset().union(*(_forms(w) for w in words))
-
-
-def off_topic_negation(a: str, b: str) -> bool:
-    """Whether the clause of the two that is negated negates only words the other does not state in any form
-    ("There's no rule that decides ..." against "A team can use the same player ..."): it denies something
-    the other clause does not assert, so their polarities do not contradict. "The pool is not heated" /
-    "The pool is heated" negates a word the other states: a flip; so does any negation against a clause of no
-    content words but answer words ("Yes", "Sure")."""
-    neg, other = (a, b) if negated(a) else (b, a)
-    scopes = _negated_words(neg)
-    other_forms = _content_forms(other)
-    if not scopes or not other_forms:
-        return False
-    return not any(_forms(w) & other_forms for scope in scopes for w in scope)
 
 
 @dataclass(frozen=True)

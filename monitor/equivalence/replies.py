@@ -29,7 +29,7 @@ from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.demonyms import other_countries
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
-from monitor.equivalence.polarity import Clause, clauses, off_topic_negation, understatements
+from monitor.equivalence.polarity import Clause, clauses, understatements
 from monitor.equivalence.reply_facts import FactDiff, GoldFact, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.spelling import misspelt
@@ -266,8 +266,6 @@ class ReplyComparator:
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             if flipped and understatements(g.text, p_clauses[j].text):
                 flipped = None  # "is not really all that important" / "is almost just representative"
-            if flipped and off_topic_negation(g.text, p_clauses[j].text):
-                flipped = None  # "There's no rule that decides ..." / "Yes a team can use ..."
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
 
