@@ -6,6 +6,10 @@ alternate name is used only when it is plain ASCII, at least four letters, and n
 or a US state ("Mexico" is the country, not the capital) nor the own name of any listed city, however
 small ("Manhattan" is a town in Kansas, so it is no alternate name of New York City). A name several
 cities share reads as the most populous of them. The data is loaded on first use (~1 s) and kept.
+
+``alternate_names(city)`` answers the other question, which names *can* refer to a city: its alternate names
+also when a town below the population floor bears one as its own ("NOLA" for New Orleans; Nola is a town in
+Italy), which ``lookup`` never reads alone.
 """
 
 from __future__ import annotations
