@@ -274,16 +274,21 @@ def held_out_verdicts(datasets: Sequence[Dataset]) -> tuple[list[list[str]], lis
     return held, chosen
 
 
-def evaluate(ds: Dataset, joint: list[str]) -> Figures:
-    (held_out,), chosen = held_out_verdicts([ds])
+def single_threshold_held_out(ds: Dataset) -> list[bool]:
+    """Per pair: passed by the best single cosine threshold chosen on the other folds (the baseline)."""
     cos_held = [False] * len(ds.pairs)
     for f, test in enumerate(ds.folds):
         train = ds.train(f)
         t = best_threshold([ds.cos[i] for i in train], [ds.pairs[i].expected for i in train])
         for i in test:
             cos_held[i] = ds.cos[i] >= t
+    return cos_held
+
+
+def evaluate(ds: Dataset, joint: list[str]) -> Figures:
+    (held_out,), chosen = held_out_verdicts([ds])
     defaults = ds.run(DEFAULT_REPLY_THRESHOLDS, range(len(ds.pairs)))
-    return Figures(held_out, joint, defaults, chosen, cos_held, ds.cos)
+    return Figures(held_out, joint, defaults, chosen, single_threshold_held_out(ds), ds.cos)
 
 
 def _baselines(expected: Sequence[str], fig: Figures) -> list[str]:

@@ -29,6 +29,7 @@ from accuracy_replies import (
     held_out_verdicts,
     reason_accuracy,
     sgd_dataset,
+    single_threshold_held_out,
     stsb_dataset,
 )
 
@@ -91,8 +92,10 @@ def main() -> None:
     for ds, got in ((sgd, sgd_joint), (stsb, stsb_joint)):
         exp = ds.expected
         bal, tpr, tnr = balanced(exp, [g == PASS for g in got])
-        extra = f", reason {reason_accuracy(exp, got):.3f}" if ds.with_reason else ""
-        print(f"{ds.name}: joint held out balanced {bal:.3f} (pass {tpr:.3f}, fail {tnr:.3f}){extra}")
+        extra = f", reason {reason_accuracy(exp, got):.4f}" if ds.with_reason else ""
+        print(f"{ds.name}: joint held out balanced {bal:.4f} (pass {tpr:.4f}, fail {tnr:.4f}){extra}")
+        print("  best single cosine threshold, held out: balanced {:.4f} (pass {:.4f}, fail {:.4f})".format(
+            *balanced(exp, single_threshold_held_out(ds))))
     for t in chosen:
         print("  chosen:", t)
     if args.file != "none":

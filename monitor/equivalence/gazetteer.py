@@ -6,6 +6,10 @@ alternate name is used only when it is plain ASCII, at least four letters, and n
 or a US state ("Mexico" is the country, not the capital) nor the own name of any listed city, however
 small ("Manhattan" is a town in Kansas, so it is no alternate name of New York City). A name several
 cities share reads as the most populous of them. The data is loaded on first use (~1 s) and kept.
+
+``alternate_names(city)`` answers the other question, which names *can* refer to a city: its alternate names
+also when a town below the population floor bears one as its own ("NOLA" for New Orleans; Nola is a town in
+Italy), which ``lookup`` never reads alone.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ class City:
 
 
 _INDEX: dict[str, City | None] | None = None
+_ALTERNATES: dict[City, frozenset[str]] = {}
 _LOCK = threading.Lock()
 
 
@@ -66,12 +71,16 @@ def _build() -> dict[str, City | None]:
     for row, city in zip(rows, cities, strict=True):
         if city.population < MIN_POPULATION:
             break
+        alternates: set[str] = set()
         for alt in row.get("alternatenames", ()):
             if not alt.isascii() or len(alt) < 4 or ":" in alt:
                 continue  # transliterations in other scripts; the ASCII spelling is listed too
             key = _key(alt)
             if key not in excluded:
                 index.setdefault(key, city)
+                if index[key] is city or index[key] is None:
+                    alternates.add(key)  # its own, or a town's below the floor too ("NOLA", a town in Italy)
+        _ALTERNATES[city] = frozenset(alternates - {city.name})
     log.debug("gazetteer_loaded", names=len(index))
     return index
 
@@ -83,6 +92,14 @@ def lookup(name: str) -> City | None:
         if _INDEX is None:
             _INDEX = _build()
     return _INDEX.get(fold(name))
+
+
+def alternate_names(city: City) -> frozenset[str]:
+    """The other names (folded) that can refer to ``city``: its alternate names, also those that a town
+    below ``MIN_POPULATION`` bears as its own ("NOLA" for New Orleans; Nola is a town in Italy), never the
+    name of a country, a US state or another city the gazetteer reads."""
+    lookup(city.name)
+    return _ALTERNATES.get(city, frozenset())
 
 
 def country_name(alpha2: str) -> str:

@@ -269,3 +269,28 @@ def place_within(fine: str, coarse: str) -> bool:
         return False
     countries = {c.country for c in pc} - {None}
     return any((f.city or f.region) and f.country in countries for f in pf)
+
+
+@lru_cache(maxsize=4096)
+def other_names(value: str) -> frozenset[str]:
+    """Other names (folded) of the one city ``value`` names: the curated aliases and the gazetteer's
+    alternate names, also one a small town bears as its own ("NOLA" for New Orleans): a name that can refer
+    to the city. Never a name that also reads as a region or a country ("NY", "LA"). Empty when ``value``
+    names no city or several."""
+    readings = parse_place(value)
+    cities = {p.city for p in readings or () if p.city}
+    if len(cities) != 1:
+        return frozenset()
+    city = cities.pop()
+    if city.startswith("?"):
+        return frozenset()
+    if city.startswith(_GAZETTEER):
+        name = city.removeprefix(_GAZETTEER).split("|")[0]
+        curated: set[str] = set()
+    else:
+        name = city
+        curated = {k for k, v in _CITY_KEYS.items() if v == city}
+    found = gazetteer.lookup(name)
+    names = curated | (set(gazetteer.alternate_names(found)) if found is not None else set())
+    # a name that also reads as a region or a country ("NY", "LA") names no city on its own
+    return frozenset(n for n in names - {fold(value), name} if n not in _REGION_KEYS and n not in _COUNTRY_KEYS)

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.people import title_for_name
-from monitor.equivalence.places import place_within
+from monitor.equivalence.places import other_names, place_relation, place_within
 from monitor.equivalence.typed import Money, Quantity
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
@@ -134,7 +134,7 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     for gi, g in enumerate(g_facts):
         if gi in matched:
             continue
-        if _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)):
+        if _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)) or _named_otherwise(g, p_norm, p_facts, used):
             continue
         hit = next((i for i, p in enumerate(p_facts)
                     if i not in used and SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind] and same_value(g, p)), None)
@@ -262,11 +262,39 @@ def _counted(norm: str, fact: Fact) -> frozenset[str]:
 def _unclaimed_text(p_norm: str, p_facts: Sequence[Fact], used: AbstractSet[int], g: Fact) -> str:
     """The folded prediction with claimed facts, and (for a bare number) measures that hold a number as a
     part ("8" in "March 8th", "8:30 pm", "$8"), blanked out."""
+    return fold(_unclaimed(p_norm, p_facts, used, g))
+
+
+def _unclaimed(p_norm: str, p_facts: Sequence[Fact], used: AbstractSet[int], g: Fact) -> str:
     chars = list(p_norm)
     for i, p in enumerate(p_facts):
         if i in used or (g.kind == "number" and p.kind in _MEASURES):
             chars[p.span[0]:p.span[1]] = " " * (p.span[1] - p.span[0])
-    return fold("".join(chars))
+    return "".join(chars)
+
+
+def _named_otherwise(g: Fact, p_norm: str, p_facts: Sequence[Fact], used: AbstractSet[int]) -> bool:
+    """Whether the prediction names gold's city by another name that can refer to it, capitalised, in words
+    no other fact claims ("NOLA" in "19 hurt in NOLA Mother's Day shooting" for gold's "New Orleans")."""
+    if g.kind != "entity":
+        return False
+    names = other_names(g.text)
+    if not names:
+        return False
+    text = _unclaimed(p_norm, p_facts, used, g)
+    for m in re.finditer(r"\b[A-Z][\w'’.-]*(?:\s+[A-Z\d][\w'’.-]*)*", text):
+        words = m.group(0).split()
+        spans = [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
+        hit = next((s for s in spans if fold(s).strip(".") in names), None)
+        if hit is not None and not _placed_elsewhere(g.text, hit, text[m.end():]):
+            return True
+    return False
+
+
+def _placed_elsewhere(gold: str, name: str, after: str) -> bool:
+    """Whether the words after ``name`` place it somewhere gold's city is not ("Nola, Italy")."""
+    where = re.match(r",\s*([A-Z][\w'’. -]*?)(?=\s*(?:[.;:!?(]|,\s*[a-z]|$))", after)
+    return where is not None and place_relation(gold, f"{name}, {where.group(1)}") == "different"
 
 
 def compared_values(gold: str, pred: str) -> list[tuple[str, str]]:
@@ -280,7 +308,8 @@ def compared_values(gold: str, pred: str) -> list[tuple[str, str]]:
     matched, used = aligned(gold, pred)
     out: list[tuple[str, str]] = []
     for gi, g in enumerate(g_facts):
-        if gi in matched or _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)):
+        if gi in matched or _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)) or _named_otherwise(
+                g, p_norm, p_facts, used):
             continue
         out += [(g.text, p.text) for i, p in enumerate(p_facts)
                 if i not in used and SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind]]
