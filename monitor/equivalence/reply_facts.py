@@ -338,5 +338,13 @@ def _same_amount(g: Fact, p: Fact) -> bool:
 
 
 def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
-    """A predicted fact gold states too (it cannot stand in for another gold value)."""
-    return any(facts_agree(g, p) or _same_amount(g, p) for g in g_facts) or _mentioned(p, g_low)
+    """A predicted fact gold states too (it cannot stand in for another gold value). A place named inside a
+    gold name of another place is not stated by gold ("York" in "New York")."""
+    if any(facts_agree(g, p) or _same_amount(g, p) for g in g_facts):
+        return True
+    return _mentioned(p, g_low) and not (
+        p.kind == "entity" and any(g.kind == "entity" and _other_places(str(g.value), str(p.value)) for g in g_facts))
+
+
+def _other_places(a: str, b: str) -> bool:
+    return place_relation(a, b) == "different"

@@ -55,3 +55,20 @@ def test_a_reply_naming_the_city_otherwise_passes_and_another_city_fails(replies
     m = replies.compare("Twelve people were hurt in a New Orleans parade.",
                         "Twelve people were hurt in a Memphis parade.")
     assert reply_reason(m) == INCONSISTENT
+
+
+@pytest.mark.parametrize(("gold", "pred", "named"), [
+    ("The concert is in New York.", "The concert is in York.", "'York' vs gold 'New York'"),
+    ("We land in New Orleans at noon.", "We land in Orleans at noon.", "'Orleans' vs gold 'New Orleans'"),
+])
+def test_a_place_inside_gold_s_name_of_another_place_is_a_change(replies, gold, pred, named):
+    m = replies.compare(gold, pred)
+    assert reply_reason(m) == INCONSISTENT and named in (m.detail or ""), m
+
+
+@pytest.mark.parametrize(("gold", "pred"), [
+    ("The concert is in New York.", "The concert is in New York City."),
+    ("The bus stops at Kansas City.", "The bus stops in Kansas City, Kansas."),
+])
+def test_the_same_place_in_more_words_is_kept(replies, gold, pred):
+    assert replies.compare(gold, pred).truthful
