@@ -3,17 +3,20 @@
 The closed sets live in ``data/categories.json``. Lower-case category words are not facts to the fact
 extractor (they carry no capital, digit or typed form); here a member of one set in gold, replaced in the
 prediction by another member of the same set, is a changed value. Words that negate by prefix
-("furnished" / "unfurnished", "refundable" / "non-refundable") are found the same way, without a list.
+("furnished" / "unfurnished", "refundable" / "non-refundable") are found the same way, without a list, and so
+are WordNet antonyms ("open" / "closed", "arrive" / "leave"; ``wordnet.antonyms``).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
 from importlib import resources
 
-from monitor.equivalence.normalize import fold
+from monitor.equivalence import wordnet
+from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.polarity import clauses
 
 _PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
@@ -55,6 +58,7 @@ def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
         if in_g and in_p and not (in_g & in_p):
             out.append((sorted(in_p)[0], sorted(in_g)[0]))
     out.extend(_prefix_opposites(g, p))
+    out.extend(_antonym_swaps(g, p))
     return tuple(dict.fromkeys(out))
 
 
@@ -70,6 +74,41 @@ def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:
         if _PREFIX.match(word) and bare in gw - pw and not _negated_around(g, bare):
             out.append((word, bare))
     return out
+
+
+def _antonym_swaps(g: str, p: str) -> list[tuple[str, str]]:
+    """A gold word replaced, in the same place, by its WordNet antonym ("closed" for "open", "closes" for
+    "opens"), both said with the same polarity: "not closed" agrees with "open". Words are lined up by base
+    form as in a diff, so "arrives" standing for gold's "arriving" is not read against gold's "leaving"."""
+    gw = [w for w in re.findall(r"[a-z]+|\d+", g) if w not in STOPWORDS]
+    pw = [w for w in re.findall(r"[a-z]+|\d+", p) if w not in STOPWORDS]
+    gb, pb = [_base(w) for w in gw], [_base(w) for w in pw]
+    out = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, gb, pb, autojunk=False).get_opcodes():
+        if tag != "replace":
+            continue
+        for word, base in zip(gw[i1:i2], gb[i1:i2], strict=True):
+            for other, other_base in zip(pw[j1:j2], pb[j1:j2], strict=True):
+                if base not in pb and other_base not in gb and _opposed(word, other, other_base) and (
+                        _negated_around(g, word) == _negated_around(p, other)):
+                    out.append((other, word))
+    return out
+
+
+# Adjectives only: verbs of posture and motion are details a paraphrase changes ("a bird sitting on concrete" /
+# "standing on concrete" is the same picture to people), measured in docs/replies.md.
+_ANTONYM_PARTS = "a"
+
+
+def _opposed(word: str, other: str, other_base: str) -> bool:
+    ants = wordnet.antonyms(word, _ANTONYM_PARTS)
+    return other in ants or other_base in ants
+
+
+@lru_cache(maxsize=16384)
+def _base(word: str) -> str:
+    """The word's verb base form if WordNet lists one ("arriving" -> "arrive"), else the word."""
+    return next(iter(wordnet.verb_bases(word)), word)
 
 
 def _negated_around(text: str, word: str) -> bool:

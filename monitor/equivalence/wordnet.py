@@ -1,8 +1,9 @@
-"""A small reader of the Princeton WordNet 3.0 database files (Debian's ``wordnet-base``), nouns only.
+"""A small reader of the Princeton WordNet 3.0 database files (Debian's ``wordnet-base``).
 
-What it answers: is a word used mostly as a noun (``is_noun``), and are two nouns *compatible* — one sense of
+What it answers: is a word used mostly as a noun (``is_noun``), are two nouns *compatible* — one sense of
 each in the same synset (synonyms: "couch" / "sofa") or one a kind of the other through hypernym and
-instance-hypernym pointers ("lady" / "woman", "jeans" / "trousers") — or not ("lamb" / "cat").
+instance-hypernym pointers ("lady" / "woman", "jeans" / "trousers") — or not ("lamb" / "cat"), and the direct
+antonyms of an adjective or verb (``antonyms``: "open" / "closed", read from ``data.adj`` / ``data.verb``).
 
 The files read (format: wndb(5WN), morphy(7WN)): ``index.noun`` (lemma -> synset offsets), ``data.noun``
 (synsets, read by byte offset on demand), ``noun.exc`` / ``verb.exc`` (irregular forms) and ``cntlist.rev``
@@ -27,7 +28,8 @@ import structlog
 log = structlog.get_logger(__name__)
 
 DEFAULT_DIR = "/usr/share/wordnet"
-_FILES = ("index.noun", "index.verb", "index.adj", "index.adv", "data.noun", "noun.exc", "verb.exc", "cntlist.rev")
+_FILES = ("index.noun", "index.verb", "index.adj", "index.adv", "data.noun", "data.verb", "data.adj", "noun.exc",
+          "verb.exc", "cntlist.rev")
 _HYPERNYMS = frozenset({"@", "@i"})
 # morphy(7WN): suffix detachment rules for nouns and verbs.
 _NOUN_RULES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
@@ -119,7 +121,7 @@ def _open(directory: str) -> _Db | None:
 
 def reset() -> None:
     """Forget the loaded database and every cached answer (after ``AEM_WORDNET_DIR`` changes)."""
-    for cached in (_open, is_noun, _synset, _ancestry, senses):
+    for cached in (_open, is_noun, _synset, _ancestry, senses, antonyms, _lexical_antonyms):
         cached.cache_clear()
 
 
@@ -260,3 +262,56 @@ def lexfiles(word: str, first: int = 2) -> frozenset[int]:
     if db is None:
         return frozenset()
     return frozenset(_synset(o)[2] for b in noun_bases(word) for o in _offsets(db.noun_index[b])[:first])
+
+
+# Antonyms: adjectives and verbs whose commonest senses WordNet sets against each other ("open" / "closed",
+# "open" / "close", "arrive" / "leave", "cheap" / "expensive"). Only direct (lexical) antonym pointers of the
+# word itself; the looser "similar to" neighbours of an antonym are left out.
+_ANTONYM_SENSES = 3
+_DATA_FILE = {"a": "data.adj", "v": "data.verb"}
+
+
+@lru_cache(maxsize=16384)
+def antonyms(word: str, parts: str = "av") -> frozenset[str]:
+    """Direct WordNet antonyms of ``word`` as an adjective (``a`` in ``parts``) or a verb (``v``, any
+    inflection), in their commonest senses."""
+    db = _database()
+    if db is None:
+        return frozenset()
+    key = _key(word)
+    out: set[str] = set()
+    readings = {"a": (key,) if key in db.lemmas["a"] else (), "v": _bases(db, key, "v")}
+    for pos, bases in readings.items():
+        if pos not in parts:
+            continue
+        for base in bases:
+            for offset in _offsets(db.lemmas[pos][base])[:_ANTONYM_SENSES]:
+                out |= _lexical_antonyms(pos, offset, base)
+    return frozenset(w.replace("_", " ") for w in out)
+
+
+@lru_cache(maxsize=16384)
+def _lexical_antonyms(pos: str, offset: int, lemma: str) -> frozenset[str]:
+    """The antonyms that the synset at ``offset`` of data.adj / data.verb gives its word ``lemma``."""
+    words, pointers = _pointers(pos, offset)
+    own = [i + 1 for i, w in enumerate(words) if w.lower() == lemma]
+    out = set()
+    for symbol, target, target_pos, source_target in pointers:
+        source, goal = int(source_target[:2], 16), int(source_target[2:], 16)
+        if symbol == "!" and source in own and goal > 0 and target_pos in _DATA_FILE:
+            out.add(_pointers(target_pos, target)[0][goal - 1].lower())
+    return frozenset(out)
+
+
+def _pointers(pos: str, offset: int) -> tuple[list[str], list[tuple[str, int, str, str]]]:
+    """The words and pointers (symbol, target offset, target pos, source/target word numbers) of a synset."""
+    db = _database()
+    assert db is not None
+    with (db.directory / _DATA_FILE[pos]).open("rb") as fh:
+        fh.seek(offset)
+        f = fh.readline().decode("latin-1").split(" | ")[0].split()
+    n_words = int(f[3], 16)
+    words = [re.sub(r"\(.*\)$", "", f[4 + 2 * i]) for i in range(n_words)]
+    at = 4 + 2 * n_words
+    ptrs = [f[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(f[at]))]
+    return words, [(p[0], int(p[1]), "a" if p[2] in ("a", "s") else p[2], p[3]) for p in ptrs]
