@@ -20,6 +20,7 @@ from monitor.equivalence.typed import (
     parse_number,
     parse_quantity,
     parse_time,
+    slash_date,
 )
 
 NUMERIC_KINDS = frozenset({"money", "quantity", "percent", "number", "date", "time", "id", "phone", "address"})
@@ -70,6 +71,9 @@ _SPOKEN_TIME = (rf"(?:(?:half|quarter)\s+(?:past|to)\s+)\d{{1,2}}(?:\s*o'?clock)
                 rf"|(?:morning|afternoon|evening|night)\s+\d{{1,2}}(?::\d{{2}})?(?!\s*(?:[ap]\.?m\b|:))"
                 rf"|\d{{1,2}}(?::\d{{2}})?(?:\s*o'?clock)?\s+{_DAY_PART}|\d{{1,2}}\s*o'?clock")
 
+# "on 3/14", "until 12/24": a month and day with a slash, after a word that introduces a day (not "3/4 of").
+_AFTER_TIME_WORD = "|".join(rf"(?<=\b{w} )" for w in ("on", "from", "until", "till", "by", "before", "after"))
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("phone", _PHONE),
     ("time", re.compile(rf"\b(?:{_SPOKEN_TIME})\b", re.I)),
@@ -77,7 +81,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         rf"\b\d+[A-Za-z]?(?:-\d+)?\s+(?:{_ADDRESS_WORD}\s+){{0,4}}{_STREET}\b(?:,?\s+(?:suite|ste|unit|apt)"
         rf"\s*#?\s*[A-Za-z0-9-]+)?", re.I)),
     ("date", re.compile(
-        rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[t ]\d{{1,2}}:\d{{2}})?|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}"
+        rf"(?:{_AFTER_TIME_WORD})\d{{1,2}}/\d{{1,2}}\b(?![/.]\d)"
+        rf"|\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[t ]\d{{1,2}}:\d{{2}})?|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}"
         rf"|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:\s*,?\s*\d{{4}})?"
         rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?(?:\s*,?\s*\d{{4}})?)\b", re.I)),
     ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)(?![a-z])|\b\d{1,2}:\d{2}\b", re.I)),
@@ -184,7 +189,7 @@ def _value(kind: str, text: str) -> object:
     if kind == "number":
         return parse_number(re.sub(r"(?i)(\d)(st|nd|rd|th)$", r"\1", text))
     if kind == "date":
-        return parse_date(text)
+        return parse_date(text) or slash_date(text)
     if kind == "time":
         return parse_time(text)
     if kind == "id":
