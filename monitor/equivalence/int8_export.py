@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import asdict, dataclass
 from importlib import metadata
@@ -41,11 +42,11 @@ class ExportFailed(RuntimeError):
 class Recipe:
     """The ``quantize_dynamic`` settings; see docs/embeddings.md for how they were chosen."""
 
-    weight_type: str = "QUInt8"
+    weight_type: str = "QInt8"
     per_channel: bool = True
     reduce_range: bool = False
     op_types: tuple[str, ...] = ("MatMul",)
-    exclude: tuple[str, ...] = ()  # node-name substrings left in fp32
+    exclude: str | None = r"/layer\.\d+/output/dense/"  # nodes left in fp32 (regex): each layer's FFN output
 
 
 RECIPE = Recipe()
@@ -138,7 +139,7 @@ def quantise(fp32: Path, out: Path, recipe: Recipe = RECIPE) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     nodes = [n.name for n in onnx.load(str(fp32), load_external_data=False).graph.node]
-    exclude = [n for n in nodes if any(part in n for part in recipe.exclude)] if recipe.exclude else []
+    exclude = [n for n in nodes if recipe.exclude and re.search(recipe.exclude, n)]
     quantize_dynamic(
         str(fp32),
         str(out),
