@@ -154,11 +154,15 @@ def quantise(fp32: Path, out: Path, recipe: Recipe = RECIPE) -> None:
 
 def _valid_sha(target: Path, sidecar: Path) -> str | None:
     """The cached file's sha256 if file and sidecar exist and agree, else None (with a note if corrupt)."""
-    if not (target.is_file() and sidecar.is_file()):
+    try:
+        if not (target.is_file() and sidecar.is_file()):
+            return None
+        expected = sidecar.read_text().strip()
+        if _file_sha256(target) == expected:
+            return expected
+    except OSError as exc:  # unreadable: try to build it again (and fall back if that fails too)
+        log.warning("int8_export_unreadable", target=str(target), error=str(exc))
         return None
-    expected = sidecar.read_text().strip()
-    if _file_sha256(target) == expected:
-        return expected
     log.warning("int8_export_corrupt", target=str(target), action="rebuild")
     return None
 
