@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from accuracy import value_pairs
+from value_accuracy import bfcl_pairs
 
 from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
 from monitor.equivalence.encoders import EncoderKind, load_encoder
@@ -75,7 +75,7 @@ FILES: list[tuple[str, Callable[[Path], list[Pair]], Judge]] = [
     ("sgd_value_pairs_dev.jsonl",
      lambda d: [(r["gold"], r["predicted"]) for r in jsonl(d / "sgd_value_pairs_dev.jsonl")], value_verdict),
     ("bfcl_value_alternatives.json",
-     lambda d: [(a, b) for _, a, b, _ in value_pairs(d / "bfcl_value_alternatives.json")[0]], value_verdict),
+     lambda d: [(a, b) for _, a, b, _ in bfcl_pairs(d / "bfcl_value_alternatives.json")[0]], value_verdict),
 ]
 
 

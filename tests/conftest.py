@@ -19,6 +19,14 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def export_cache(tmp_path_factory):
+    """One cache folder for the int8 export per test session (unless AEM_CACHE_DIR names one already)."""
+    if not os.environ.get("AEM_CACHE_DIR"):
+        os.environ["AEM_CACHE_DIR"] = str(tmp_path_factory.mktemp("aem-cache"))
+    return Path(os.environ["AEM_CACHE_DIR"])
+
+
 @pytest.fixture(scope="session")
 def embedding_scorer():
     from monitor.equivalence import EmbeddingScorer

