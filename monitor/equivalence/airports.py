@@ -94,6 +94,28 @@ def _containing(idx: _Index, reading: str) -> set[str]:
     return {c for c in candidates if f" {reading} " in f" {idx.names[c]} "}
 
 
+def _unmarked_relation(a: str, b: str) -> bool | None:
+    """Neither value says "airport": two codes written in capitals ("ORD" / "MDW": Chicago's two airports are
+    not one), or such a code against the name of an airport that is no city ("LHR" / "Heathrow")."""
+    ca, cb = _capital_code(a), _capital_code(b)
+    if ca is not None and cb is not None:
+        return ca == cb
+    code, other = (ca, b) if ca is not None else (cb, a)
+    if code is None:
+        return None
+    core = _core(fold(strip_wrapping(other)))
+    idx = _index()
+    if not core or core in idx.by_place or core in idx.codes:
+        return None  # a city or another code-like word: the place and abbreviation stages judge it
+    named = idx.by_name.get(core, set()) | _containing(idx, core)
+    return bool(code & named) if named else None
+
+
+def _capital_code(text: str) -> frozenset[str] | None:
+    stripped = strip_wrapping(text).strip()
+    return _code(stripped) if stripped.isupper() else None
+
+
 def _code(text: str) -> frozenset[str] | None:
     t = fold(strip_wrapping(text))
     return frozenset({t}) if re.fullmatch(r"[a-z]{3}", t) and t in _index().codes else None
@@ -103,7 +125,7 @@ def airport_relation(a: str, b: str) -> bool | None:
     """True when two values name one airport, False when two different ones, None when either is no airport."""
     ra, rb = _named_airport(a), _named_airport(b)
     if ra is None and rb is None:
-        return None
+        return _unmarked_relation(a, b)
     ra = ra if ra is not None else _code(a)
     rb = rb if rb is not None else _code(b)
     if ra is None or rb is None:

@@ -36,6 +36,7 @@ DATE_HINT = re.compile(
     rf"(\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|\b\d{{4}}/\d{{1,2}}/\d{{1,2}}\b"
     rf"|\b(?:{_MONTH_NAMES})\b\.?\s*,?\s*\d|\d(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTH_NAMES})\b)"
 )
+_MONTH_THE_DAY = re.compile(rf"\b(?:{_MONTH_NAMES})\.?\s+the\s+\d")  # "March the 5th"
 _ID_CHARS = re.compile(r"^[a-z0-9][a-z0-9._\-/:#@+]*$")
 
 
@@ -168,10 +169,10 @@ def parse_date(text: str) -> DateValue | None:
     month_only = _month_precision(t)
     if month_only is not None:
         return DateValue(frozenset({month_only}))
-    if not DATE_HINT.search(t) or len(t) > 60:
+    if not (DATE_HINT.search(t) or _MONTH_THE_DAY.search(t)) or len(t) > 60:
         return None
     t = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", t)
-    t = re.sub(r"\bof\b", " ", t)
+    t = re.sub(r"\b(?:of|the)\b", " ", t)  # "the 5th of March", "March the 5th"
     t = re.sub(r"\s*,\s*", ", ", t)
     cands: set[tuple[int | None, int, int | None]] = set()
     minutes: int | None = None

@@ -111,8 +111,13 @@ SAME_AIRPORT = [
     ("Vancouver airport", "YVR"),
     ("Heathrow Airport", "LHR"),
     ("LA airport", "LAX"),
+    ("Heathrow", "LHR"),  # an airport's own name, no "airport" word, against its code in capitals
+    ("Chicago O'Hare", "ORD"),
 ]
 OTHER_AIRPORT = [
+    ("ORD", "MDW"),  # two codes of one city's airports are two airports
+    ("JFK", "LGA"),
+    ("Heathrow", "LGW"),
     ("JFK", "LaGuardia Airport"),
     ("Delhi airport", "Mumbai airport"),
     ("SFO", "Oakland International Airport"),
@@ -127,3 +132,10 @@ def test_an_airport_by_name_code_or_city(typed_values, a, b):
 @pytest.mark.parametrize(("a", "b"), OTHER_AIRPORT)
 def test_different_airports(typed_values, a, b):
     assert_different_both_ways(typed_values, a, b, method="airport")
+
+
+def test_a_city_against_a_code_is_not_decided_by_the_airport_stage(typed_values):
+    from monitor.equivalence.airports import airport_relation
+
+    assert airport_relation("Chicago", "ORD") is None
+    assert airport_relation("ord", "mdw") is None  # lower case: not written as codes
