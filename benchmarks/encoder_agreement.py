@@ -1,4 +1,5 @@
-"""Verdicts of the project's comparators with the int8 encoder beside the fp32 one, on every dev file.
+"""Verdicts of the project's comparators with the int8 (or, ``--encoder onnx``, the fp32-on-ONNX-Runtime)
+encoder beside the fp32 one, on every dev file.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder_agreement.py --data DIR [--show 5]
 
@@ -99,15 +100,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, required=True, help="folder with the development files")
     ap.add_argument("--show", type=int, default=5, help="flipped pairs to print per file")
+    ap.add_argument("--encoder", choices=["int8", "onnx"], default="int8", help="the encoder set beside fp32")
     args = ap.parse_args()
     missing = [name for name, _, _ in FILES if not (args.data / name).is_file()]
     if missing:
         sys.stderr.write(f"encoder_agreement: {args.data}: missing {', '.join(missing)}\n")
         return 2
     configure_logging("error")
-    fp32, int8 = load_encoder(EncoderKind.FP32), load_encoder(EncoderKind.INT8)
-    if int8.kind is not EncoderKind.INT8:
-        sys.stderr.write("encoder_agreement: the int8 encoder is not available here\n")
+    other = EncoderKind(args.encoder)
+    fp32, int8 = load_encoder(EncoderKind.FP32), load_encoder(other)
+    if int8.kind is not other:
+        sys.stderr.write(f"encoder_agreement: the {other} encoder is not available here\n")
         return 2
     print(f"{'file':<30} {'pairs':>6} {'pass/fail flips':>16} {'other reason':>13} {'max |score change|':>19}")
     for name, load, judge in FILES:
@@ -117,7 +120,7 @@ def main() -> int:
         drift = max(abs(f.score - q.score) for _, f, q in rows)
         print(f"{name:<30} {len(rows):>6} {len(flips):>16} {len(reasons):>13} {drift:>19.3f}")
         for (gold, pred), f, q in (flips + reasons)[: args.show]:
-            print(f"    fp32 {f.label} {f.score:.3f} -> int8 {q.label} {q.score:.3f}: {gold!r} / {pred!r}")
+            print(f"    fp32 {f.label} {f.score:.3f} -> {other} {q.label} {q.score:.3f}: {gold!r} / {pred!r}")
     return 0
 
 

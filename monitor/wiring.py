@@ -47,7 +47,7 @@ def read_catalog(path: str | Path | None) -> ToolCatalog | tuple[ToolSpec, ...]:
 
 
 def default_semantic(config: ScoringConfig) -> SemanticScorer:
-    """The sentence-embedding scorer the config names (all-MiniLM-L6-v2 by default, fp32 or int8 per
+    """The sentence-embedding scorer the config names (all-MiniLM-L6-v2 by default, fp32, onnx or int8 per
     `encoder` / `AEM_ENCODER`; loaded lazily, offline)."""
     return EmbeddingScorer(
         model=config.embedding_model,

@@ -61,7 +61,7 @@ def cache_dir() -> Path:
     return Path(base) / "aem-monitor"
 
 
-def export_key(model_dir: Path, recipe: Recipe = RECIPE) -> str:
+def export_key(model_dir: Path, recipe: Recipe | None = RECIPE) -> str:
     """A digest of what the export depends on: model files, recipe, exporter versions."""
     digest = hashlib.sha256()
     for name in _MODEL_FILES:
@@ -69,17 +69,21 @@ def export_key(model_dir: Path, recipe: Recipe = RECIPE) -> str:
         if path.is_file():
             digest.update(name.encode())
             digest.update(_file_sha256(path).encode())
-    digest.update(json.dumps(asdict(recipe), sort_keys=True).encode())
+    digest.update(json.dumps(asdict(recipe) if recipe is not None else "fp32", sort_keys=True).encode())
     for package in _KEY_PACKAGES:
         digest.update(f"{package}={_version(package)}".encode())
     digest.update(f"opset={_OPSET}".encode())
     return digest.hexdigest()[:20]
 
 
-def cached_int8_model(model_dir: str, recipe: Recipe = RECIPE) -> tuple[Path, str]:
-    """The cached int8 file of ``model_dir`` and its sha256, exporting it first if absent or corrupt."""
+def cached_int8_model(model_dir: str, recipe: Recipe | None = RECIPE) -> tuple[Path, str]:
+    """The cached int8 file of ``model_dir`` and its sha256, exporting it first if absent or corrupt.
+
+    ``recipe`` None: the fp32 export itself, not quantised (the ``onnx`` encoder: torch's vectors, to float
+    rounding, on ONNX Runtime)."""
     folder = cache_dir()
-    target = folder / f"{Path(model_dir).name}-int8-{export_key(Path(model_dir), recipe)}.onnx"
+    precision = "int8" if recipe is not None else "fp32"
+    target = folder / f"{Path(model_dir).name}-{precision}-{export_key(Path(model_dir), recipe)}.onnx"
     sidecar = target.with_suffix(".sha256")
     sha = _valid_sha(target, sidecar)
     if sha is not None:
@@ -90,7 +94,10 @@ def cached_int8_model(model_dir: str, recipe: Recipe = RECIPE) -> tuple[Path, st
         with tempfile.TemporaryDirectory(dir=folder, prefix=".export-") as tmp:
             fp32, int8 = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
             export_fp32(model_dir, fp32)
-            quantise(fp32, int8, recipe)
+            if recipe is None:
+                int8 = fp32
+            else:
+                quantise(fp32, int8, recipe)
             sha = _file_sha256(int8)
             os.replace(int8, target)
             (Path(tmp) / "sha256").write_text(sha)
