@@ -8,7 +8,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
-    AEM_METRICS_PORT=9464
+    AEM_METRICS_PORT=9464 \
+    AEM_CACHE_DIR=/opt/aem-cache
 
 WORKDIR /app
 
@@ -22,6 +23,10 @@ RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY pyproject.toml README.md ./
 COPY monitor ./monitor
 RUN pip install . && aem --help > /dev/null
+# The ONNX exports of the packaged model (`onnx`: fp32, `int8`: quantised) are built here, once, into
+# AEM_CACHE_DIR: user 10001 only reads them, so AEM_ENCODER=onnx|int8 starts without torch or a writable disk.
+RUN python -c "from monitor.equivalence.encoders import EncoderKind as K, load_encoder as load; \
+[load(k).encode(['warm up']) for k in (K.ONNX, K.INT8)]" && chmod -R a+rX /opt/aem-cache
 
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin aem
 USER 10001
