@@ -96,7 +96,7 @@ def test_encoder_setting_and_environment(monkeypatch):
     assert EmbeddingScorer().encoder_kind is EncoderKind.INT8
     assert EmbeddingScorer(encoder="fp32").encoder_kind is EncoderKind.FP32  # an explicit setting wins
     monkeypatch.setenv(ENCODER_ENV, "fp16")
-    with pytest.raises(ValueError, match="AEM_ENCODER: unknown encoder 'fp16'; choose fp32 or int8"):
+    with pytest.raises(ValueError, match="AEM_ENCODER: unknown encoder 'fp16'; choose fp32, onnx or int8"):
         EmbeddingScorer()
 
 
