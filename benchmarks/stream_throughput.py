@@ -15,7 +15,7 @@ on a busy machine (bare encoder and aem run alike).
    `aem run`'s Monitor (same process, real broker, state changelog on) scores it. Ratio: aem run / pipe, by
    wall time and per CPU-second of this process (the broker runs in its own; steadier on a shared machine).
 3. Response turns: the bare fp32 encoder encodes both texts of every all-unique turn (batch 64); then
-   `aem run` (its encoder per `AEM_ENCODER`, fp32 by default; printed) scores turns whose gold is one of a
+   `aem run` (its encoder per `AEM_ENCODER`, onnx by default; printed) scores turns whose gold is one of a
    fixed set of 200 replies, and turns whose gold is all unique (gold inline, cold caches). Ratios to the bare
    fp32 encoder's turns/s, and per CPU-second of this process (steadier than wall time on a shared machine;
    aem run's figure includes its set-up and Kafka client threads, not the broker).

@@ -21,9 +21,13 @@ EXAMPLES = REPO / "examples"
 
 @pytest.fixture(scope="session", autouse=True)
 def export_cache(tmp_path_factory):
-    """One cache folder for the int8 export per test session (unless AEM_CACHE_DIR names one already)."""
+    """One cache folder for the ONNX exports per test session (unless AEM_CACHE_DIR names one already), with
+    the default encoder's export built first: an `aem` process a test starts then never stalls to build it."""
     if not os.environ.get("AEM_CACHE_DIR"):
         os.environ["AEM_CACHE_DIR"] = str(tmp_path_factory.mktemp("aem-cache"))
+    from monitor.equivalence.encoders import int8_model
+
+    int8_model(quantised=False)
     return Path(os.environ["AEM_CACHE_DIR"])
 
 

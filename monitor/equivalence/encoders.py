@@ -1,8 +1,9 @@
-"""Sentence encoders behind the embedding scorer: all-MiniLM-L6-v2 in fp32 (torch) or int8 (ONNX Runtime).
+"""Sentence encoders behind the embedding scorer: all-MiniLM-L6-v2 on ONNX Runtime in fp32 (``onnx``, the
+default) or int8, or on torch (``fp32``, the reference and the fallback).
 
-Both return L2-normalised float32 rows, one per text, so cosine similarity is a dot product. Nothing heavy is
-imported at module import: torch and sentence-transformers load with the fp32 encoder, onnxruntime with the
-int8 one, and neither before a text really needs encoding.
+All return L2-normalised float32 rows, one per text, so cosine similarity is a dot product. Nothing heavy is
+imported at module import: torch and sentence-transformers load with the fp32 encoder (and to build an
+export), onnxruntime with the others, and none before a text really needs encoding.
 
 The int8 encoder runs a dynamically quantised ONNX export of the packaged fp32 model (int8 weights,
 ``MatMulInteger`` at run time), built at first use and cached by ``int8_export``, with the tokenizer of the
@@ -35,9 +36,10 @@ _MAX_SEQ_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json
 
 
 class EncoderKind(StrEnum):
-    """Which encoder computes embeddings: ``fp32`` (torch, the reference), ``onnx`` (the same fp32 weights
-    exported to ONNX Runtime: the same vectors to float rounding, faster) or ``int8`` (ONNX Runtime, dynamically
-    quantised: faster still, some verdicts differ)."""
+    """Which encoder computes embeddings: ``onnx`` (the default: the packaged fp32 weights exported to ONNX
+    Runtime, the same vectors as torch to float rounding, faster), ``fp32`` (sentence-transformers on torch,
+    the reference and the fallback) or ``int8`` (ONNX Runtime, dynamically quantised: faster still, some
+    verdicts differ)."""
 
     FP32 = "fp32"
     ONNX = "onnx"
@@ -45,8 +47,8 @@ class EncoderKind(StrEnum):
 
     @classmethod
     def resolve(cls, value: str | None) -> EncoderKind:
-        """An explicit setting, else ``AEM_ENCODER``, else fp32; a clear error for anything else."""
-        raw = value if value is not None else os.environ.get(ENCODER_ENV) or cls.FP32.value
+        """An explicit setting, else ``AEM_ENCODER``, else onnx; a clear error for anything else."""
+        raw = value if value is not None else os.environ.get(ENCODER_ENV) or cls.ONNX.value
         try:
             return cls(raw.strip().lower())
         except ValueError:
@@ -190,7 +192,7 @@ class OnnxEncoder:
 
 
 def load_encoder(kind: EncoderKind, model_path: str | None = None, device: str = "cpu") -> TextEncoder:
-    """The encoder of ``kind``; int8 falls back to fp32 (with a warning) when it cannot run here.
+    """The encoder of ``kind``; onnx and int8 fall back to fp32 (with a warning) when they cannot run here.
 
     int8 is an export of all-MiniLM-L6-v2 only: with another ``model_path`` it needs ``AEM_INT8_MODEL``.
     """
@@ -203,7 +205,9 @@ def load_encoder(kind: EncoderKind, model_path: str | None = None, device: str =
             log.warning("int8_encoder_unavailable", reason=str(exc), fallback="fp32")
     if kind is EncoderKind.ONNX:
         try:
-            return OnnxEncoder.load(int8_model(model_path, quantised=False), model_path, kind=EncoderKind.ONNX)
+            if model_path is not None:  # its pooling may not be the mean over tokens that OnnxEncoder computes
+                raise EncoderUnavailable(f"the onnx encoder runs the packaged all-MiniLM-L6-v2 only, not {model_path}")
+            return OnnxEncoder.load(int8_model(quantised=False), kind=EncoderKind.ONNX)
         except EncoderUnavailable as exc:
             log.warning("onnx_encoder_unavailable", reason=str(exc), fallback="fp32")
     return TorchEncoder.load(model_path, device=device)

@@ -79,6 +79,20 @@ class EmbeddingScorer(SemanticScorer):
                 self.encoder_kind = self._encoder.kind
             return self._encoder
 
+    def prepare(self) -> None:
+        """Build the ONNX export this scorer's encoder will run, if it is not cached yet (``aem run`` calls this
+        at start-up: a first export takes 15-35 s and needs torch, not to be paid mid-poll). Loads nothing."""
+        if self._encoder is not None or self.encoder_kind is EncoderKind.FP32:
+            return
+        if self.encoder_kind is EncoderKind.ONNX and self.model_name is not None:
+            return  # another model runs on torch (``load_encoder``)
+        from monitor.equivalence.encoders import EncoderUnavailable, int8_model
+
+        try:
+            int8_model(self.model_name, quantised=self.encoder_kind is EncoderKind.INT8)
+        except EncoderUnavailable as exc:  # the encoder falls back when it loads, and says so then
+            log.debug("onnx_export_not_prepared", reason=str(exc))
+
     @property
     def model(self) -> Any:
         """The loaded model object (a SentenceTransformer for fp32, an ONNX Runtime session for int8)."""

@@ -37,8 +37,8 @@ class ScoringConfig(BaseModel):
     alignment_lookahead: int = Field(8, ge=1)
     composition: CompositionConfig = Field(default_factory=CompositionConfig)
     embedding_model: str | None = None
-    # fp32 (torch, the reference), onnx (the same weights on ONNX Runtime) or int8 (ONNX Runtime, quantised);
-    # None: the AEM_ENCODER environment variable, else fp32.
+    # onnx (the packaged weights on ONNX Runtime: torch's vectors, faster), fp32 (torch, the reference) or int8
+    # (ONNX Runtime, quantised); None: the AEM_ENCODER environment variable, else onnx.
     encoder: Literal["fp32", "onnx", "int8"] | None = None
     # Embeddings kept per distinct text: any text (predictions, prefetched batches) / gold texts only.
     embedding_cache_size: int = Field(200_000, ge=1)

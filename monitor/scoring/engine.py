@@ -120,6 +120,13 @@ class ScoringEngine:
         if batch:
             self.checker.prefetch(batch)
 
+    def prepare_encoder(self) -> None:
+        """Build the encoder's ONNX export now if it is not cached (a long-running monitor pays it at start-up,
+        not on the first reply it scores); scorers without an export do nothing."""
+        prepare = getattr(self.semantic, "prepare", None)
+        if callable(prepare):
+            prepare()
+
     def embed_references(self, steps: Iterable[ReferenceTurn]) -> None:
         """Embed the gold texts of a reference set in one batch (at start-up), so turns only encode predictions."""
         if self.semantic is not None:

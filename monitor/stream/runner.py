@@ -152,6 +152,7 @@ class Monitor:
         """Connect what was not injected: topics, producer, state store, consumer; wire the sinks."""
         s = self.settings
         warm_up()  # the typed stages' tables, before the first turn rather than during it
+        self.engine.prepare_encoder()  # the ONNX export, if not cached yet: not mid-poll
         if self._producer is None:
             if s.create_topics:
                 ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)

@@ -35,8 +35,10 @@ def test_the_fp32_export_is_not_quantised_and_cached_apart_from_int8(onnx_encode
     assert fp32.path != int8_model().path
 
 
-def test_onnx_vectors_are_torch_vectors_to_float_rounding(onnx_encoder, scorer):
-    torch_vectors = scorer.encoder.encode(TEXTS)
+def test_onnx_vectors_are_torch_vectors_to_float_rounding(onnx_encoder):
+    torch_encoder = load_encoder(EncoderKind.FP32)
+    assert torch_encoder.kind is EncoderKind.FP32
+    torch_vectors = torch_encoder.encode(TEXTS)
     onnx_vectors = onnx_encoder.encode(TEXTS)
     assert onnx_vectors.shape == torch_vectors.shape
     assert np.allclose(onnx_vectors, torch_vectors, atol=1e-5)
@@ -50,7 +52,33 @@ def test_second_load_reuses_the_cached_export(onnx_encoder, monkeypatch):
     assert load_encoder(EncoderKind.ONNX).kind is EncoderKind.ONNX
 
 
-def test_the_setting_names_it():
+def test_the_setting_names_it(monkeypatch):
+    monkeypatch.delenv("AEM_ENCODER", raising=False)
+    assert EncoderKind.resolve(None) is EncoderKind.ONNX  # the default
     assert EncoderKind.resolve("onnx") is EncoderKind.ONNX
     with pytest.raises(ValueError, match="choose fp32, onnx or int8"):
         EncoderKind.resolve("fp16")
+
+
+def test_another_model_runs_on_torch(tmp_path):
+    from structlog.testing import capture_logs
+
+    from monitor.equivalence.encoders import default_model_path
+
+    with capture_logs() as logs:
+        encoder = load_encoder(EncoderKind.ONNX, model_path=default_model_path())
+    assert encoder.kind is EncoderKind.FP32
+    assert any(e["event"] == "onnx_encoder_unavailable" and e["fallback"] == "fp32" for e in logs)
+
+
+def test_the_engine_prepares_the_export_at_start_up_without_loading_it(monkeypatch, tmp_path):
+    from monitor.equivalence import EmbeddingScorer
+    from monitor.scoring import ScoringConfig
+    from monitor.wiring import build_engine
+
+    monkeypatch.setenv("AEM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("AEM_ENCODER", raising=False)
+    scorer = EmbeddingScorer()
+    build_engine(ScoringConfig(), semantic=scorer).prepare_encoder()
+    assert [p.name for p in tmp_path.glob("*-fp32-*.onnx")]  # built here, in the cache folder
+    assert scorer._model is None  # nothing loaded: the first reply that needs it loads it

@@ -90,7 +90,7 @@ def test_similarity_orders_meaning(scorer):
 
 def test_encoder_setting_and_environment(monkeypatch):
     monkeypatch.delenv(ENCODER_ENV, raising=False)
-    assert EmbeddingScorer().encoder_kind is EncoderKind.FP32
+    assert EmbeddingScorer().encoder_kind is EncoderKind.ONNX
     assert EmbeddingScorer(encoder="int8").encoder_kind is EncoderKind.INT8
     monkeypatch.setenv(ENCODER_ENV, "INT8")
     assert EmbeddingScorer().encoder_kind is EncoderKind.INT8
