@@ -104,7 +104,7 @@ def main() -> None:
 
     warm = EmbeddingScorer()
     warm.encode(["warm up the model once"])  # load weights outside the timings
-    model = warm.model  # type: ignore[attr-defined]
+    model = warm.encoder  # type: ignore[attr-defined]
 
     acts = action_dialogs(args.actions, rng)
     n_actions = sum(len(d.turns or []) for d in acts)

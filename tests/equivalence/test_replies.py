@@ -86,7 +86,7 @@ def test_prefetch_encodes_every_text_compare_needs_in_one_go(scorer):
     from monitor.equivalence import EmbeddingScorer
 
     fresh = EmbeddingScorer()
-    fresh._model = scorer.model
+    fresh._model = scorer.encoder
     rc = ReplyComparator(semantic=fresh)
     pairs = [("The report is ready.", "Your report is ready now."), ("Same.", "Same."), ("A b c.", "A b d.")]
     rc.prefetch(pairs)

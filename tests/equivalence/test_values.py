@@ -174,7 +174,7 @@ def test_prefetch_batches_and_skips_typed_pairs(scorer):
     from monitor.equivalence import EmbeddingScorer
 
     fresh = EmbeddingScorer()
-    fresh._model = scorer.model  # reuse the loaded weights, fresh cache and counter
+    fresh._model = scorer.encoder  # reuse the loaded encoder, fresh cache and counter
     vc = ValueComparator(semantic=fresh)
     vc.prefetch([("2024-06-20", "June 20, 2024"), (100, "100"), ("Football", "Soccer")])
     assert fresh.encoded_texts == 2  # only the pair that reaches the semantic stage
