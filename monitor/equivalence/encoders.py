@@ -13,7 +13,6 @@ instead. If the export cannot be built, the fp32 encoder runs (with a warning).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import structlog
 
-from monitor.equivalence.int8_export import RECIPE, ExportFailed, cached_int8_model
+from monitor.equivalence.int8_export import RECIPE, ExportFailed, cached_int8_model, file_sha256
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -126,14 +125,6 @@ def int8_model(model_dir: str | None = None, quantised: bool = True) -> Int8Mode
     return Int8Model(path, sha)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class OnnxEncoder:
     """An ONNX export of a BERT-style sentence model on ONNX Runtime: tokenise, run, mean-pool, normalise."""
 
@@ -152,7 +143,7 @@ class OnnxEncoder:
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise EncoderUnavailable("the int8 encoder needs onnxruntime and tokenizers") from exc
-        if model.sha256 is not None and _sha256(model.path) != model.sha256:
+        if model.sha256 is not None and file_sha256(model.path) != model.sha256:
             raise EncoderUnavailable(f"{model.path}: sha256 differs from the pinned {model.sha256}")
         tokenizer = Tokenizer.from_file(str(Path(tokenizer_dir or default_model_path()) / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=_MAX_SEQ_LENGTH)

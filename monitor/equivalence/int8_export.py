@@ -68,7 +68,7 @@ def export_key(model_dir: Path, recipe: Recipe | None = RECIPE) -> str:
         path = model_dir / name
         if path.is_file():
             digest.update(name.encode())
-            digest.update(_file_sha256(path).encode())
+            digest.update(file_sha256(path).encode())
     digest.update(json.dumps(asdict(recipe) if recipe is not None else "fp32", sort_keys=True).encode())
     for package in _KEY_PACKAGES:
         digest.update(f"{package}={_version(package)}".encode())
@@ -98,7 +98,7 @@ def cached_int8_model(model_dir: str, recipe: Recipe | None = RECIPE) -> tuple[P
                 int8 = fp32
             else:
                 quantise(fp32, int8, recipe)
-            sha = _file_sha256(int8)
+            sha = file_sha256(int8)
             os.replace(int8, target)
             (Path(tmp) / "sha256").write_text(sha)
             os.replace(Path(tmp) / "sha256", sidecar)
@@ -165,7 +165,7 @@ def _valid_sha(target: Path, sidecar: Path) -> str | None:
         if not (target.is_file() and sidecar.is_file()):
             return None
         expected = sidecar.read_text().strip()
-        if _file_sha256(target) == expected:
+        if file_sha256(target) == expected:
             return expected
     except OSError as exc:  # unreadable: try to build it again (and fall back if that fails too)
         log.warning("int8_export_unreadable", target=str(target), error=str(exc))
@@ -174,7 +174,8 @@ def _valid_sha(target: Path, sidecar: Path) -> str | None:
     return None
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in 1 MiB blocks."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
