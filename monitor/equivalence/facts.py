@@ -375,7 +375,7 @@ def entities_agree(a: str, b: str) -> bool:
     ta = set(re.findall(r"[a-z0-9]+", a)) - STOPWORDS
     tb = set(re.findall(r"[a-z0-9]+", b)) - STOPWORDS
     if ta and tb and (ta <= tb or tb <= ta):
-        return not _other_places(a, b)  # "York" is not "New York", though its words are a part
+        return not other_places(a, b)  # "York" is not "New York", though its words are a part
     if _initialism(a, b):
         return True
     # One name abbreviates part of the other, the rest in common ("Kenya SC" / "Kenya Supreme Court").
@@ -385,7 +385,7 @@ def entities_agree(a: str, b: str) -> bool:
                                                     " ".join(w for w in wb if w not in shared))
 
 
-def _other_places(a: str, b: str) -> bool:
+def other_places(a: str, b: str) -> bool:
     """Both names are places, and not the same one nor one within the other ("York" / "New York")."""
     from monitor.equivalence.places import place_relation
 

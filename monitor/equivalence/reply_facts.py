@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
 
-from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers
+from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers, other_places
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.people import title_for_name
 from monitor.equivalence.places import other_names, place_relation, place_within
@@ -343,8 +343,5 @@ def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
     if any(facts_agree(g, p) or _same_amount(g, p) for g in g_facts):
         return True
     return _mentioned(p, g_low) and not (
-        p.kind == "entity" and any(g.kind == "entity" and _other_places(str(g.value), str(p.value)) for g in g_facts))
+        p.kind == "entity" and any(g.kind == "entity" and other_places(str(g.value), str(p.value)) for g in g_facts))
 
-
-def _other_places(a: str, b: str) -> bool:
-    return place_relation(a, b) == "different"
