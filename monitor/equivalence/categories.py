@@ -57,9 +57,14 @@ def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
         in_g, in_p = _members(g, members), _members(p, members)
         if in_g and in_p and not (in_g & in_p):
             out.append((sorted(in_p)[0], sorted(in_g)[0]))
-    out.extend(_prefix_opposites(g, p))
-    out.extend(_antonym_swaps(g, p))
+    out.extend(opposite_words(g, p))
     return tuple(dict.fromkeys(out))
+
+
+def opposite_words(gold: str, pred: str) -> list[tuple[str, str]]:
+    """(predicted word, gold word) pairs that negate each other: by prefix, or as WordNet antonyms in place."""
+    g, p = fold(gold), fold(pred)
+    return _prefix_opposites(g, p) + _antonym_swaps(g, p)
 
 
 def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:

@@ -18,11 +18,13 @@ from monitor.equivalence import money, people, phones, quantities, typed
 from monitor.equivalence.addresses import same_address
 from monitor.equivalence.airports import airport_relation
 from monitor.equivalence.calibration import value_text, value_tokens
+from monitor.equivalence.categories import opposite_words
 from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
 from monitor.equivalence.opposites import antonym_clash
 from monitor.equivalence.places import place_relation
+from monitor.equivalence.relative_dates import same_day_ref
 from monitor.equivalence.types import Match
 
 EXACT = Match(True, 1.0, "exact")
@@ -136,6 +138,12 @@ def month_of_date(pair: Pair) -> Match | None:
     return _verdict(bool(names & months), "date", yes=0.8)
 
 
+def relative_day(pair: Pair) -> Match | None:
+    """Weekdays and days or spans counted from today ("Tue" / "Tuesday", "tomorrow" / "today", "next week")."""
+    same = same_day_ref(pair.g, pair.p)
+    return None if same is None else _verdict(same, "date")
+
+
 def date(pair: Pair) -> Match | None:
     """Two dates; "3/14" against a date is a month and day ("March 14th" / "3/14")."""
     gd, pd = pair.dates
@@ -211,9 +219,15 @@ def number(pair: Pair) -> Match | None:
 
 
 def counted(pair: Pair) -> Match | None:
-    """A count of something against the bare count ("2 people" / "two"): the same number counts the same."""
+    """A count of something against the bare count ("2 people" / "two") or against a count of the same thing
+    ("1 bedroom" / "one bedroom"): the same number counts the same."""
     gn, pn = pair.numbers
-    if (gn is None) == (pn is None):
+    if gn is None and pn is None:  # two counts of one thing: "1 bedroom" / "one bedroom"
+        gc, pc = typed.count_of(pair.g), typed.count_of(pair.p)
+        if gc is None or pc is None or gc[1] != pc[1]:
+            return None
+        return _verdict(typed.numbers_close(gc[0], pc[0]), "number")
+    if gn is not None and pn is not None:
         return None
     count = typed.counted_number(pair.p if gn is not None else pair.g)
     bare = gn if gn is not None else pn
@@ -246,8 +260,11 @@ def place(pair: Pair) -> Match | None:
 
 
 def opposites(pair: Pair) -> Match | None:
-    """Embeddings put "cheap" next to "expensive"; one opposite for another is a different value."""
-    return Match(False, 0.05, "antonym") if antonym_clash(pair.g, pair.p) else None
+    """Embeddings put "cheap" next to "expensive"; one opposite for another is a different value: curated
+    opposites, a WordNet antonym in the same place ("upstairs" / "downstairs") and a word negated by prefix
+    ("refundable" / "non-refundable")."""
+    clash = antonym_clash(pair.g, pair.p) or bool(opposite_words(pair.g, pair.p))
+    return Match(False, 0.05, "antonym") if clash else None
 
 
 def closed_class(pair: Pair) -> Match | None:
@@ -367,6 +384,7 @@ STAGES: tuple[Stage, ...] = (
     json_numbers,
     year_range,
     month_of_date,
+    relative_day,
     date,
     clock_time,
     date_against_time,

@@ -4,6 +4,7 @@
     core     := named | relative | clock
     named    := noon | midday | midnight                       ("12 noon" too)
     relative := (minutes | quarter | half) [minutes] (past | after | to | before | till) hour [o'clock] [meridiem]
+              | (minutes | quarter | half) [minutes] (past | to | ...) named   ("quarter to noon" = 11:45)
               | half hour                                        (British "half six" = 6:30)
     clock    := hour [(":" | "." | "h" | " ") minutes [":" seconds]] [o'clock] [meridiem] [hours]
     daypart  := [in the | this | at] (morning | afternoon | evening | night) | tonight
@@ -156,6 +157,9 @@ def _relative(words: list[str]) -> _Reading | None:
     if i >= len(words) or words[i] not in _PAST | _TO:
         return None
     sign = 1 if words[i] in _PAST else -1
+    named = _named(words[i + 1:])
+    if named is not None and 0 < offset < 60:  # "quarter to noon", "half past midnight"
+        return _Reading(*divmod((named + sign * offset) % (24 * 60), 60), "resolved", True)
     hour_reading = _clock(words[i + 1:])
     if hour_reading is None or hour_reading.minute or not 0 < offset < 60:
         return None

@@ -99,6 +99,9 @@ def parse_number(text: str) -> float | None:
         return _num(m.group("num")) * SCALES.get(m.group("scale") or "", 1.0)
     if not t or not re.fullmatch(r"[a-z\- ,.0-9]+", t):
         return None
+    grouped = _grouped_count(t)
+    if grouped is not None:
+        return grouped
     try:
         return float(text2num(t.replace(",", ""), "en"))
     except (ValueError, IndexError):
@@ -114,6 +117,26 @@ def parse_number(text: str) -> float | None:
     return None
 
 
+_DOZEN = re.compile(r"^(?:(?P<n>half|a|an|\d+|[a-z]+)\s+)?(?:a\s+)?dozen$")
+_PAIR = re.compile(r"^(?:a\s+)?(?:couple|pair)$")
+
+
+def _grouped_count(t: str) -> float | None:
+    """Counting words for groups: "a dozen" 12, "half a dozen" 6, "two dozen" 24, "a couple" / "a pair" 2."""
+    if _PAIR.match(t):
+        return 2.0
+    m = _DOZEN.match(t)
+    if m is None:
+        return None
+    n = m.group("n") or "a"
+    if n in ("a", "an", "half"):
+        return 6.0 if n == "half" else 12.0
+    try:
+        return 12.0 * float(n if n.isdigit() else text2num(n, "en"))
+    except ValueError:
+        return None
+
+
 def number_of(value: object) -> float | None:
     if isinstance(value, bool):
         return None
@@ -124,11 +147,12 @@ def number_of(value: object) -> float | None:
     return None
 
 
-def words_to_digits(t: str) -> str:
-    """Number words as digits ("five hundred dollars" -> "500 dollars") in a text without digits."""
+def words_to_digits(t: str, threshold: int = 3) -> str:
+    """Number words as digits ("five hundred dollars" -> "500 dollars") in a text without digits; numbers
+    below `threshold` stay words (text2num's default: "one" is often no number)."""
     if re.search(r"[a-z]", t) and not re.search(r"\d", t):
         try:
-            return alpha2digit(t, "en")
+            return alpha2digit(t, "en", threshold=threshold)
         except (ValueError, IndexError):
             return t
     return t
@@ -141,9 +165,36 @@ def parse_money(text: str) -> Money | None:
     return _parse_money(text)
 
 
+# Spoken fractions of one unit: "half an hour", "an hour and a half", "two and a half hours",
+# "three quarters of an hour" (number words are digits by then; "a" / "an" is one).
+_FRACTION = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
+_SPOKEN_PART = re.compile(
+    r"^(?:(?P<count>a|an|one|two|three|\d)\s+)?(?P<part>half|quarters?|thirds?)\s+(?:of\s+)?(?:a|an)\s+(?P<unit>[a-z]+)$"
+)
+_SPOKEN_AND = re.compile(
+    rf"^(?:(?P<num>{_NUM})|a|an)\s+(?:(?P<unit1>[a-z]+)\s+)?"
+    r"and\s+(?:a|one)\s+(?P<part>half|quarter|third)(?:\s+(?P<unit2>[a-z]+))?$"
+)
+_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
+
+
+def spoken_fraction(t: str) -> str:
+    """"half an hour" -> "0.5 hour", "2 and a half hours" -> "2.5 hours"; other texts unchanged."""
+    m = _SPOKEN_PART.match(t)
+    if m:
+        count = _SMALL.get(m.group("count") or "a") or int(m.group("count"))
+        return f"{count * _FRACTION[m.group('part').rstrip('s')]:g} {m.group('unit')}"
+    m = _SPOKEN_AND.match(t)
+    if m and bool(m.group("unit1")) != bool(m.group("unit2")):
+        whole = _num(m.group("num")) if m.group("num") else 1.0
+        return f"{whole + _FRACTION[m.group('part')]:g} {m.group('unit1') or m.group('unit2')}"
+    return t
+
+
 @lru_cache(maxsize=65536)
 def parse_quantity(text: str) -> Quantity | None:
-    t = words_to_digits(canon(text.replace("_", " ")))  # "five_years" -> "5 years"
+    t = words_to_digits(canon(text.replace("_", " ")), threshold=0)  # "five_years", "two weeks" -> "2 weeks"
+    t = spoken_fraction(re.sub(r"^(a|an) (?=[a-z]+$)", "1 ", t))  # "a fortnight" -> "1 fortnight"
     m = QUANTITY_RE.match(t)
     if not m:
         return None
@@ -199,11 +250,20 @@ _NOT_COUNTED = frozenset({"am", "pm", "a.m.", "p.m.", "o'clock", "oclock", "perc
 
 def counted_number(text: str) -> float | None:
     """The number of a count of one kind of thing ("2 people", "three tickets" -> 2, 3); None otherwise."""
+    count = count_of(text)
+    return count[0] if count is not None else None
+
+
+def count_of(text: str) -> tuple[float, str] | None:
+    """A count and the word for what is counted, singular ("three tickets" -> (3, "ticket")); None otherwise."""
     m = re.fullmatch(r"(\S+)\s+([a-z][a-z.']*)", canon(text))
     if m is None or m.group(2) in _NOT_COUNTED or parse_number(m.group(2)) is not None:
         return None  # "7 eleven" is a name, not a count
     count = parse_number(m.group(1))
-    return count if count is not None and count >= 0 and count.is_integer() else None
+    if count is None or count < 0 or not count.is_integer():
+        return None
+    noun = m.group(2)
+    return count, noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
 
 
 def slash_date(text: str) -> DateValue | None:
