@@ -18,6 +18,7 @@ from importlib import resources
 from monitor.equivalence import wordnet
 from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.polarity import clauses
+from monitor.equivalence.relative_dates import day_clashes
 
 _PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
 
@@ -50,7 +51,8 @@ def _members(text: str, members: tuple[str, ...]) -> set[str]:
 
 def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
     """(predicted word, gold word) pairs: a category member in gold replaced by another of its set, and a
-    word negated by prefix on the other side ("unfurnished" for gold's "furnished")."""
+    word negated by prefix on the other side ("unfurnished" for gold's "furnished"), and another day said in
+    place of gold's ("Thursday" for "Tuesday", "today" for "tomorrow"; ``relative_dates.day_clashes``)."""
     g, p = fold(gold), fold(pred)
     out: list[tuple[str, str]] = []
     for members in category_sets().values():
@@ -58,6 +60,7 @@ def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
         if in_g and in_p and not (in_g & in_p):
             out.append((sorted(in_p)[0], sorted(in_g)[0]))
     out.extend(opposite_words(g, p))
+    out.extend(day_clashes(g, p))
     return tuple(dict.fromkeys(out))
 
 

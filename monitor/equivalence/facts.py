@@ -128,13 +128,39 @@ def normalise_numbers(text: str) -> str:
     out = re.sub(r"QN([A-Za-z]+)QN", r"\1", out)
     out = _ONE_UNIT_RE.sub("1", out)
     out = _MAJOR_AND_MINOR.sub(lambda m: f"{m.group(1)}.{int(m.group(3)):02d} {m.group(2)}", out)
-    return _SMALL_RE.sub(lambda m: m.group(1) if _in_name(out, m) else _SMALL[m.group(1).lower()], out)
+    out = _SMALL_RE.sub(lambda m: m.group(1) if _in_name(out, m) else _SMALL[m.group(1).lower()], out)
+    return spoken_amounts(out)
 
 
 # "45 dollars and 50 cents" is one amount, 45.50 dollars (a minor unit is a hundredth of these currencies)
 _MAJOR_AND_MINOR = re.compile(
     r"\b(\d+) (dollars?|euros?|pounds?|bucks?)(?:,? and|,)? (\d{1,2}) (?:cents?|pence|p)\b", re.I
 )
+
+
+# Amounts said in words: "an hour and a half" -> "1.5 hours", "half an hour" -> "0.5 hours", "2 and a half
+# days" -> "2.5 days", "a dozen" -> "12", "half a dozen" -> "6", "3 dozen" -> "36".
+_SPOKEN_UNIT = r"(minute|hour|day|week|month|year|mile|kilometer|km)s?"
+_SPOKEN = [
+    (re.compile(rf"\b(?:an?|1) {_SPOKEN_UNIT} and a half\b", re.I), lambda m: f"1.5 {m.group(1)}s"),
+    (re.compile(rf"\b(\d+) and a half {_SPOKEN_UNIT}\b", re.I), lambda m: f"{m.group(1)}.5 {m.group(2)}s"),
+    (re.compile(rf"\b(\d+) {_SPOKEN_UNIT} and a half\b", re.I), lambda m: f"{m.group(1)}.5 {m.group(2)}s"),
+    (re.compile(rf"\bhalf an? {_SPOKEN_UNIT}\b", re.I), lambda m: f"0.5 {m.group(1)}s"),
+    (re.compile(rf"\ba quarter of an? {_SPOKEN_UNIT}\b", re.I), lambda m: f"0.25 {m.group(1)}s"),
+    (re.compile(rf"\b3 quarters of an? {_SPOKEN_UNIT}\b", re.I), lambda m: f"0.75 {m.group(1)}s"),
+    (re.compile(r"\bhalf a dozen\b", re.I), lambda m: "6"),
+    (re.compile(r"\b(?:a|1) dozen\b", re.I), lambda m: "12"),
+    (re.compile(r"\b(\d+) dozen\b", re.I), lambda m: str(12 * int(m.group(1)))),
+]
+
+
+def spoken_amounts(text: str) -> str:
+    """Amounts said with fractions or dozens as digits (see ``_SPOKEN``); number words are digits by now."""
+    if "half" not in text and "quarter" not in text and "dozen" not in text:
+        return text
+    for pattern, digits in _SPOKEN:
+        text = pattern.sub(digits, text)
+    return text
 
 
 _NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"

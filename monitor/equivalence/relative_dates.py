@@ -2,7 +2,7 @@
 
     ref      := [on | for | by] [the] (day | span)
     day      := today | tonight | tomorrow | yesterday | [the] day (after tomorrow | before yesterday)
-    span     := [modifier] (weekday | week | weekend | month | year)
+    span     := [modifier] (weekday | week | weekend | month | year) | weekdays
     modifier := this | next | coming | following | last | previous | past
     weekday  := monday ... sunday, or a common short form (mon, tue, tues, thu, thurs, ...)
 
@@ -67,11 +67,13 @@ def parse_day_ref(text: str) -> DayRef | None:
         words = words[1:]
     if len(words) != 1:
         return None
-    word = words[0]
+    word = "weekend" if words[0] == "weekends" else words[0]
     if word in WEEKDAYS:
         return DayRef("weekday", 0 if forward else -1, WEEKDAYS[word])
     if word in _SPANS:
         return DayRef(word, offset)
+    if word in ("weekday", "weekdays") and offset == 0:
+        return DayRef("weekdays", 0)  # working days, not one span
     return None
 
 
@@ -82,9 +84,44 @@ def same_day_ref(gold: str, pred: str) -> bool | None:
         return None
     if g.kind == p.kind:
         return g == p
-    if g.kind in _SPANS and p.kind in _SPANS:
-        return False  # a week is not a weekend, a month not a year
+    if {g.kind, p.kind} <= {*_SPANS, "weekdays"}:
+        return False  # a week is not a weekend, a month not a year, weekdays are not the weekend
     if "weekday" in (g.kind, p.kind) and "weekend" in (g.kind, p.kind):
         weekday = g.weekday if g.kind == "weekday" else p.weekday
         return False if weekday is not None and weekday < 5 else None  # "Tuesday" is no weekend day
     return None
+
+
+_MODIFIER = "this|next|coming|following|last|previous|past"
+_WEEKDAY_WORDS = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+# In running text a week, month or year names a span only with a modifier ("next week"; not "$90 a week").
+_IN_TEXT = re.compile(
+    rf"\b(?:(?:the\s+)?day\s+(?:after\s+tomorrow|before\s+yesterday)|today|tonight|tomorrow|yesterday"
+    rf"|(?:(?:{_MODIFIER})\s+)?(?:{_WEEKDAY_WORDS}|weekends?)|weekdays?|(?:{_MODIFIER})\s+(?:week|month|year))\b",
+    re.I,
+)
+
+
+def day_refs_in(text: str) -> list[tuple[str, DayRef]]:
+    """The relative days and spans named in running text, with their surface form, in order."""
+    out = []
+    for m in _IN_TEXT.finditer(text):
+        ref = parse_day_ref(m.group(0))
+        if ref is not None:
+            out.append((m.group(0), ref))
+    return out
+
+
+def day_clashes(gold: str, pred: str) -> list[tuple[str, str]]:
+    """(predicted, gold) day references: a day gold names, left out, with another day of its kind said in its
+    place ("Thursday" for gold's "Tuesday", "today" for "tomorrow")."""
+    g_refs, p_refs = day_refs_in(gold), day_refs_in(pred)
+    if not g_refs or not p_refs:
+        return []
+    g_left = [(t, r) for t, r in g_refs if not any(same_day_ref(t, pt) for pt, _ in p_refs)]
+    p_new = [(t, r) for t, r in p_refs if not any(same_day_ref(gt, t) for gt, _ in g_refs)]
+    for p_text, _ in p_new:
+        for g_text, _ in g_left:
+            if same_day_ref(g_text, p_text) is False:
+                return [(p_text, g_text)]
+    return []
