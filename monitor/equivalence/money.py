@@ -21,7 +21,9 @@ from monitor.equivalence.typed import SCALES, Money, canon, words_to_digits
 _ENGLISH_LOCALES = ("en", "en_US", "en_CA", "en_AU", "en_GB", "en_IN", "en_NZ", "en_SG", "en_HK", "en_ZA",
                     "en_IE", "pt_BR", "es_MX", "fr_CA", "ja", "zh")
 _SIGNS = "$€£¥₹₩₽₪₫₱₺₴₦฿"
-_NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
+# A decimal comma ("5,50", "1.299,00") is read only with one or two digits after it: "1,500" groups thousands.
+_DECIMAL_COMMA = r"\d{1,3}(?:\.\d{3})*,\d{1,2}(?!\d)"
+_NUM = rf"[-+]?(?:{_DECIMAL_COMMA}|(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?)|[-+]?\.\d+"
 _SCALE = "|".join(sorted((re.escape(k) for k in SCALES), key=len, reverse=True))
 _SHAPE = re.compile(
     rf"^(?P<pre>[^\d+\-.]*?)\s*(?P<num>{_NUM})\s*(?:(?P<scale>{_SCALE})\b)?\s*(?P<post>[^\d]*?)$"
@@ -92,7 +94,10 @@ def parse_money(text: str) -> Money | None:
     known = {c for c in currencies if c is not None}
     if len(known) > 1:
         return None  # "$5 EUR"
-    amount = float(m.group("num").replace(",", "")) * SCALES.get(m.group("scale") or "", 1.0)
+    num = m.group("num")
+    if re.fullmatch(_DECIMAL_COMMA, num.lstrip("+-")):
+        num = num.replace(".", "").replace(",", ".")
+    amount = float(num.replace(",", "")) * SCALES.get(m.group("scale") or "", 1.0)
     return Money(amount, next(iter(known)))
 
 

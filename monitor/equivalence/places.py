@@ -55,7 +55,24 @@ def _build_tables() -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[st
     for name, aliases in COUNTRIES.items():
         for a in (name, *aliases):
             countries[a] = name
+    _add_iso_countries(countries)
     return cities, regions, countries
+
+
+def _add_iso_countries(countries: dict[str, str]) -> None:
+    """Every ISO 3166 country (pycountry) under its name, official name and common name, and the ISO name read
+    in order ("Korea, Republic of" is "Republic of Korea"): to the curated name when the curated table knows
+    the country by one of them or by its code, else to its common name. Codes are not added as names ("IN",
+    "IT", "ME" are words)."""
+    import pycountry
+
+    for c in pycountry.countries:
+        names = [fold(v) for v in (getattr(c, "common_name", None), c.name, getattr(c, "official_name", None)) if v]
+        names += [f"{m.group(2)} {m.group(1)}" for n in names if (m := re.fullmatch(r"(.+), (.+ of)", n))]
+        known = [countries[k] for k in (*names, c.alpha_2.lower(), c.alpha_3.lower()) if k in countries]
+        canon = known[0] if known else names[0]
+        for n in names:
+            countries.setdefault(n, canon)
 
 
 _CITY_KEYS, _REGION_KEYS, _COUNTRY_KEYS = _build_tables()
@@ -258,6 +275,8 @@ def place_relation(a: str, b: str) -> str | None:
     for rel in ("same", "a_finer", "b_finer"):
         if rel in found:
             return rel
+    if fold(b) in other_names(a) or fold(a) in other_names(b):
+        return "same"  # a city's name in another language or an old name ("Köln" / "Cologne", "Bombay")
     return None if "unknown" in found else "different"
 
 

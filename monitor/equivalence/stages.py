@@ -315,7 +315,28 @@ def abbreviation(pair: Pair) -> Match | None:
     written_short = short.strip().isupper() or short.strip().endswith(".")
     if written_short and len(s_key) >= 3 and s_key.isalpha() and l_key.isalpha() and l_key.startswith(s_key):
         return Match(True, 0.8, "abbreviation")
+    if contracted_words(pair.g, pair.p):
+        return Match(True, 0.85, "abbreviation")
     return None
+
+
+def _contraction(short: str, long_: str) -> bool:
+    """"mt" / "mount", "pt" / "point", "st" / "saint": a vowelless word of 2-4 letters that keeps the first and
+    last letters of the other and some between, in order (a contraction, not a word of its own)."""
+    if not 2 <= len(short) <= 4 or not short.isalpha() or set(short) & set("aeiouy"):
+        return False
+    if len(long_) <= len(short) or short[0] != long_[0] or short[-1] != long_[-1]:
+        return False
+    rest = iter(long_)
+    return all(ch in rest for ch in short)
+
+
+def contracted_words(a: str, b: str) -> bool:
+    """The same words, some written as contractions on one side ("Mt. Vernon" / "Mount Vernon")."""
+    ta, tb = re.findall(r"[a-z0-9]+", fold(a)), re.findall(r"[a-z0-9]+", fold(b))
+    if len(ta) != len(tb) or ta == tb:
+        return False
+    return all(x == y or _contraction(x, y) or _contraction(y, x) for x, y in zip(ta, tb, strict=True))
 
 
 def formula(pair: Pair) -> Match | None:
