@@ -60,6 +60,7 @@ def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
         if in_g and in_p and not (in_g & in_p):
             out.append((sorted(in_p)[0], sorted(in_g)[0]))
     out.extend(opposite_words(g, p))
+    out.extend(outcome_swaps(g, p))
     out.extend(day_clashes(g, p))
     return tuple(dict.fromkeys(out))
 
@@ -68,6 +69,38 @@ def opposite_words(gold: str, pred: str) -> list[tuple[str, str]]:
     """(predicted word, gold word) pairs that negate each other: by prefix, or as WordNet antonyms in place."""
     g, p = fold(gold), fold(pred)
     return _prefix_opposites(g, p) + _antonym_swaps(g, p)
+
+
+@lru_cache(maxsize=1)
+def outcome_opposites() -> dict[str, frozenset[str]]:
+    """State -> the states that contradict it, both ways (``data/outcomes.json``), loaded once."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/outcomes.json").read_text())
+    table: dict[str, set[str]] = {}
+    for state, others in data["opposites"].items():
+        for other in others:
+            table.setdefault(fold(state), set()).add(fold(other))
+            table.setdefault(fold(other), set()).add(fold(state))
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+def outcome_swaps(gold: str, pred: str) -> list[tuple[str, str]]:
+    """(predicted, gold) states: a state gold reports, absent from the prediction, which reports an opposite
+    state instead ("declined" for "approved", "out of stock" for "in stock"), both said with the same polarity
+    ("not declined" agrees with "approved"). Unlike antonyms, the two need not stand in the same place: the
+    states are few and specific, and a reply reports one of them."""
+    g, p = fold(gold), fold(pred)
+    table = outcome_opposites()
+    in_g, in_p = _members(g, tuple(sorted(table, key=len, reverse=True))), None
+    out = []
+    for state in sorted(in_g):
+        if in_p is None:
+            in_p = _members(p, tuple(sorted(table, key=len, reverse=True)))
+        if state in in_p:
+            continue
+        for other in sorted(table[state] & (in_p - in_g)):
+            if _negated_around(g, state) == _negated_around(p, other):
+                out.append((other, state))
+    return out
 
 
 def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:
