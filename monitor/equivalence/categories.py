@@ -61,6 +61,7 @@ def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
             out.append((sorted(in_p)[0], sorted(in_g)[0]))
     out.extend(opposite_words(g, p))
     out.extend(outcome_swaps(g, p))
+    out.extend(state_flips(g, p))
     out.extend(day_clashes(g, p))
     return tuple(dict.fromkeys(out))
 
@@ -81,6 +82,33 @@ def outcome_opposites() -> dict[str, frozenset[str]]:
             table.setdefault(fold(state), set()).add(fold(other))
             table.setdefault(fold(other), set()).add(fold(state))
     return {k: frozenset(v) for k, v in table.items()}
+
+
+@lru_cache(maxsize=1)
+def outcome_synonyms() -> tuple[tuple[str, ...], ...]:
+    """Groups of words that report one state (``data/outcomes.json`` "same"), longest first."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/outcomes.json").read_text())
+    return tuple(tuple(sorted((fold(w) for w in group), key=len, reverse=True)) for group in data.get("same", []))
+
+
+def _polarities(text: str, words: set[str]) -> set[bool]:
+    return {c.negated for c in clauses(text) for w in words if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", c.text)}
+
+
+def state_flips(gold: str, pred: str) -> list[tuple[str, str]]:
+    """(predicted, gold) words of one state said with opposite polarity everywhere ("They do not allow pets" /
+    "Pets are welcome"), though the clauses are worded too differently to line up."""
+    g, p = fold(gold), fold(pred)
+    out = []
+    for group in outcome_synonyms():
+        in_g, in_p = _members(g, group), _members(p, group)
+        if not in_g or not in_p:
+            continue
+        g_pol, p_pol = _polarities(g, in_g), _polarities(p, in_p)
+        g_only, p_only = in_g - in_p, in_p - in_g  # the same word flipped is the clauses' negation finding
+        if g_only and p_only and len(g_pol) == 1 and len(p_pol) == 1 and g_pol != p_pol:
+            out.append((sorted(p_only)[0], sorted(g_only)[0]))
+    return out
 
 
 def outcome_swaps(gold: str, pred: str) -> list[tuple[str, str]]:

@@ -77,6 +77,21 @@ class Clause:
     negated: bool
 
 
+# "No entry fee" and "free to enter" say one thing: a cost denied is a cost of nothing.
+_COST = re.compile(r"\b(?:fees?|charges?|costs?|cover|admission price|entrance price|entry price)\b", re.I)
+_FREE = re.compile(r"\bfree\b(?!\s+(?:between|from|until|till|after|before)\b|\s+(?:at|on)\s+\d)", re.I)
+
+
+def no_cost_agrees(a: str, b: str) -> bool:
+    """Whether one clause denies a cost ("there is no entry fee") and the other calls it free ("it is free
+    to enter"): the same statement, not a polarity flip. "free" for a time ("free between 8 and 2") is
+    another sense and does not count."""
+    def denies(x: str, y: str) -> bool:
+        return negated(x) and bool(_COST.search(x)) and not negated(y) and bool(_FREE.search(y))
+
+    return denies(a, b) or denies(b, a)
+
+
 def negated(text: str) -> bool:
     """Does ``text`` state its content negatively? ("they do not serve alcohol", "No, it's not.")"""
     body = _NEGATED_CEASING.sub(" ", _NOT_NEGATING.sub(" ", text))

@@ -29,7 +29,7 @@ from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.demonyms import other_countries
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
-from monitor.equivalence.polarity import Clause, clauses, understatements
+from monitor.equivalence.polarity import Clause, clauses, no_cost_agrees, understatements
 from monitor.equivalence.reply_facts import FactDiff, GoldFact, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.spelling import misspelt
@@ -264,8 +264,9 @@ class ReplyComparator:
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
             checkable = _checkable(g_norm, g_facts, g)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
-            if flipped and understatements(g.text, p_clauses[j].text):
-                flipped = None  # "is not really all that important" / "is almost just representative"
+            if flipped and (understatements(g.text, p_clauses[j].text) or no_cost_agrees(g.text, p_clauses[j].text)):
+                flipped = None  # "is not really all that important" / "is almost just representative"; "no
+                # entry fee" / "free to enter"
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
 

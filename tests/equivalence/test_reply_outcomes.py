@@ -34,3 +34,43 @@ def test_the_opposite_outcome_is_inconsistent_and_named(replies, gold, pred, nam
 @pytest.mark.parametrize(("gold", "pred"), AGREE)
 def test_the_same_outcome_is_no_swap(gold, pred):
     assert outcome_swaps(gold, pred) == []
+
+
+FREE_AGREES = [
+    ("There is no admission fee for the museum.", "The museum is free to visit."),
+    ("Parking is free at the venue.", "There's no charge for parking at the venue."),
+]
+FREE_CONTRADICTS = [
+    ("There is an entrance fee at the zoo.", "The zoo is free to enter.", "'free' in place of gold's 'fee'"),
+    ("There is no fee to use the pool.", "There is a fee to use the pool.", "negates gold"),
+    ("The concert is free.", "There is a $20 cover charge for the concert.", "'charge' in place of gold's 'free'"),
+]
+
+
+@pytest.mark.parametrize(("gold", "pred"), FREE_AGREES)
+def test_a_cost_denied_is_free(replies, gold, pred):
+    m = replies.compare(gold, pred)
+    assert "negates" not in (m.detail or ""), m
+    assert m.equivalent, m
+
+
+@pytest.mark.parametrize(("gold", "pred", "named"), FREE_CONTRADICTS)
+def test_a_fee_against_free_is_inconsistent(replies, gold, pred, named):
+    m = replies.compare(gold, pred)
+    assert reply_reason(m) == INCONSISTENT, m
+    assert named in (m.detail or ""), m
+
+
+def test_free_for_a_time_is_another_sense():
+    from monitor.equivalence.polarity import no_cost_agrees
+
+    assert no_cost_agrees("There is no entry fee", "It is free to enter")
+    assert not no_cost_agrees("There is no entry fee", "You are free between 2 and 4")
+
+
+def test_one_state_said_with_the_other_polarity_is_a_flip():
+    from monitor.equivalence.categories import state_flips
+
+    assert state_flips("They do not allow pets.", "Pets are welcome.") == [("are welcome", "allow")]
+    assert state_flips("Pets are allowed but smoking is not allowed.", "Pets are welcome.") == []  # mixed
+    assert state_flips("Pets are not allowed.", "No pets are permitted.") == []
