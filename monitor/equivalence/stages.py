@@ -25,6 +25,7 @@ from monitor.equivalence.normalize import timezone_city as _timezone_city
 from monitor.equivalence.opposites import antonym_clash
 from monitor.equivalence.places import place_relation
 from monitor.equivalence.relative_dates import same_day_ref
+from monitor.equivalence.spans import ordinal, price_signs, rating, same_range, sequel_of
 from monitor.equivalence.types import Match
 
 EXACT = Match(True, 1.0, "exact")
@@ -138,6 +139,22 @@ def month_of_date(pair: Pair) -> Match | None:
     return _verdict(bool(names & months), "date", yes=0.8)
 
 
+def price_level(pair: Pair) -> Match | None:
+    """Price levels in signs: "$$" / "$$" equal, "$$" / "$$$$" not."""
+    g, p = price_signs(pair.g), price_signs(pair.p)
+    return _verdict(g == p, "category") if g is not None and p is not None else None
+
+
+def value_range(pair: Pair) -> Match | None:
+    """Two ranges ("March 5-8" / "March 5 to March 8", "9am-5pm" / "9 am to 5 pm"): equal when both ends are."""
+    def ends_equal(a: str, b: str) -> bool | None:
+        decided = run(a, b)
+        return None if decided is None else decided.equivalent
+
+    same = same_range(pair.g, pair.p, ends_equal)
+    return None if same is None else _verdict(same, "range")
+
+
 def relative_day(pair: Pair) -> Match | None:
     """Weekdays and days or spans counted from today ("Tue" / "Tuesday", "tomorrow" / "today", "next week")."""
     same = same_day_ref(pair.g, pair.p)
@@ -205,6 +222,28 @@ def quantity(pair: Pair) -> Match | None:
     ga = gq.amount if gq else gn
     pa = pq.amount if pq else pn
     return _verdict(typed.numbers_close(ga, pa), "number") if ga is not None and pa is not None else None
+
+
+def rating_scale(pair: Pair) -> Match | None:
+    """"4.2 out of 5" is 4.2 on a scale of 5: equal to "4.2", not to "4.2 out of 10"."""
+    if "out of" not in pair.g and "out of" not in pair.p:
+        return None
+    g, p = rating(pair.g), rating(pair.p)
+    if g is None or p is None:
+        return None
+    same_scale = g[1] is None or p[1] is None or g[1] == p[1]
+    return _verdict(same_scale and typed.numbers_close(g[0], p[0]), "number")
+
+
+def ordinal_number(pair: Pair) -> Match | None:
+    """Ordinals in digits or words ("1st" / "first")."""
+    g, p = ordinal(pair.g), ordinal(pair.p)
+    return _verdict(g == p, "number") if g is not None and p is not None else None
+
+
+def sequel(pair: Pair) -> Match | None:
+    """A title and its sequel ("Toy Story" / "Toy Story 2", "Frozen" / "Frozen II") are different works."""
+    return Match(False, 0.1, "number") if sequel_of(pair.g, pair.p) or sequel_of(pair.p, pair.g) else None
 
 
 def number(pair: Pair) -> Match | None:
@@ -402,8 +441,10 @@ STAGES: tuple[Stage, ...] = (
     email,
     url,
     boolean,
+    price_level,
     json_numbers,
     year_range,
+    value_range,
     month_of_date,
     relative_day,
     date,
@@ -412,7 +453,9 @@ STAGES: tuple[Stage, ...] = (
     phone_number,
     money_amount,
     quantity,
+    rating_scale,
     number,
+    ordinal_number,
     counted,
     street_address,
     airport,
@@ -420,6 +463,7 @@ STAGES: tuple[Stage, ...] = (
     opposites,
     closed_class,
     timezone,
+    sequel,
     abbreviation,
     formula,
     identifier,

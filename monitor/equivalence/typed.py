@@ -15,8 +15,10 @@ from monitor.equivalence.abbreviations import MONTHS, UNIT_ALIASES
 from monitor.equivalence.normalize import fold, strip_wrapping
 from monitor.equivalence.times import parse_clock
 
-TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "affirmative"})
-FALSE_WORDS = frozenset({"false", "no", "n", "f", "off", "disabled", "disable", "none", "negative"})
+TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "affirmative", "yeah", "yep", "yup", "sure",
+                        "yes please", "of course", "absolutely", "certainly", "correct"})
+FALSE_WORDS = frozenset({"false", "no", "n", "f", "off", "disabled", "disable", "none", "negative", "nope", "nah",
+                         "no thanks", "no thank you", "not at all", "incorrect"})
 
 SCALES: dict[str, float] = {
     "hundred": 1e2, "thousand": 1e3, "k": 1e3, "grand": 1e3, "million": 1e6, "mn": 1e6, "mio": 1e6, "m": 1e6,
