@@ -18,8 +18,8 @@ from monitor.equivalence.relative_dates import WEEKDAYS
 from monitor.equivalence.typed import parse_number
 
 _RANGE_JOIN = re.compile(r"\s*(?:–|—|\s(?:to|through|thru|until|till)\s)\s*", re.I)
-# A hyphen joins a range next to a digit ("9am-5pm", "March 5-8") or between weekdays ("Mon-Fri"); elsewhere it
-# joins the parts of one word ("Hartsfield-Jackson", "one-way").
+# A hyphen joins a range after a part with a digit ("9am-5pm", "March 5-8") or between weekdays ("Mon-Fri");
+# elsewhere it joins the parts of one word or an id ("Hartsfield-Jackson", "one-way", "UA-100").
 _HYPHEN_JOIN = re.compile(r"(?<=\d)\s*-\s*|\s*-\s*(?=\d)|(?<=[a-z])\s*-\s*(?=[a-z])", re.I)
 _MONTH_WORD = re.compile(r"[a-z]{3,}\.?", re.I)
 
@@ -28,15 +28,17 @@ def _split(text: str) -> list[str]:
     parts = _RANGE_JOIN.split(text)
     if len(parts) == 1:
         parts = _HYPHEN_JOIN.split(text)
-        letters = len(parts) == 2 and parts[0][-1:].isalpha() and parts[1][:1].isalpha()
-        if letters and not all(fold(x).strip(".") in WEEKDAYS for x in parts):
-            return [text]  # a hyphenated word, not a range of days
+        days = len(parts) == 2 and all(fold(x).strip(".") in WEEKDAYS for x in parts)
+        if len(parts) == 2 and not days and not re.search(r"\d", parts[0]):
+            return [text]  # a hyphenated word or an id ("Hartsfield-Jackson", "UA-100"), not a range
     return parts
 
 
 def range_ends(text: str) -> tuple[str, str] | None:
     """The two ends of a range, each completed with the month the other names; None when ``text`` is no range
     of two ends (an ISO date "2024-03-05" has three parts, an id "UA-100" is left to its own stage)."""
+    if not re.search(r"[a-z]", text, re.I):
+        return None  # digits and signs only: a phone number, an id, "10-20"; no ends to read
     parts = _split(text.strip())
     if len(parts) != 2 or not all(p.strip() for p in parts):
         return None

@@ -45,6 +45,7 @@ def test_another_value_differs(typed_values, a, b, method):
 def test_a_hyphenated_word_or_an_iso_date_is_no_range():
     assert range_ends("Hartsfield-Jackson Airport") is None
     assert range_ends("one-way") is None
+    assert range_ends("UA-100") is None
     assert range_ends("2024-03-05") is None
     assert range_ends("5-8") is None  # two bare numbers: a score or a count, nothing to read
 
@@ -52,3 +53,8 @@ def test_a_hyphenated_word_or_an_iso_date_is_no_range():
 def test_a_cinema_named_with_its_screens_is_no_sequel():
     assert not sequel_of("AMC Saratoga", "AMC Saratoga 14")
     assert sequel_of("Frozen", "Frozen II")
+
+
+def test_digits_and_signs_alone_are_no_range():
+    assert range_ends("(415) 555-0100") is None
+    assert range_ends("10-20") is None
