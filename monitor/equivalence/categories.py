@@ -24,11 +24,25 @@ _PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
 
 
 @lru_cache(maxsize=1)
+def category_groups() -> dict[str, dict[str, str]]:
+    """Set name -> {member: the value it names}; members written together as a list name one value
+    ("bbq" / "barbecue"), loaded once."""
+    data = json.loads(resources.files("monitor.equivalence").joinpath("data/categories.json").read_text())
+    out: dict[str, dict[str, str]] = {}
+    for name, members in data["sets"].items():
+        groups: dict[str, str] = {}
+        for member in members:
+            words = [member] if isinstance(member, str) else member
+            for w in words:
+                groups[fold(w)] = fold(words[0])
+        out[name] = groups
+    return out
+
+
+@lru_cache(maxsize=1)
 def category_sets() -> dict[str, tuple[str, ...]]:
     """Set name -> members (longest first, so "premium economy" is found before "economy"), loaded once."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/categories.json").read_text())
-    return {name: tuple(sorted({fold(w) for w in words}, key=len, reverse=True))
-            for name, words in data["sets"].items()}
+    return {name: tuple(sorted(groups, key=len, reverse=True)) for name, groups in category_groups().items()}
 
 
 @lru_cache(maxsize=1024)
@@ -55,9 +69,10 @@ def category_clashes(gold: str, pred: str) -> tuple[tuple[str, str], ...]:
     place of gold's ("Thursday" for "Tuesday", "today" for "tomorrow"; ``relative_dates.day_clashes``)."""
     g, p = fold(gold), fold(pred)
     out: list[tuple[str, str]] = []
-    for members in category_sets().values():
+    groups = category_groups()
+    for name, members in category_sets().items():
         in_g, in_p = _members(g, members), _members(p, members)
-        if in_g and in_p and not (in_g & in_p):
+        if in_g and in_p and not ({groups[name][m] for m in in_g} & {groups[name][m] for m in in_p}):
             out.append((sorted(in_p)[0], sorted(in_g)[0]))
     out.extend(opposite_words(g, p))
     out.extend(outcome_swaps(g, p))

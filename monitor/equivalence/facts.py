@@ -14,6 +14,7 @@ from monitor.equivalence.typed import (
     DateValue,
     Money,
     Quantity,
+    compound_amount,
     looks_like_identifier,
     parse_date,
     parse_money,
@@ -155,7 +156,9 @@ _SPOKEN = [
 
 
 def spoken_amounts(text: str) -> str:
-    """Amounts said with fractions or dozens as digits (see ``_SPOKEN``); number words are digits by now."""
+    """Amounts said with fractions or dozens as digits (see ``_SPOKEN``), amounts in two units in the smaller one
+    (``typed.compound_amount``); number words are digits by now."""
+    text = compound_amount(text)
     if "half" not in text and "quarter" not in text and "dozen" not in text:
         return text
     for pattern, digits in _SPOKEN:

@@ -81,7 +81,9 @@ def _title_cased(text: str) -> bool:
 
     Title case capitalises every word but short function words, so one lower-case content word of four or
     more letters ("It starts at 5 pm at Chase Center Experience") shows ordinary sentence case."""
-    words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) >= 4]
+    # The opening word is capitalised in any sentence, and a word in capitals is an acronym ("ABBA"): neither
+    # tells title case from sentence case.
+    words = [w for w in re.findall(r"[A-Za-z]+", text)[1:] if len(w) >= 4 and not w.isupper()]
     lower = [w for w in words if w[0].islower() and w.lower() not in STOPWORDS]
     return len(words) >= 3 and not lower and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
 

@@ -6,7 +6,7 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from dateutil import parser as dateparser
 from text_to_num import alpha2digit, text2num
@@ -180,6 +180,25 @@ _SPOKEN_AND = re.compile(
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
 
+# An amount in two units ("2 hours 10 minutes", "1 hr and 30 min", "5 feet 10 inches", 5'10"): the smaller unit.
+_AND = r"\s*,?\s*(?:and\s+)?"
+_COMPOUND = (
+    (re.compile(rf"\b(\d+)\s*(?:hours?|hrs?|h){_AND}(\d+)\s*(?:minutes?|mins?|m)\b", re.I), 60, "minutes"),
+    (re.compile(rf"\b(\d+)\s*(?:feet|foot|ft|'){_AND}(\d+)\s*(?:inches|inch|in\b|\"|'')", re.I), 12, "inches"),
+)
+
+
+def compound_amount(t: str) -> str:
+    """"2 hours 10 minutes" -> "130 minutes", "5 feet 10 inches" -> "70 inches"; other text unchanged."""
+    for pattern, per, unit in _COMPOUND:
+        t = pattern.sub(partial(_in_smaller_unit, per=per, unit=unit), t)
+    return t
+
+
+def _in_smaller_unit(m: re.Match[str], per: int, unit: str) -> str:
+    return f"{int(m.group(1)) * per + int(m.group(2))} {unit}"
+
+
 def spoken_fraction(t: str) -> str:
     """"half an hour" -> "0.5 hour", "2 and a half hours" -> "2.5 hours"; other texts unchanged."""
     m = _SPOKEN_PART.match(t)
@@ -196,7 +215,7 @@ def spoken_fraction(t: str) -> str:
 @lru_cache(maxsize=65536)
 def parse_quantity(text: str) -> Quantity | None:
     t = words_to_digits(canon(text.replace("_", " ")), threshold=0)  # "five_years", "two weeks" -> "2 weeks"
-    t = spoken_fraction(re.sub(r"^(a|an) (?=[a-z]+$)", "1 ", t))  # "a fortnight" -> "1 fortnight"
+    t = compound_amount(spoken_fraction(re.sub(r"^(a|an) (?=[a-z]+$)", "1 ", t)))  # "a fortnight" -> "1 fortnight"
     m = QUANTITY_RE.match(t)
     if not m:
         return None

@@ -109,3 +109,13 @@ def test_a_value_and_its_opposite_differ(typed_values, a, b):
 def test_an_antonym_elsewhere_in_the_phrase_is_still_read(typed_values):
     assert_different_both_ways(typed_values, "early check-in", "late check-in", method="antonym")
     assert_equal_both_ways(typed_values, "non-smoking room", "non-smoking room")
+
+
+@pytest.mark.parametrize(("a", "b"), [("2 hours 10 minutes", "130 minutes"), ("1 hr and 30 min", "90 minutes"),
+                                      ("5 feet 10 inches", "70 inches")])
+def test_an_amount_in_two_units_is_one_amount(typed_values, a, b):
+    assert_equal_both_ways(typed_values, a, b, method=("number", "quantity"))
+
+
+def test_an_amount_in_two_units_differs_from_another(typed_values):
+    assert_different_both_ways(typed_values, "2 hours 10 minutes", "2 hours", method=("number", "quantity"))

@@ -74,3 +74,18 @@ def test_one_state_said_with_the_other_polarity_is_a_flip():
     assert state_flips("They do not allow pets.", "Pets are welcome.") == [("are welcome", "allow")]
     assert state_flips("Pets are allowed but smoking is not allowed.", "Pets are welcome.") == []  # mixed
     assert state_flips("Pets are not allowed.", "No pets are permitted.") == []
+
+
+def test_words_of_one_category_value_do_not_clash():
+    from monitor.equivalence.categories import category_clashes
+
+    assert category_clashes("We serve BBQ.", "We serve barbecue.") == ()
+    assert category_clashes("It is a hip-hop song.", "It is a hip hop song.") == ()
+    assert category_clashes("It is moderately priced.", "It is mid-range.") == ()
+    assert category_clashes("It is moderately priced.", "It is inexpensive.") == (("inexpensive", "moderately priced"),)
+
+
+def test_a_name_in_capitals_does_not_make_a_sentence_a_headline(replies):
+    m = replies.compare("Now playing Bohemian Rhapsody by Queen.", "Playing Bohemian Rhapsody by ABBA now.")
+    assert reply_reason(m) == INCONSISTENT, m
+    assert "'ABBA' vs gold 'Queen'" in (m.detail or ""), m
