@@ -27,6 +27,7 @@ from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
 from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.demonyms import other_countries
+from monitor.equivalence.existential import denies_something_else
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
 from monitor.equivalence.polarity import Clause, clauses, understatements
@@ -266,6 +267,8 @@ class ReplyComparator:
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             if flipped and understatements(g.text, p_clauses[j].text):
                 flipped = None  # "is not really all that important" / "is almost just representative"
+            if flipped and denies_something_else(g.text, p_clauses[j].text):
+                flipped = None  # "There's no rule that decides who may bowl" / "A team can use the same player"
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
 
