@@ -211,6 +211,12 @@ def known(word: str) -> bool | None:
                 or any(a in db.lemmas["a"] for a in adjectives))
 
 
+def ancestors(word: str, first: int = 2) -> frozenset[int]:
+    """The synsets (offsets) the ``first`` commonest noun senses of ``word`` are kinds or instances of, those
+    senses included."""
+    return frozenset().union(*(_ancestry(o) for o in senses(word)[:first]))
+
+
 def is_name(word: str) -> bool:
     """Is the commonest noun sense of ``word`` a proper noun in WordNet ("China"; not "cat", whose CAT scan
     comes later)? A capitalised word at the start of a sentence is then taken for a name."""
