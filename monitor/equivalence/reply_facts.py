@@ -66,7 +66,23 @@ def reply_facts(text: str) -> tuple[str, tuple[Fact, ...]]:
                   and not _parenthetical_alias(norm, f))
     if title_case:  # capitals mark no names there, but the lexicon still knows some ("Obama", "China")
         facts = tuple(sorted(facts + headline_names(norm, [f.span for f in facts], _GENERIC), key=lambda f: f.span))
-    return norm, facts
+    return norm, _qualified_places(norm, facts)
+
+
+def _qualified_places(norm: str, facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
+    """A place and the region or country after its comma are one place fact ("Albany, NY", "Paris, France"):
+    the qualifier says where the place is and names no place of its own, so "NY" in "Albany, NY" does not
+    keep gold's "New York City". Two places in a list ("London, Paris") stay two."""
+    out: list[Fact] = []
+    for f in facts:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.kind == f.kind == "entity" and norm[prev.span[1] : f.span[0]] == ", "
+                and place_relation(f"{prev.text}, {f.text}", prev.text) == "same"):
+            text = norm[prev.span[0] : f.span[1]]
+            out[-1] = Fact("entity", text, fold(text), (prev.span[0], f.span[1]))
+        else:
+            out.append(f)
+    return tuple(out)
 
 
 _ALIAS = re.compile(r"[A-Za-z0-9.&-]*[A-Z][A-Za-z0-9.&-]*")
