@@ -1,4 +1,4 @@
-"""What a question asks for: a time, a place, a person, a count or an amount.
+"""What a question asks for: a time, a place, a person or a quantity.
 
 An agent that asks the user for one thing when gold asks for another ("Which city are you departing from?" for
 gold's "What date would you like?") asks the wrong question, however alike the two sentences sound. The thing
@@ -24,7 +24,8 @@ _WH = re.compile(
     r"|(?P<what>what|which)(?:\s+(?:kind|type|sort)\s+of)?(?P<rest>(?:\s+[a-z'’]+){1,3}))\b",
     re.I,
 )
-_WORD_CLASS = {"when": "time", "where": "place", "who": "person", "many": "count", "much": "amount"}
+_GENERIC = frozenset({"kind", "type", "sort", "one", "ones", "thing", "things", "option", "options"})
+_WORD_CLASS = {"when": "time", "where": "place", "who": "person", "many": "quantity", "much": "quantity"}
 # The anchors of each class, by a word whose first sense is the class ("point" has the point in time elsewhere).
 _ANCHORS = {"place": ("location",), "time": ("time_period", "time_unit"), "person": ("person",)}
 _POINT_IN_TIME = "point_in_time"
@@ -56,6 +57,8 @@ def asked_for(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
                 out.append((m.group(0).lower(), frozenset({_WORD_CLASS[kind]})))
                 continue
             words = [w for w in m.group("rest").lower().split() if w not in STOPWORDS]
+            if words and words[0] in _GENERIC:
+                continue  # "What type would you like?": a kind of anything
             classes = noun_classes(words[0]) if words else frozenset()
             if classes:
                 out.append((f"{m.group('what').lower()} {words[0]}", classes))

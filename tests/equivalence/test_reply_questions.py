@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not wordnet.available(), reason="needs Debian's 
 def test_what_a_question_asks_for():
     assert asked_for("Which city are you departing from?") == (("which city", frozenset({"place"})),)
     assert dict(asked_for("When do you want to leave?")) == {"when": frozenset({"time"})}
-    assert dict(asked_for("How many tickets do you need?")) == {"how many": frozenset({"count"})}
+    assert dict(asked_for("How many tickets do you need?")) == {"how many": frozenset({"quantity"})}
     assert "time" in dict(asked_for("What date do you want to leave?"))["what date"]
     assert asked_for("Which restaurant do you want?") == ()  # WordNet classes no restaurant: no evidence
     assert asked_for("What date do you want to leave.") == ()  # no question
@@ -49,3 +49,11 @@ def test_a_question_for_the_same_thing_in_other_words_passes(replies, gold, pred
 
 def test_a_statement_is_not_judged_as_a_question():
     assert question_clashes("What date do you want to leave?", "You are leaving from Denver.") == ()
+
+
+def test_how_many_and_how_much_ask_for_one_kind_of_thing():
+    assert question_clashes("How much money do you want to send?", "How many dollars should I send?") == ()
+
+
+def test_a_question_for_a_kind_of_anything_is_no_evidence():
+    assert asked_for("What type would you like?") == ()
