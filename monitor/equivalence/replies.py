@@ -27,9 +27,11 @@ from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
 from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.demonyms import other_countries
+from monitor.equivalence.existential import denies_something_else
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.normalize import STOPWORDS, canon_string, content_tokens, fold
 from monitor.equivalence.polarity import Clause, clauses, no_cost_agrees, understatements
+from monitor.equivalence.questions import question_clashes
 from monitor.equivalence.reply_facts import FactDiff, GoldFact, diff_facts, reply_facts
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.spelling import misspelt
@@ -70,7 +72,8 @@ class ReplyAnalysis:
     swaps: tuple[str, ...]
     clauses: tuple[ClauseCheck, ...]
     method: str
-    clashes: tuple[tuple[str, str], ...] = ()  # (predicted, gold) category words of one set ("pop", "country")
+    clashes: tuple[tuple[str, str], ...] = ()  # (predicted, gold) category words of one set ("pop", "country"),
+    # or the things two questions ask for ("which city", "what date")
     substituted: Substitution | None = None  # a noun in place of an incompatible gold noun ("cat" / "lamb")
 
 
@@ -141,7 +144,8 @@ class ReplyComparator:
         else:  # no clause similarity can change the verdict: none is computed (nor encoded)
             checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
         method = "semantic" if self.semantic is not None else "lexical"
-        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method, category_clashes(gold, pred),
+        clashes = category_clashes(gold, pred) + question_clashes(gold, pred)  # "which city" for "what date"
+        return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method, clashes,
                              _substituted(gold, pred, g_facts, th))
 
     def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
@@ -267,6 +271,8 @@ class ReplyComparator:
             if flipped and (understatements(g.text, p_clauses[j].text) or no_cost_agrees(g.text, p_clauses[j].text)):
                 flipped = None  # "is not really all that important" / "is almost just representative"; "no
                 # entry fee" / "free to enter"
+            if flipped and denies_something_else(g.text, p_clauses[j].text):
+                flipped = None  # "There's no rule that decides who may bowl" / "A team can use the same player"
             out.append(ClauseCheck(g.text, checkable, max(max(row), whole), rows[i][j], flipped))
         return tuple(out)
 

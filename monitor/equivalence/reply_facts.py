@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
 
+from monitor.equivalence.demonyms import countries_of
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers, other_places
+from monitor.equivalence.headline_names import headline_names
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.people import title_for_name
 from monitor.equivalence.places import other_names, place_relation, place_within
@@ -62,7 +64,25 @@ def reply_facts(text: str) -> tuple[str, tuple[Fact, ...]]:
     facts = tuple(f for f in extract_facts(text)
                   if not (f.kind == "entity" and (title_case or fold(f.text) in _GENERIC))
                   and not _parenthetical_alias(norm, f))
-    return norm, facts
+    if title_case:  # capitals mark no names there, but the lexicon still knows some ("Obama", "China")
+        facts = tuple(sorted(facts + headline_names(norm, [f.span for f in facts], _GENERIC), key=lambda f: f.span))
+    return norm, _qualified_places(norm, facts)
+
+
+def _qualified_places(norm: str, facts: tuple[Fact, ...]) -> tuple[Fact, ...]:
+    """A place and the region or country after its comma are one place fact ("Albany, NY", "Paris, France"):
+    the qualifier says where the place is and names no place of its own, so "NY" in "Albany, NY" does not
+    keep gold's "New York City". Two places in a list ("London, Paris") stay two."""
+    out: list[Fact] = []
+    for f in facts:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.kind == f.kind == "entity" and norm[prev.span[1] : f.span[0]] == ", "
+                and place_relation(f"{prev.text}, {f.text}", prev.text) == "same"):
+            text = norm[prev.span[0] : f.span[1]]
+            out[-1] = Fact("entity", text, fold(text), (prev.span[0], f.span[1]))
+        else:
+            out.append(f)
+    return tuple(out)
 
 
 _ALIAS = re.compile(r"[A-Za-z0-9.&-]*[A-Z][A-Za-z0-9.&-]*")
@@ -137,6 +157,12 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
         if gi in matched:
             continue
         if _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)) or _named_otherwise(g, p_norm, p_facts, used):
+            continue
+        country = _same_country(g, p_facts, used)
+        if country is not None:
+            used.add(country)  # "Syria" for gold's "Syrian": that name speaks of gold's country, of no other
+            continue
+        if _country_named(g, p_norm, p_facts, used):
             continue
         hit = next((i for i, p in enumerate(p_facts)
                     if i not in used and SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind] and same_value(g, p)), None)
@@ -291,6 +317,29 @@ def _named_otherwise(g: Fact, p_norm: str, p_facts: Sequence[Fact], used: Abstra
         if hit is not None and not _placed_elsewhere(g.text, hit, text[m.end():]):
             return True
     return False
+
+
+def _countries(word: str) -> frozenset[str]:
+    """The countries a word names, in the singular or plural ("Palestinian", "Palestinians")."""
+    return countries_of(word) or countries_of(lemma(fold(word)))
+
+
+def _same_country(g: Fact, p_facts: Sequence[Fact], used: AbstractSet[int]) -> int | None:
+    """The predicted name fact, not yet claimed, that names the country gold's name or word for a people names
+    ("Syria" for gold's "Syrian")."""
+    wanted = _countries(g.text) if g.kind == "entity" else frozenset()
+    return next((i for i, p in enumerate(p_facts)
+                 if wanted and i not in used and p.kind == "entity" and _countries(p.text) & wanted), None)
+
+
+def _country_named(g: Fact, p_norm: str, p_facts: Sequence[Fact], used: AbstractSet[int]) -> bool:
+    """Whether gold's name of a country or its people is named by a capitalised word of the prediction that no
+    other fact claims and that names the same country in another form ("Israeli" for gold's "Israel", a
+    sentence's first word, which is no name fact of its own)."""
+    if g.kind != "entity" or not (wanted := _countries(g.text)):
+        return False
+    text = _unclaimed(p_norm, p_facts, used, g)
+    return any(_countries(m.group(0)) & wanted for m in re.finditer(r"\b[A-Z][\w'’.]*", text))
 
 
 def _placed_elsewhere(gold: str, name: str, after: str) -> bool:

@@ -68,8 +68,28 @@ def _compound(a: str, b: str) -> bool:
     return " " not in a and bool(wordnet.noun_bases(f"{a}_{b}")) and all(wordnet.is_noun(w) for w in (a, b))
 
 
+# An English closed compound is headed by its last part ("hackysack" is a sack, "doghouse" a house): a word
+# WordNet does not list is read as the longest noun (four letters or more) it ends with, when at least three
+# letters precede it.
+_HEAD_MIN, _STEM_MIN = 4, 3
+
+
+@lru_cache(maxsize=65536)
+def _lexeme(word: str) -> str:
+    """``word`` itself when WordNet lists it, else the noun heading it as a closed compound ("hackysack" ->
+    "sack"), else ``word``."""
+    if " " in word or wordnet.known(word) is not False:
+        return word
+    for i in range(_STEM_MIN, len(word) - _HEAD_MIN + 1):
+        head = word[i:].lstrip("-")
+        if len(head) >= _HEAD_MIN and wordnet.noun_bases(head):
+            return head
+    return word
+
+
 @lru_cache(maxsize=65536)
 def _forms(word: str) -> frozenset[str]:
+    word = _lexeme(word)
     return frozenset({word, lemma(word), *wordnet.noun_bases(word), *wordnet.verb_bases(word)})
 
 
@@ -77,8 +97,16 @@ def _same_form(a: str, b: str) -> bool:
     return a == b or bool(_forms(a) & _forms(b))
 
 
+def _as_noun(word: str) -> str | None:
+    """The noun ``word`` is read as: the head of a closed compound WordNet does not list (a noun by its place),
+    ``word`` itself when it is mostly a noun, else None."""
+    head = _lexeme(word)
+    return head if head != word or wordnet.is_noun(word) else None
+
+
 def _nouns_agree(a: str, b: str) -> bool:
-    return bool(wordnet.is_noun(a)) and bool(wordnet.is_noun(b)) and wordnet.compatible(a, b) is True
+    na, nb = _as_noun(a), _as_noun(b)
+    return na is not None and nb is not None and wordnet.compatible(na, nb) is True
 
 
 def _match(gold: list[str], pred: list[str]) -> list[int | None]:
@@ -111,7 +139,7 @@ def _replaced(gold: list[str], pred: list[str], match: list[int | None]) -> list
 
 def _nouns(words: list[str]) -> list[str]:
     """The nouns among ``words`` that name a concrete thing in one of their two commonest WordNet senses."""
-    return [w for w in words if wordnet.is_noun(w) and wordnet.lexfiles(w) & _CONCRETE]
+    return [w for w in words if (n := _as_noun(w)) is not None and wordnet.lexfiles(n) & _CONCRETE]
 
 
 @lru_cache(maxsize=32768)

@@ -195,6 +195,28 @@ def is_noun(word: str) -> bool | None:
     return noun_count > other_count or (noun_count == other_count == 0 and not others)
 
 
+# morphy's adjective endings: "tallest" -> "tall", "larger" -> "large".
+_ADJ_RULES = (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
+
+
+def known(word: str) -> bool | None:
+    """Does WordNet list ``word`` in some part of speech (an inflection of a noun, verb or adjective, or an
+    adverb)? None when WordNet is absent. "hackysack", "Obama" are not listed."""
+    db = _database()
+    if db is None:
+        return None
+    key = _key(word)
+    adjectives = {key, *(key[: -len(x)] + y for x, y in _ADJ_RULES if key.endswith(x) and len(key) > len(x) + 1)}
+    return bool(noun_bases(word) or verb_bases(word) or key in db.lemmas["r"]
+                or any(a in db.lemmas["a"] for a in adjectives))
+
+
+def ancestors(word: str, first: int = 2) -> frozenset[int]:
+    """The synsets (offsets) the ``first`` commonest noun senses of ``word`` are kinds or instances of, those
+    senses included."""
+    return frozenset().union(*(_ancestry(o) for o in senses(word)[:first]))
+
+
 def is_name(word: str) -> bool:
     """Is the commonest noun sense of ``word`` a proper noun in WordNet ("China"; not "cat", whose CAT scan
     comes later)? A capitalised word at the start of a sentence is then taken for a name."""
