@@ -1,6 +1,6 @@
 """Clock times as people write and say them: a small grammar, resolved to minutes after midnight.
 
-    time     := [at] [daypart] core [daypart]
+    time     := [at] [hedge] [daypart] core [daypart] [sharp | exactly | on the dot | or so]
     core     := named | relative | clock
     named    := noon | midday | midnight                       ("12 noon" too)
     relative := (minutes | quarter | half) [minutes] (past | after | to | before | till) hour [o'clock] [meridiem]
@@ -8,6 +8,7 @@
               | half hour                                        (British "half six" = 6:30)
     clock    := hour [(":" | "." | "h" | " ") minutes [":" seconds]] [o'clock] [meridiem] [hours]
     daypart  := [in the | this | at] (morning | afternoon | evening | night) | tonight
+    hedge    := around | about | approximately | roughly | exactly | precisely
     meridiem := am | pm | a.m. | p.m. | a | p            ("a" / "p" only right after a digit: "7p")
 
 Hours and minutes are digits or English number words ("six", "twenty five", "oh five"). A bare hour
@@ -230,7 +231,7 @@ def parse_clock(text: str) -> int | None:
     t = _normalise(text)
     if len(t) > 60 or not t:
         return None
-    words = t.split()
+    words = _strip_hedges(t.split())
     if words[:1] == ["at"]:
         words = words[1:]
     stripped = _strip_daypart(words)
@@ -271,8 +272,23 @@ def _meridiem_fits(hour: int, part: DayPart) -> bool:
     return hour >= 18 or hour < 6
 
 
+_HEDGE_BEFORE = frozenset({"around", "about", "approximately", "approx", "roughly", "exactly", "precisely"})
+_HEDGE_AFTER = (["sharp"], ["exactly"], ["on", "the", "dot"], ["or", "so"])
+
+
+def _strip_hedges(words: list[str]) -> list[str]:
+    """"around 6 pm", "at about 6", "6 pm sharp", "6 on the dot": the time said, with or without its hedge."""
+    start = 1 if words[:1] == ["at"] else 0
+    if words[start : start + 1] and words[start] in _HEDGE_BEFORE:
+        words = words[:start] + words[start + 1 :]
+    for tail in _HEDGE_AFTER:
+        if len(words) > len(tail) and words[-len(tail) :] == tail:
+            words = words[: -len(tail)]
+    return words
+
+
 def _named(words: list[str]) -> int | None:
-    if words and words[0] == "12":
+    if words and words[0] in ("12", "twelve"):
         words = words[1:]
     key = " ".join(words)
     if key in ("noon", "midday", "noontime"):

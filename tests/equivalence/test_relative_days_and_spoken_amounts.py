@@ -119,3 +119,13 @@ def test_an_amount_in_two_units_is_one_amount(typed_values, a, b):
 
 def test_an_amount_in_two_units_differs_from_another(typed_values):
     assert_different_both_ways(typed_values, "2 hours 10 minutes", "2 hours", method=("number", "quantity"))
+
+
+@pytest.mark.parametrize(("a", "b"), [("twelve noon", "12:00"), ("6pm sharp", "18:00"), ("around 6 pm", "6 pm"),
+                                      ("at about 7 in the evening", "19:00")])
+def test_a_hedged_time_is_the_time_said(typed_values, a, b):
+    assert_equal_both_ways(typed_values, a, b, method="time")
+
+
+def test_a_hedged_time_differs_from_another(typed_values):
+    assert_different_both_ways(typed_values, "around 6 pm", "7 pm", method="time")
