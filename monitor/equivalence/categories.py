@@ -100,6 +100,12 @@ def outcome_opposites() -> dict[str, frozenset[str]]:
 
 
 @lru_cache(maxsize=1)
+def _outcome_states() -> tuple[str, ...]:
+    """Every state of ``outcome_opposites``, longest first ("out of stock" before "in stock"'s words)."""
+    return tuple(sorted(outcome_opposites(), key=len, reverse=True))
+
+
+@lru_cache(maxsize=1)
 def outcome_synonyms() -> tuple[tuple[str, ...], ...]:
     """Groups of words that report one state (``data/outcomes.json`` "same"), longest first."""
     data = json.loads(resources.files("monitor.equivalence").joinpath("data/outcomes.json").read_text())
@@ -133,13 +139,12 @@ def outcome_swaps(gold: str, pred: str) -> list[tuple[str, str]]:
     states are few and specific, and a reply reports one of them."""
     g, p = fold(gold), fold(pred)
     table = outcome_opposites()
-    in_g, in_p = _members(g, tuple(sorted(table, key=len, reverse=True))), None
+    in_g = _members(g, _outcome_states())
+    if not in_g:
+        return []
+    in_p = _members(p, _outcome_states())
     out = []
-    for state in sorted(in_g):
-        if in_p is None:
-            in_p = _members(p, tuple(sorted(table, key=len, reverse=True)))
-        if state in in_p:
-            continue
+    for state in sorted(in_g - in_p):
         for other in sorted(table[state] & (in_p - in_g)):
             if _negated_around(g, state) == _negated_around(p, other):
                 out.append((other, state))
