@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from monitor.equivalence.normalize import fold
 from monitor.equivalence.relative_dates import WEEKDAYS
@@ -34,6 +35,7 @@ def _split(text: str) -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=65536)
 def range_ends(text: str) -> tuple[str, str] | None:
     """The two ends of a range, each completed with the month the other names; None when ``text`` is no range
     of two ends (an ISO date "2024-03-05" has three parts, an id "UA-100" is left to its own stage)."""
