@@ -39,6 +39,14 @@ def category_groups() -> dict[str, dict[str, str]]:
     return out
 
 
+def price_level_rank(text: str) -> int | None:
+    """1 for the cheapest level of the `price level` set ("inexpensive"), 2 for the next ("moderate"), ...;
+    None when ``text`` is no price level."""
+    groups = category_groups()["price level"]
+    key = groups.get(fold(text).strip())
+    return None if key is None else list(dict.fromkeys(groups.values())).index(key) + 1
+
+
 @lru_cache(maxsize=1)
 def category_sets() -> dict[str, tuple[str, ...]]:
     """Set name -> members (longest first, so "premium economy" is found before "economy"), loaded once."""

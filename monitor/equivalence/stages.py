@@ -18,7 +18,7 @@ from monitor.equivalence import money, people, phones, quantities, typed
 from monitor.equivalence.addresses import same_address
 from monitor.equivalence.airports import airport_relation
 from monitor.equivalence.calibration import value_text, value_tokens
-from monitor.equivalence.categories import opposite_words
+from monitor.equivalence.categories import opposite_words, price_level_rank
 from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
@@ -140,8 +140,13 @@ def month_of_date(pair: Pair) -> Match | None:
 
 
 def price_level(pair: Pair) -> Match | None:
-    """Price levels in signs: "$$" / "$$" equal, "$$" / "$$$$" not."""
+    """Price levels in signs or words: "$$" / "$$" equal, "$$" / "$$$$" not; one sign per level of the
+    `price level` set in ``data/categories.json``, cheapest first ("$$" / "moderate", "$" / "inexpensive")."""
     g, p = price_signs(pair.g), price_signs(pair.p)
+    if g is None and p is None:
+        return None
+    g = g if g is not None else price_level_rank(pair.g)
+    p = p if p is not None else price_level_rank(pair.p)
     return _verdict(g == p, "category") if g is not None and p is not None else None
 
 
