@@ -14,6 +14,7 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from monitor.equivalence import wordnet
 from monitor.equivalence.normalize import STOPWORDS, fold
@@ -96,11 +97,17 @@ def opposite_words(gold: str, pred: str) -> list[tuple[str, str]]:
 
 
 @lru_cache(maxsize=1)
+def _outcomes() -> dict[str, Any]:
+    """``data/outcomes.json``, read once."""
+    data: dict[str, Any] = json.loads(resources.files("monitor.equivalence").joinpath("data/outcomes.json").read_text())
+    return data
+
+
+@lru_cache(maxsize=1)
 def outcome_opposites() -> dict[str, frozenset[str]]:
     """State -> the states that contradict it, both ways (``data/outcomes.json``), loaded once."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/outcomes.json").read_text())
     table: dict[str, set[str]] = {}
-    for state, others in data["opposites"].items():
+    for state, others in _outcomes()["opposites"].items():
         for other in others:
             table.setdefault(fold(state), set()).add(fold(other))
             table.setdefault(fold(other), set()).add(fold(state))
@@ -116,8 +123,8 @@ def _outcome_states() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def outcome_synonyms() -> tuple[tuple[str, ...], ...]:
     """Groups of words that report one state (``data/outcomes.json`` "same"), longest first."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/outcomes.json").read_text())
-    return tuple(tuple(sorted((fold(w) for w in group), key=len, reverse=True)) for group in data.get("same", []))
+    groups = _outcomes().get("same", [])
+    return tuple(tuple(sorted((fold(w) for w in group), key=len, reverse=True)) for group in groups)
 
 
 def _polarities(text: str, words: set[str]) -> set[bool]:

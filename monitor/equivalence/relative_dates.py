@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from monitor.equivalence.abbreviations import WEEKDAYS as ABBREVIATED_WEEKDAYS
 from monitor.equivalence.normalize import fold
 
 _DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2,
@@ -36,7 +37,8 @@ def _weekday_names() -> dict[str, int]:
     for number, (full, short) in enumerate(zip(calendar.day_name, calendar.day_abbr, strict=True)):
         full, short = full.lower(), short.lower()
         names[full] = names[short] = names[full + "s"] = number  # "on Mondays" names the weekday too
-    names.update({"tues": 1, "weds": 2, "thur": 3, "thurs": 3})
+    for short, full in {**ABBREVIATED_WEEKDAYS, "weds": "wednesday"}.items():  # "tues", "thurs", ...
+        names.setdefault(short, names[full])
     return names
 
 

@@ -247,7 +247,8 @@ def ordinal_number(pair: Pair) -> Match | None:
 
 
 def sequel(pair: Pair) -> Match | None:
-    """A title and its sequel ("Toy Story" / "Toy Story 2", "Frozen" / "Frozen II") are different works."""
+    """A title and its sequel ("Frozen" / "Frozen II", "Rocky" / "Rocky Part 3") are different works; a bare
+    trailing number is not read (``spans.sequel_of``)."""
     return Match(False, 0.1, "number") if sequel_of(pair.g, pair.p) or sequel_of(pair.p, pair.g) else None
 
 
