@@ -35,7 +35,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -61,12 +61,13 @@ GRID = {
     "overrule_names": (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01),
     "substitution": (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01),  # share of matched words; 0 would make any pair "minimal"
     "substitution_cos": (0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.01),
+    "semantic_aligned": (0.3, 0.35, 0.4, 0.45, 0.5, 1.01),
 }
 SWEEPS = 3
 # Where the coordinate ascent starts: fixed here (the defaults shipped before the joint protocol), so that
 # changing the shipped defaults does not change what the folds choose.
 START = ReplyThresholds(semantic=0.45, clause=0.25, align=0.5, entity=0.9, semantic_facts=0.375, overrule=1.01,
-                        overrule_names=1.01, substitution=1.01, substitution_cos=0.7)
+                        overrule_names=1.01, substitution=1.01, substitution_cos=0.7, semantic_aligned=1.01)
 
 
 @dataclass(frozen=True)
@@ -305,10 +306,7 @@ def _baselines(expected: Sequence[str], fig: Figures) -> list[str]:
 
 def chosen_line(label: str, chosen: Sequence[ReplyThresholds]) -> str:
     return f"  thresholds chosen per fold{label}: " + "; ".join(
-        f"semantic {t.semantic} clause {t.clause} align {t.align} entity {t.entity} "
-        f"semantic_facts {t.semantic_facts} overrule {t.overrule} overrule_names {t.overrule_names} "
-        f"substitution {t.substitution} substitution_cos {t.substitution_cos}"
-        for t in chosen)
+        " ".join(f"{f.name} {getattr(t, f.name)}" for f in fields(t)) for t in chosen)
 
 
 _RUNS = (("project, held out (tuned on this file)", "held_out"),

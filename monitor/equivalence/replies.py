@@ -24,6 +24,7 @@ import structlog
 
 from monitor.cache import LruCache
 from monitor.equivalence.abbreviations import CATEGORIES
+from monitor.equivalence.alignment import content_aligned
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
 from monitor.equivalence.categories import category_clashes
 from monitor.equivalence.demonyms import other_countries
@@ -75,6 +76,7 @@ class ReplyAnalysis:
     clashes: tuple[tuple[str, str], ...] = ()  # (predicted, gold) category words of one set ("pop", "country"),
     # or the things two questions ask for ("which city", "what date")
     substituted: Substitution | None = None  # a noun in place of an incompatible gold noun ("cat" / "lamb")
+    aligned: bool = False  # every content word of gold is said by the prediction (``alignment``)
 
 
 _EXACT = ReplyAnalysis(True, 1.0, FactDiff((), (), 0), (), (), "exact")
@@ -91,6 +93,7 @@ class PairFacts:
     g_clauses: tuple[Clause, ...]
     p_clauses: tuple[Clause, ...]
     facts: FactDiff
+    aligned: bool
 
 
 class ReplyComparator:
@@ -137,16 +140,14 @@ class ReplyComparator:
         pf = self.pair_facts(gold, pred)
         g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
-        if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts) and self._clauses_decide(
-            th, cos, g_norm, g_facts, g_clauses, p_clauses, facts
-        ):
+        if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts) and self._clauses_decide(th, cos, pf):
             checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
         else:  # no clause similarity can change the verdict: none is computed (nor encoded)
             checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
         method = "semantic" if self.semantic is not None else "lexical"
         clashes = category_clashes(gold, pred) + question_clashes(gold, pred)  # "which city" for "what date"
         return ReplyAnalysis(False, cos, facts, metric_swaps(gold, pred), checks, method, clashes,
-                             _substituted(gold, pred, g_facts, th))
+                             _substituted(gold, pred, g_facts, th), pf.aligned)
 
     def decide(self, a: ReplyAnalysis, th: ReplyThresholds) -> ReplyMatch:
         """The verdict of an analysed pair under thresholds ``th``."""
@@ -158,12 +159,13 @@ class ReplyComparator:
         mismatched = [f.text for f in found if f.contradicts]
         missing = [f.text for f in found if not f.contradicts]
         details = [f.detail for f in found]
-        off_topic = _off_topic(a.cos, a.facts, th)
+        cut = _cut(a.facts, a.aligned, th)
+        off_topic = a.cos < cut
         if off_topic and not (mismatched or missing):
             details.append(f"says something other than gold (similarity {a.cos:.2f})")
         truthful = not mismatched and not off_topic
         complete = not missing and not off_topic
-        score = _score(a.cos, th.semantic)
+        score = _score(a.cos, cut)
         method = a.method
         if mismatched or missing:
             score = min(score, _FACT_FAIL_SCORE)
@@ -190,7 +192,7 @@ class ReplyComparator:
             g_norm, g_facts = reply_facts(gold)
             g_clauses, p_clauses = clauses(g_norm), clauses(reply_facts(pred)[0])
             facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
-            known = PairFacts(g_norm, g_facts, g_clauses, p_clauses, facts)
+            known = PairFacts(g_norm, g_facts, g_clauses, p_clauses, facts, content_aligned(gold, pred))
             self.pair_memo.put(key, known)
         return known
 
@@ -211,20 +213,11 @@ class ReplyComparator:
         if not _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
             return []
         cos = self._similarity([(gold.strip(), pred.strip())])[0]  # cached by the first batch
-        if not self._clauses_decide(self.thresholds, cos, g_norm, g_facts, g_clauses, p_clauses, facts):
+        if not self._clauses_decide(self.thresholds, cos, pf):
             return []
         return [c.text for c in (*g_clauses, *p_clauses)]
 
-    def _clauses_decide(
-        self,
-        th: ReplyThresholds | None,
-        cos: float,
-        g_norm: str,
-        g_facts: Sequence[Fact],
-        g_clauses: Sequence[Clause],
-        p_clauses: Sequence[Clause],
-        facts: FactDiff,
-    ) -> bool:
+    def _clauses_decide(self, th: ReplyThresholds | None, cos: float, pf: PairFacts) -> bool:
         """Whether clause similarities can change ``decide``'s verdict under ``th`` (None: any thresholds),
         given the whole replies' cosine. A possible negation always needs them. A verdict ``_settled`` by the
         typed facts does not. A gold name left out and a
@@ -232,9 +225,10 @@ class ReplyComparator:
         outweigh whatever the clauses' coverage (``_outweighed``)."""
         if th is None or self.semantic is None:
             return True
+        g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
         if th.align <= 1 and any(g.negated != p.negated for g in g_clauses for p in p_clauses):
             return True
-        if _settled(cos, facts, th):
+        if _settled(cos, facts, pf.aligned, th):
             return False
         if cos >= min(th.overrule, th.overrule_names):
             return False
@@ -328,19 +322,21 @@ def _substituted(gold: str, pred: str, g_facts: Sequence[Fact], th: ReplyThresho
     return substitution(gold, pred)
 
 
-def _off_topic(cos: float, facts: FactDiff, th: ReplyThresholds) -> bool:
-    """Whole replies too far apart to say the same thing: below ``semantic``, or below ``semantic_facts`` when
-    gold states facts and the prediction keeps every one of them."""
-    all_kept = facts.kept > 0 and not facts.changed and not facts.dropped
-    return cos < (th.semantic_facts if all_kept else th.semantic)
+def _cut(facts: FactDiff, aligned: bool, th: ReplyThresholds) -> float:
+    """The whole-reply cosine below which two replies do not say the same thing: ``semantic``, or
+    ``semantic_facts`` when gold states typed values and the prediction keeps every gold fact; at most
+    ``semantic_aligned`` when the prediction says every content word of gold (``alignment``)."""
+    all_kept = facts.kept_values > 0 and not facts.changed and not facts.dropped
+    cut = th.semantic_facts if all_kept else th.semantic
+    return min(cut, th.semantic_aligned) if aligned else cut
 
 
-def _settled(cos: float, facts: FactDiff, th: ReplyThresholds) -> bool:
+def _settled(cos: float, facts: FactDiff, aligned: bool, th: ReplyThresholds) -> bool:
     """Whether an off-topic reply's verdict, failure reason and score are fixed before its clauses are
     compared (the caller has ruled out a negation): a changed value makes it inconsistent; else a typed value
     left out, which nothing outweighs this far apart, makes it incomplete. Clauses could only add omissions,
     which change neither, and name them in the detail."""
-    if not _off_topic(cos, facts, th):
+    if cos >= _cut(facts, aligned, th):
         return False
     nothing_outweighed = cos < min(th.overrule, th.overrule_names)
     return bool(facts.changed) or (nothing_outweighed and any(d.fact.kind != "entity" for d in facts.dropped))

@@ -54,6 +54,7 @@ class FactDiff:
     changed: tuple[tuple[GoldFact, Fact], ...]  # (gold fact, the predicted value in its place)
     dropped: tuple[GoldFact, ...]
     kept: int
+    kept_values: int = 0  # of them, typed values (not names): numbers, amounts, dates, times, phones, ids...
 
 
 @lru_cache(maxsize=32768)
@@ -187,7 +188,8 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
         else:
             free.remove(rival)
             changed.append((gf, rival))
-    return FactDiff(tuple(changed), tuple(dropped), len(g_facts) - len(missing))
+    kept_values = sum(1 for g in g_facts if g.kind != "entity" and g not in missing)
+    return FactDiff(tuple(changed), tuple(dropped), len(g_facts) - len(missing), kept_values)
 
 
 def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
