@@ -1,20 +1,23 @@
 """Held-out accuracy of the reply comparator on the development data, beside bare-cosine baselines.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py --data DIR [--folds 5] [--errors N]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py --data DIR [--folds 5] [--errors N] [--splits N]
 
 ``DIR`` must hold ``sgd_reply_pairs_dev.jsonl`` and ``stsb_en_dev.csv`` (the dev data, e.g. ../shared/data).
 
 What is tuned, and how it is held out:
 
-* The comparator has seven thresholds (``ReplyThresholds``: whole-reply cosine, clause coverage, clause
-  alignment for negation, clause coverage that excuses a left-out name, the cut for replies keeping every
-  fact, and the two cuts at which the whole reply outweighs a left-out value or name). For every fold
-  they are chosen on the other folds (coordinate ascent over a grid, from ``START``) to maximise balanced accuracy
-  (for the SGD replies, its mean with failure-reason accuracy), then scored on the fold.
+* The comparator has ten thresholds (``ReplyThresholds``: whole-reply cosine, the cuts for replies keeping
+  every typed value and for replies saying every gold content word, clause coverage, clause alignment for
+  negation, clause coverage that excuses a left-out name, the two cuts at which the whole reply outweighs a
+  left-out value or name, and the two of a substituted noun). For every fold they are chosen on the other
+  folds (coordinate ascent over a grid, from ``START``, each threshold set to the middle of its best
+  plateau) to maximise balanced accuracy (for the SGD replies, its mean with failure-reason accuracy), then
+  scored on the fold.
 * SGD replies carry no domain field. Folds are grouped by *inferred domain*: the gold replies'
   sentence embeddings are clustered with k-means (k = 4 x folds, fixed seed) and whole clusters are held
   out, so pairs about the same kind of service never sit on both sides of a split.
-* STS-B: plain k-fold over pairs (shuffled, fixed seed).
+* STS-B: plain k-fold over pairs (shuffled, fixed seed); ``--splits N`` also scores N more shuffles, since
+  the margin over the best single threshold is a few pairs.
 * Joint: the product ships one configuration, so fold f of both files is held out together and the
   thresholds are chosen on the other folds of both at once, maximising the mean of the two files'
   objectives; this is the figure to quote. The per-file figure (tuned on that file's other folds only)
@@ -201,22 +204,26 @@ class Part:
 
 
 def tune(parts: Sequence[Part]) -> ReplyThresholds:
-    """Coordinate ascent over ``GRID`` from the shipped defaults, ``SWEEPS`` rounds, maximising the mean of
-    the parts' objectives (one part: that file's objective; two: each file counts the same)."""
+    """Coordinate ascent over ``GRID`` from ``START``, at most ``SWEEPS`` rounds, maximising the mean of the
+    parts' objectives (one part: that file's objective; two: each file counts the same). Each threshold in turn
+    is set to the middle of the grid values that reach the best score: the cut farthest from the edges of the
+    plateau, where a held-out pair is least likely to fall on the wrong side (the plateau's first value, the
+    rule before, made the folds' choices swing with the fold split). A threshold whose every value scores the
+    same is set to the middle of its grid. Measured over six fold splits of STS-B (seeds 0-5), the joint
+    held-out figure minus the best single cosine threshold's: -0.0002 on average this way, -0.0020 with
+    the plateau's first value, -0.0020 when a threshold that scores the same everywhere keeps its value."""
 
     def score(th: ReplyThresholds) -> float:
         return sum(p.score(th) for p in parts) / len(parts)
 
     best = START
-    best_score = score(best)
     for _ in range(SWEEPS):
         before = best
         for name, values in GRID.items():
-            for v in values:
-                th = replace(best, **{name: v})
-                s = score(th)
-                if s > best_score + 1e-12:
-                    best, best_score = th, s
+            scores = [score(replace(best, **{name: v})) for v in values]
+            top = max(scores)
+            tied = [v for v, s in zip(values, scores, strict=True) if s >= top - 1e-12]
+            best = replace(best, **{name: tied[(len(tied) - 1) // 2]})
         if best == before:
             break
     return best
@@ -368,8 +375,32 @@ def check_data_dir(data: Path) -> None:
                          "e.g. ../shared/data)")
 
 
-def replies_report(data_dir: Path | str, folds: int = 5, scorer: EmbeddingScorer | None = None) -> list[str]:
-    """Report lines for the SGD reply pairs and STS-B: held-out project figures beside the baselines."""
+def split_lines(sgd: Dataset, stsb: Dataset, splits: int) -> list[str]:
+    """The joint STS-B figure against the best single threshold's over ``splits`` further random fold splits
+    of STS-B (seeds 1..splits): how much of the margin is the split's luck."""
+    if splits <= 0:
+        return []
+    seed0 = stsb.folds
+    diffs, lines = [], []
+    try:
+        for seed in range(1, splits + 1):
+            stsb.folds = random_folds(len(stsb.pairs), len(seed0), seed)
+            (_, joint), _ = held_out_verdicts([sgd, stsb])
+            ours = balanced(stsb.expected, [g == PASS for g in joint])[0]
+            single = balanced(stsb.expected, single_threshold_held_out(stsb))[0]
+            diffs.append(ours - single)
+            lines.append(f"  split {seed}: joint {ours:.4f}, best single threshold held out {single:.4f} "
+                         f"({ours - single:+.4f})")
+    finally:
+        stsb.folds = seed0
+    return [f"== STS-B over {splits} more fold splits: joint minus best single threshold, mean "
+            f"{sum(diffs) / len(diffs):+.4f}, worst {min(diffs):+.4f} ==", *lines]
+
+
+def replies_report(data_dir: Path | str, folds: int = 5, scorer: EmbeddingScorer | None = None,
+                   splits: int = 0) -> list[str]:
+    """Report lines for the SGD reply pairs and STS-B: held-out project figures beside the baselines; with
+    ``splits``, the STS-B margin over that many more fold splits (``split_lines``)."""
     data = Path(data_dir)
     check_data_dir(data)
     scorer = scorer or EmbeddingScorer()
@@ -383,6 +414,7 @@ def replies_report(data_dir: Path | str, folds: int = 5, scorer: EmbeddingScorer
         "== Joint: one configuration for both files (folds f of both files held out together; thresholds "
         "maximise the mean of the two files' objectives on the other folds) ==",
         chosen_line(" jointly", joint_chosen),
+        *split_lines(sgd, stsb, splits),
     ]
 
 
@@ -407,10 +439,12 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True, help="directory with the development data files")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--errors", type=int, default=0, help="also list this many misjudged SGD pairs")
+    ap.add_argument("--splits", type=int, default=0,
+                    help="also score STS-B jointly over this many more random fold splits (seeds 1..N)")
     args = ap.parse_args()
     check_data_dir(args.data)
     scorer = EmbeddingScorer()
-    for line in replies_report(args.data, args.folds, scorer):
+    for line in replies_report(args.data, args.folds, scorer, args.splits):
         print(line)
     if args.errors:
         print("\n".join(error_lines(args.data, args.errors, scorer)))

@@ -90,8 +90,8 @@ class ReplyThresholds:
     overrule: float = 0.95
     overrule_names: float = 0.75
     substitution: float = 0.3
-    substitution_cos: float = 0.7
-    semantic_aligned: float = 0.4
+    substitution_cos: float = 0.65
+    semantic_aligned: float = 0.45
 
 
 DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()
