@@ -16,11 +16,15 @@ REVERSED = [
     ("Your flight is on time.", "Your flight is delayed.", "'delayed'"),
     ("The weather in Paris tomorrow will be sunny.", "The weather in Paris tomorrow will be rainy.", "'rainy'"),
     ("The hotel has paid parking.", "The hotel has free parking.", "'free'"),
+    ("Your alarm has been set.", "Your alarm has been deleted.", "'deleted'"),
+    ("The payment of $20 to Anna was sent.", "The payment of $20 to Anna failed.", "'failed'"),
+    ("The event was added to your calendar.", "The event was removed from your calendar.", "'removed'"),
 ]
 AGREE = [
     ("Your payment went through.", "The payment was successful."),
     ("Your loan application was approved.", "Your loan application was not declined."),
     ("The event is sold out.", "There are no tickets available for the event."),
+    ("Your alarm has been set.", "The alarm is set for 7 am and the old one was not deleted."),
 ]
 
 
