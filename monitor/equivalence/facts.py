@@ -9,6 +9,7 @@ from functools import lru_cache
 from text_to_num import alpha2digit
 
 from monitor.equivalence.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
+from monitor.equivalence.money import major_and_minor
 from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.typed import (
     DateValue,
@@ -128,15 +129,11 @@ def normalise_numbers(text: str) -> str:
     out = re.sub(r"QQ([A-Z]+)QQ", lambda m: m.group(1).lower(), out)
     out = re.sub(r"QN([A-Za-z]+)QN", r"\1", out)
     out = _ONE_UNIT_RE.sub("1", out)
-    out = _MAJOR_AND_MINOR.sub(lambda m: f"{m.group(1)}.{int(m.group(3)):02d} {m.group(2)}", out)
+    out = major_and_minor(out)
     out = _SMALL_RE.sub(lambda m: m.group(1) if _in_name(out, m) else _SMALL[m.group(1).lower()], out)
     return spoken_amounts(out)
 
 
-# "45 dollars and 50 cents" is one amount, 45.50 dollars (a minor unit is a hundredth of these currencies)
-_MAJOR_AND_MINOR = re.compile(
-    r"\b(\d+) (dollars?|euros?|pounds?|bucks?)(?:,? and|,)? (\d{1,2}) (?:cents?|pence|p)\b", re.I
-)
 
 
 # Amounts said in words: "an hour and a half" -> "1.5 hours", "half an hour" -> "0.5 hours", "2 and a half

@@ -29,6 +29,19 @@ _SHAPE = re.compile(
     rf"^(?P<pre>[^\d+\-.]*?)\s*(?P<num>{_NUM})\s*(?:(?P<scale>{_SCALE})\b)?\s*(?P<post>[^\d]*?)$"
 )
 
+# "45 dollars and 50 cents" is one amount, 45.50 dollars (a minor unit is a hundredth of these currencies).
+MAJOR_AND_MINOR = re.compile(
+    r"\b(\d+) (dollars?|euros?|pounds?|bucks?)(?:,? and|,)? (\d{1,2}) (?:cents?|pence|p)\b", re.I
+)
+_MINOR_ONLY = re.compile(r"^(\d{1,2}) (cents?|pence|p)$")
+_A_SCALE = re.compile(r"\ban? (hundred|thousand|million|billion)\b")  # "a thousand dollars"
+
+
+def major_and_minor(text: str) -> str:
+    """ "45 dollars and 50 cents" -> "45.50 dollars"."""
+    return MAJOR_AND_MINOR.sub(lambda m: f"{m.group(1)}.{int(m.group(3)):02d} {m.group(2)}", text)
+
+
 _TABLE: dict[str, str] | None = None
 _LOCK = threading.Lock()
 
@@ -80,8 +93,13 @@ def currency_of(word: str) -> str | None:
 
 @lru_cache(maxsize=65536)
 def parse_money(text: str) -> Money | None:
-    """An amount with a currency ("C$ 5", "1,180 bucks", "EUR 1.2M", "five hundred dollars"), or None."""
-    t = words_to_digits(canon(text))
+    """An amount with a currency ("C$ 5", "1,180 bucks", "EUR 1.2M", "five hundred dollars", "a thousand
+    dollars", "25 dollars and 50 cents"), or None. An amount in cents alone ("75 cents") has no currency of its
+    own (cents of any dollar or euro); in pence it is pounds."""
+    t = major_and_minor(words_to_digits(_A_SCALE.sub(r"one \1", canon(text))))
+    minor = _MINOR_ONLY.match(t)
+    if minor:
+        return Money(int(minor.group(1)) / 100, None if minor.group(2).startswith("cent") else "gbp")
     m = _SHAPE.match(t)
     if not m:
         return None

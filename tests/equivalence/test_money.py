@@ -23,6 +23,12 @@ EQUIVALENT = [
     ("¥500", "500 yen"),
     ("₹1,500", "INR 1500"),
     ("100 CHF", "100 Swiss francs"),
+    ("$25.50", "25 dollars and 50 cents"),
+    ("$3.05", "three dollars and five cents"),
+    ("$0.75", "75 cents"),
+    ("£0.40", "40 pence"),
+    ("$1,000", "a thousand dollars"),
+    ("$100", "a hundred bucks"),
 ]
 DIFFERENT = [
     ("C$ 5", "US$ 5"),
@@ -33,6 +39,9 @@ DIFFERENT = [
     ("Z$ 5", "$5"),  # an unknown dollar is none of the known ones
     ("€5", "£5"),
     ("$1,180", "$1,810"),
+    ("$25.50", "25 dollars and 5 cents"),
+    ("$0.75", "57 cents"),
+    ("$1,000", "a hundred dollars"),
 ]
 
 
