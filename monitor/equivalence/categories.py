@@ -147,6 +147,21 @@ def state_flips(gold: str, pred: str) -> list[tuple[str, str]]:
     return out
 
 
+def state_kept(gold_clause: str, pred: str) -> bool:
+    """Whether the prediction reports the state a gold clause reports, in a word of the same group
+    (``data/outcomes.json`` "same") and with the same polarity: "Your reservation is confirmed" is kept by "The
+    car has been reserved" (the clause's point is the state; its subject is the request at hand)."""
+    g, p = fold(gold_clause), fold(pred)
+    for group in outcome_synonyms():
+        in_g = _members(g, group)
+        if not in_g:
+            continue
+        in_p = _members(p, group)
+        if in_p and len(_polarities(g, in_g)) == 1 and _polarities(g, in_g) == _polarities(p, in_p):
+            return True
+    return False
+
+
 def outcome_swaps(gold: str, pred: str) -> list[tuple[str, str]]:
     """(predicted, gold) states: a state gold reports, absent from the prediction, which reports an opposite
     state instead ("declined" for "approved", "out of stock" for "in stock"), both said with the same polarity

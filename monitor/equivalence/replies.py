@@ -26,7 +26,7 @@ from monitor.cache import LruCache
 from monitor.equivalence.abbreviations import CATEGORIES
 from monitor.equivalence.alignment import content_aligned
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
-from monitor.equivalence.categories import category_clashes
+from monitor.equivalence.categories import category_clashes, state_kept
 from monitor.equivalence.demonyms import other_countries
 from monitor.equivalence.existential import denies_something_else
 from monitor.equivalence.facts import Fact, extract_facts
@@ -260,7 +260,7 @@ class ReplyComparator:
             row = [0.0 if owner.get(j, i) != i else x for j, x in enumerate(rows[i])]
             j = max(range(n), key=rows[i].__getitem__)
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
-            checkable = _checkable(g_norm, g_facts, g)
+            checkable = _checkable(g_norm, g_facts, g) and not state_kept(g.text, pred)
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             if flipped and (understatements(g.text, p_clauses[j].text) or no_cost_agrees(g.text, p_clauses[j].text)):
                 flipped = None  # "is not really all that important" / "is almost just representative"; "no

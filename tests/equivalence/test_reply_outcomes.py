@@ -93,3 +93,26 @@ def test_a_name_in_capitals_does_not_make_a_sentence_a_headline(replies):
     m = replies.compare("Now playing Bohemian Rhapsody by Queen.", "Playing Bohemian Rhapsody by ABBA now.")
     assert reply_reason(m) == INCONSISTENT, m
     assert "'ABBA' vs gold 'Queen'" in (m.detail or ""), m
+
+
+STATE_KEPT = [
+    ("Your booking is confirmed. The total is $80.", "The room has been reserved and it comes to $80."),
+    ("The order is completed and costs $42.", "You're all set, the cost is $42."),
+]
+
+
+@pytest.mark.parametrize(("gold", "pred"), STATE_KEPT)
+def test_a_clause_reporting_a_state_is_kept_by_another_word_for_it(replies, gold, pred):
+    from monitor.equivalence.categories import state_kept
+
+    assert state_kept(gold.split(".")[0], pred)
+    m = replies.compare(gold, pred)
+    assert m.equivalent, m
+
+
+def test_the_state_said_negated_is_not_kept(replies):
+    from monitor.equivalence.categories import state_kept
+
+    gold, pred = "Your booking is confirmed. The total is $80.", "The room has not been reserved; it would come to $80."
+    assert not state_kept("Your booking is confirmed", pred)
+    assert not replies.compare(gold, pred).equivalent
