@@ -1,4 +1,5 @@
-"""People's names written with titles, credentials, initials, surname first or an organisation in front.
+"""People's names written with titles, credentials, initials, surname first or an organisation in front,
+or with a nickname for the given name.
 
 "Dr. Edward Lee", "Edward C Lee, MD", "Lee Edward" and "Bay Family Clinic: Lee Edward C MD" name one
 person. A value reads as a person's name when it carries an honorific before the name ("Dr.", "Mrs.") or
@@ -16,6 +17,8 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
+
+from nicknames import NickNamer
 
 
 @lru_cache(maxsize=1)
@@ -82,3 +85,59 @@ def same_person(a: str, b: str) -> bool | None:
     if wa == wb or (len(small) >= 2 and small <= large):
         return True
     return False if pa[1] and pb[1] else None
+
+
+# Given names and their nicknames: the ``nicknames`` package (a hand-curated dataset of English given names,
+# Apache-2.0: "robert" -> bob, rob, bobby...). Only a direct relation counts: "Bob" and "Bill" are both
+# nicknames of some "Robert" in the data, yet two different people's names.
+_NAME_WORDS = re.compile(r"[A-Za-z]+\.?(?:\s+[A-Za-z]+\.?){0,2}")
+
+
+@lru_cache(maxsize=1)
+def _namer() -> NickNamer:
+    return NickNamer()
+
+
+@lru_cache(maxsize=8192)
+def _nicknames(name: str) -> frozenset[str]:
+    return frozenset(_namer().nicknames_of(name))
+
+
+@lru_cache(maxsize=8192)
+def is_given_name(word: str) -> bool:
+    """Whether the dataset knows ``word`` as a given name or a nickname."""
+    return bool(_nicknames(word) or _namer().canonicals_of(word))
+
+
+def _related(a: str, b: str) -> bool:
+    return a != b and (b in _nicknames(a) or a in _nicknames(b))
+
+
+def _initial_of(a: str, b: str) -> bool:
+    return len(a) == 1 and len(b) > 1 and b.startswith(a)
+
+
+def given_name_relation(a: str, b: str) -> bool | None:
+    """Two names of one to three words that differ in the given name (the first word):
+
+    * True when one given name is the other's nickname or initial and the other words are the same ("Bob
+      Jones" / "Robert Jones", "Mike" / "Michael", "J. Smith" / "John Smith");
+    * False when both are given names the dataset knows and neither stands for the other ("Robert" / "Roberta
+      Smith", "Mike" / "Mark");
+    * None otherwise, and when the two share a word ("Smith" / "John Smith"; "Annie" / "Annie Hall" may be a
+      film).
+    """
+    if not (_NAME_WORDS.fullmatch(a.strip()) and _NAME_WORDS.fullmatch(b.strip())):
+        return None
+    wa = [w.rstrip(".").lower() for w in a.split()]
+    wb = [w.rstrip(".").lower() for w in b.split()]
+    fa, fb = wa[0], wb[0]
+    if fa == fb:
+        return None
+    if _initial_of(fa, fb) or _initial_of(fb, fa):
+        return True if len(wa) >= 2 and wa[1:] == wb[1:] else None
+    if not (is_given_name(fa) and is_given_name(fb)):
+        return None
+    if _related(fa, fb):
+        return wa[1:] == wb[1:] or None
+    return None if set(wa) & set(wb) else False  # "Smith" / "John Smith": a surname alone

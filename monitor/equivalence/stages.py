@@ -425,6 +425,15 @@ def person(pair: Pair) -> Match | None:
     return _verdict(rel, "person", yes=0.9, no=0.1)
 
 
+def given_name(pair: Pair) -> Match | None:
+    """A nickname or an initial for the given name ("Bob Jones" / "Robert Jones"); two different given names
+    ("Robert" / "Roberta Smith") are two people (``people.given_name_relation``)."""
+    rel = people.given_name_relation(pair.g, pair.p)
+    if rel is None:
+        return None
+    return _verdict(rel, "given_name", yes=0.9, no=0.1)
+
+
 def numbers_in_phrases(pair: Pair) -> Match | None:
     """Numbers inside phrases must agree ("Room 101" / "Room 102")."""
     fg = [f for f in extract_facts(pair.g) if f.kind != "entity"]
@@ -475,6 +484,7 @@ STAGES: tuple[Stage, ...] = (
     identifier,
     spelling,
     person,
+    given_name,
     numbers_in_phrases,
     digits,
 )
