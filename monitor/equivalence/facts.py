@@ -134,8 +134,6 @@ def normalise_numbers(text: str) -> str:
     return spoken_amounts(out)
 
 
-
-
 # Amounts said in words: "an hour and a half" -> "1.5 hours", "half an hour" -> "0.5 hours", "2 and a half
 # days" -> "2.5 days", "a dozen" -> "12", "half a dozen" -> "6", "3 dozen" -> "36".
 _SPOKEN_UNIT = r"(minute|hour|day|week|month|year|mile|kilometer|km)s?"

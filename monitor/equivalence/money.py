@@ -30,7 +30,7 @@ _SHAPE = re.compile(
 )
 
 # "45 dollars and 50 cents" is one amount, 45.50 dollars (a minor unit is a hundredth of these currencies).
-MAJOR_AND_MINOR = re.compile(
+_MAJOR_AND_MINOR = re.compile(
     r"\b(\d+) (dollars?|euros?|pounds?|bucks?)(?:,? and|,)? (\d{1,2}) (?:cents?|pence|p)\b", re.I
 )
 _MINOR_ONLY = re.compile(r"^(\d{1,2}) (cents?|pence|p)$")
@@ -39,7 +39,7 @@ _A_SCALE = re.compile(r"\ban? (hundred|thousand|million|billion)\b")  # "a thous
 
 def major_and_minor(text: str) -> str:
     """ "45 dollars and 50 cents" -> "45.50 dollars"."""
-    return MAJOR_AND_MINOR.sub(lambda m: f"{m.group(1)}.{int(m.group(3)):02d} {m.group(2)}", text)
+    return _MAJOR_AND_MINOR.sub(lambda m: f"{m.group(1)}.{int(m.group(3)):02d} {m.group(2)}", text)
 
 
 _TABLE: dict[str, str] | None = None

@@ -94,6 +94,8 @@ class PairFacts:
     p_clauses: tuple[Clause, ...]
     facts: FactDiff
     aligned: bool
+    to_cover: tuple[bool, ...]  # per gold clause: a fact-less statement whose coverage is judged (``_checkable``)
+    # and whose reported state, if any, the prediction does not keep (``categories.state_kept``)
 
 
 class ReplyComparator:
@@ -138,10 +140,10 @@ class ReplyComparator:
         if canon_string(gold) == canon_string(pred):
             return _EXACT
         pf = self.pair_facts(gold, pred)
-        g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
+        g_facts, g_clauses, p_clauses, facts = pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
         cos = self._similarity([(gold.strip(), pred.strip())])[0]
-        if _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts) and self._clauses_decide(th, cos, pf):
-            checks = self._clause_checks(g_norm, g_facts, g_clauses, p_clauses, pred.strip())
+        if _clauses_matter(pf) and self._clauses_decide(th, cos, pf):
+            checks = self._clause_checks(pf, pred.strip())
         else:  # no clause similarity can change the verdict: none is computed (nor encoded)
             checks = tuple(ClauseCheck(g.text, False, 0.0, 0.0, None) for g in g_clauses) if p_clauses else ()
         method = "semantic" if self.semantic is not None else "lexical"
@@ -192,7 +194,8 @@ class ReplyComparator:
             g_norm, g_facts = reply_facts(gold)
             g_clauses, p_clauses = clauses(g_norm), clauses(reply_facts(pred)[0])
             facts = diff_facts(gold, pred, self._same_value, tuple(c.span[0] for c in g_clauses))
-            known = PairFacts(g_norm, g_facts, g_clauses, p_clauses, facts, content_aligned(gold, pred))
+            to_cover = tuple(_checkable(g_norm, g_facts, g) and not state_kept(g.text, pred) for g in g_clauses)
+            known = PairFacts(g_norm, g_facts, g_clauses, p_clauses, facts, content_aligned(gold, pred), to_cover)
             self.pair_memo.put(key, known)
         return known
 
@@ -209,13 +212,12 @@ class ReplyComparator:
     def _clause_texts(self, gold: str, pred: str) -> list[str]:
         """The clause texts ``analyse`` will compare for this pair (none when ``_clauses_matter`` says no)."""
         pf = self.pair_facts(gold, pred)
-        g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
-        if not _clauses_matter(g_norm, g_facts, g_clauses, p_clauses, facts):
+        if not _clauses_matter(pf):
             return []
         cos = self._similarity([(gold.strip(), pred.strip())])[0]  # cached by the first batch
         if not self._clauses_decide(self.thresholds, cos, pf):
             return []
-        return [c.text for c in (*g_clauses, *p_clauses)]
+        return [c.text for c in (*pf.g_clauses, *pf.p_clauses)]
 
     def _clauses_decide(self, th: ReplyThresholds | None, cos: float, pf: PairFacts) -> bool:
         """Whether clause similarities can change ``decide``'s verdict under ``th`` (None: any thresholds),
@@ -225,7 +227,7 @@ class ReplyComparator:
         outweigh whatever the clauses' coverage (``_outweighed``)."""
         if th is None or self.semantic is None:
             return True
-        g_norm, g_facts, g_clauses, p_clauses, facts = pf.g_norm, pf.g_facts, pf.g_clauses, pf.p_clauses, pf.facts
+        g_clauses, p_clauses, facts = pf.g_clauses, pf.p_clauses, pf.facts
         if th.align <= 1 and any(g.negated != p.negated for g in g_clauses for p in p_clauses):
             return True
         if _settled(cos, facts, pf.aligned, th):
@@ -233,7 +235,7 @@ class ReplyComparator:
         if cos >= min(th.overrule, th.overrule_names):
             return False
         return any(d.fact.kind == "entity" for d in facts.dropped) or (
-            th.clause > 0 and any(_checkable(g_norm, g_facts, g) for g in g_clauses)
+            th.clause > 0 and any(pf.to_cover)
         )
 
     def _similarity(self, pairs: list[tuple[str, str]]) -> list[float]:
@@ -243,9 +245,8 @@ class ReplyComparator:
             return [float(x) for x in self.semantic.similarity(pairs)]
         return [_word_overlap(a, b) for a, b in pairs]
 
-    def _clause_checks(
-        self, g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause], p_clauses: Sequence[Clause], pred: str
-    ) -> tuple[ClauseCheck, ...]:
+    def _clause_checks(self, pf: PairFacts, pred: str) -> tuple[ClauseCheck, ...]:
+        g_clauses, p_clauses = pf.g_clauses, pf.p_clauses
         if not g_clauses or not p_clauses:
             return ()
         pairs = [(g.text, p.text) for g in g_clauses for p in p_clauses] + [(g.text, pred) for g in g_clauses]
@@ -260,7 +261,7 @@ class ReplyComparator:
             row = [0.0 if owner.get(j, i) != i else x for j, x in enumerate(rows[i])]
             j = max(range(n), key=rows[i].__getitem__)
             whole = sims[len(g_clauses) * n + i] if n > 1 or owner.get(0, i) == i else 0.0
-            checkable = _checkable(g_norm, g_facts, g) and not state_kept(g.text, pred)
+            checkable = pf.to_cover[i]
             flipped = p_clauses[j].text if p_clauses[j].negated != g.negated else None
             if flipped and (understatements(g.text, p_clauses[j].text) or no_cost_agrees(g.text, p_clauses[j].text)):
                 flipped = None  # "is not really all that important" / "is almost just representative"; "no
@@ -369,19 +370,17 @@ def _checkable(g_norm: str, g_facts: Sequence[Fact], g: Clause) -> bool:
     return not has_fact and not _is_question(g_norm, g) and not _is_request(g.text) and content >= needed
 
 
-def _clauses_matter(
-    g_norm: str, g_facts: Sequence[Fact], g_clauses: Sequence[Clause], p_clauses: Sequence[Clause], facts: FactDiff
-) -> bool:
+def _clauses_matter(pf: PairFacts) -> bool:
     """Whether clause similarities can change ``decide``'s verdict under any thresholds: they are read only
     for a checkable gold clause (its coverage), a predicted clause of the other polarity than a gold one (a
     possible negation) and a gold name left out (its clause's coverage may excuse it). Without any of these
     the pair's clauses need no embedding."""
-    if not g_clauses or not p_clauses:
+    if not pf.g_clauses or not pf.p_clauses:
         return False
     return (
-        any(d.fact.kind == "entity" for d in facts.dropped)
-        or any(g.negated != p.negated for g in g_clauses for p in p_clauses)
-        or any(_checkable(g_norm, g_facts, g) for g in g_clauses)
+        any(d.fact.kind == "entity" for d in pf.facts.dropped)
+        or any(g.negated != p.negated for g in pf.g_clauses for p in pf.p_clauses)
+        or any(pf.to_cover)
     )
 
 
