@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from difflib import SequenceMatcher
 from functools import lru_cache
 from importlib import resources
@@ -55,7 +56,7 @@ def category_sets() -> dict[str, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=1024)
-def _word_pattern(member: str) -> re.Pattern[str]:
+def word_pattern(member: str) -> re.Pattern[str]:
     """``member`` as a whole word or phrase, compiled once (not from ``re``'s small shared cache per call)."""
     return re.compile(rf"(?<![\w-]){re.escape(member)}(?![\w-])")
 
@@ -65,7 +66,7 @@ def _members(text: str, members: tuple[str, ...]) -> set[str]:
     for m in members:
         if m not in text:  # the pattern cannot match without the member's letters: skip the regex
             continue
-        pattern = _word_pattern(m)
+        pattern = word_pattern(m)
         if pattern.search(text):
             found.add(m)
             text = pattern.sub(" ", text)
@@ -128,19 +129,24 @@ def outcome_synonyms() -> tuple[tuple[str, ...], ...]:
 
 
 def _polarities(text: str, words: set[str]) -> set[bool]:
-    return {c.negated for c in clauses(text) for w in words if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", c.text)}
+    return {c.negated for c in clauses(text) for w in words if word_pattern(w).search(c.text)}
+
+
+def _reported_states(gold: str, pred: str) -> Iterator[tuple[set[str], set[str], set[bool], set[bool]]]:
+    """For each group of words that report one state (``outcome_synonyms``) and that both folded texts use: the
+    words of the group each uses and the polarities each says them with."""
+    for group in outcome_synonyms():
+        in_g = _members(gold, group)
+        in_p = _members(pred, group) if in_g else set()
+        if in_g and in_p:
+            yield in_g, in_p, _polarities(gold, in_g), _polarities(pred, in_p)
 
 
 def state_flips(gold: str, pred: str) -> list[tuple[str, str]]:
     """(predicted, gold) words of one state said with opposite polarity everywhere ("They do not allow pets" /
     "Pets are welcome"), though the clauses are worded too differently to line up."""
-    g, p = fold(gold), fold(pred)
     out = []
-    for group in outcome_synonyms():
-        in_g, in_p = _members(g, group), _members(p, group)
-        if not in_g or not in_p:
-            continue
-        g_pol, p_pol = _polarities(g, in_g), _polarities(p, in_p)
+    for in_g, in_p, g_pol, p_pol in _reported_states(fold(gold), fold(pred)):
         g_only, p_only = in_g - in_p, in_p - in_g  # the same word flipped is the clauses' negation finding
         if g_only and p_only and len(g_pol) == 1 and len(p_pol) == 1 and g_pol != p_pol:
             out.append((sorted(p_only)[0], sorted(g_only)[0]))
@@ -151,15 +157,8 @@ def state_kept(gold_clause: str, pred: str) -> bool:
     """Whether the prediction reports the state a gold clause reports, in a word of the same group
     (``data/outcomes.json`` "same") and with the same polarity: "Your reservation is confirmed" is kept by "The
     car has been reserved" (the clause's point is the state; its subject is the request at hand)."""
-    g, p = fold(gold_clause), fold(pred)
-    for group in outcome_synonyms():
-        in_g = _members(g, group)
-        if not in_g:
-            continue
-        in_p = _members(p, group)
-        if in_p and len(_polarities(g, in_g)) == 1 and _polarities(g, in_g) == _polarities(p, in_p):
-            return True
-    return False
+    return any(len(g_pol) == 1 and g_pol == p_pol
+               for _, _, g_pol, p_pol in _reported_states(fold(gold_clause), fold(pred)))
 
 
 def outcome_swaps(gold: str, pred: str) -> list[tuple[str, str]]:
