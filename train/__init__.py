@@ -1,0 +1,1 @@
+"""Building the reply verifier: sealed splits, training pairs, training and ONNX export (never run in CI)."""

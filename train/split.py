@@ -1,0 +1,73 @@
+"""The sealed split: every data file is cut into a *work* part and a *sealed* part by a hash, before anyone
+reads an example.
+
+A record is sealed when the first 8 hex digits of ``sha256("aem-sealed-v1:" + key)`` fall in the lowest 20 %.
+The key is the record's identity: the dialogue id for Schema-Guided Dialogue turns (so one dialogue never sits on
+both sides), the text pair for the pair files. Design, training and tuning read the work part only; the
+sealed part is scored once, in aggregate, by ``benchmarks/accuracy_replies.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+SALT = "aem-sealed-v1:"
+SEALED_SHARE = 0.20
+DATA_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+
+
+def is_sealed(key: str) -> bool:
+    """Whether the record with this identity belongs to the sealed part."""
+    digest = hashlib.sha256((SALT + key).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) < SEALED_SHARE * 0x1_0000_0000
+
+
+def pair_key(first: str, second: str) -> str:
+    """The identity of a text pair (order kept: the files are directional)."""
+    return f"{first}\x1f{second}"
+
+
+def _keep(sealed: bool, part: str) -> bool:
+    if part not in ("work", "sealed"):
+        raise ValueError(f"part must be 'work' or 'sealed', not {part!r}")
+    return sealed == (part == "sealed")
+
+
+def sgd_turns(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
+    """SGD train-split system turns of one part, split by dialogue id."""
+    with gzip.open(data / "sgd_system_turns_train.jsonl.gz", "rt", encoding="utf-8") as handle:
+        for line in handle:
+            turn = json.loads(line)
+            if _keep(is_sealed(turn["dialogue_id"]), part):
+                yield turn
+
+
+def sgd_reply_pairs(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
+    """The SGD reply pairs file (same / changed / dropped), one part."""
+    with (data / "sgd_reply_pairs_dev.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            pair = json.loads(line)
+            if _keep(is_sealed(pair_key(pair["gold"], pair["predicted"])), part):
+                yield pair
+
+
+def stsb(part: str, file: str, data: Path = DATA_DIR) -> Iterator[tuple[str, str, float]]:
+    """STS-B pairs (``stsb_en_train.csv`` or ``stsb_en_dev.csv``), one part: (sentence1, sentence2, score)."""
+    with (data / file).open(encoding="utf-8", newline="") as handle:
+        for a, b, score in csv.reader(handle):  # no header row: sentence1, sentence2, score
+            if _keep(is_sealed(pair_key(a, b)), part):
+                yield a, b, float(score)
+
+
+def begin(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, str]]:
+    """BEGIN dev rows, one part: source, knowledge, message, response, label."""
+    with (data / "begin_dev.tsv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if _keep(is_sealed(pair_key(row["knowledge"], row["response"])), part):
+                yield row
