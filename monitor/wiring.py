@@ -17,13 +17,14 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
-from monitor.equivalence import EmbeddingScorer, ReplyComparator, SemanticScorer, ValueComparator
+from monitor.equivalence import EmbeddingScorer, SemanticScorer, ValueComparator
 from monitor.judge import (
     CatalogError,
     GroundingChecker,
     JudgeMetrics,
     JudgeSettings,
     LLMJudge,
+    LLMReplyComparator,
     ToolCatalog,
     judge_settings_from_env,
     load_catalog,
@@ -31,6 +32,10 @@ from monitor.judge import (
 from monitor.models.dialog import ToolSpec
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.checks import ReferenceChecker
+from monitor.equivalence.types import ReplyComparing
+from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
+from monitor.verifier.embedding import EmbeddingReplyComparator
+from monitor.verifier.evidence import TypedValueEvidence
 from monitor.sources.files import InputError
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
@@ -77,8 +82,8 @@ def build_engine(
     if semantic is None and embed:
         semantic = default_semantic(config)
     values = ValueComparator(semantic=semantic, threshold=config.threshold)
-    replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
     llm = LLMJudge(judge, metrics=JudgeMetrics(registry)) if judge is not None and judge.enabled else None
+    replies = reply_comparator(config, values, semantic, llm)
     grounding = GroundingChecker(values=values, replies=replies, llm=llm, catalog=catalog)
     caches: list[LruCache[str, Any]] = list(semantic.caches) if isinstance(semantic, EmbeddingScorer) else []
     caches += [llm.cache] if llm is not None and llm.cache is not None else []
@@ -87,6 +92,24 @@ def build_engine(
     return ScoringEngine(
         config=config, checker=ReferenceChecker(values, replies), judge=grounding, semantic=semantic
     )
+
+
+def reply_comparator(
+    config: ScoringConfig, values: ValueComparator, semantic: SemanticScorer | None, llm: LLMJudge | None
+) -> ReplyComparing:
+    """The reply scorer ``config.reply_scorer`` names: the trained verifier (default), an LLM judge comparing
+    with gold, or bare embedding cosine (the baseline)."""
+    if config.reply_scorer == "embedding":
+        if semantic is None:
+            raise InputError("scoring.reply_scorer", "the embedding reply scorer needs the embedding model")
+        return EmbeddingReplyComparator(semantic, values, config.threshold)
+    if config.reply_scorer == "llm":
+        if llm is None:
+            raise InputError("scoring.reply_scorer", "'llm' needs an LLM judge: set AEM_JUDGE_URL (docs/verifier.md)")
+        return LLMReplyComparator(llm, values)
+    v = config.verifier
+    cuts = VerifierConfig(v.pass_threshold, v.grounding_threshold, v.typed_values)
+    return VerifierReplyComparator(load_verifier(v.model), cuts, TypedValueEvidence(values))
 
 
 def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:

@@ -37,10 +37,14 @@ Signature = tuple[tuple[str, str, tuple[str, ...]], ...]
 OUT = Path(__file__).resolve().parent / "out" / "pairs.jsonl"
 
 TARGETS = {
-    "sgd_same": 9000, "sgd_changed": 6000, "sgd_dropped": 7000, "sgd_added": 2000, "sgd_edit": 4000,
-    "sgd_grounded": 2500, "sgd_ungrounded": 2500, "edit_changed": 6000, "edit_dropped": 2500,
-    "passage": 3000,
+    "sgd_same": 8000, "sgd_changed": 5000, "sgd_dropped": 6000, "sgd_added": 1500, "sgd_edit": 3500,
+    "sgd_grounded": 2000, "sgd_ungrounded": 2000, "edit_changed": 4500, "edit_dropped": 1200,
+    "passage": 2500,
 }
+# STS-B pairs scored >= 4 or <= 1 are written this many times (both ways each time): people's judgement of
+# "the same meaning" is the scarcest signal, and the edits above must not teach that any detail left out fails.
+STSB_COPIES = 2
+BEGIN_COPIES = 3
 
 
 def _act_key(act: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
@@ -169,8 +173,9 @@ def stsb_pairs(rows: list[tuple[str, str, float]], rng: random.Random) -> Iterat
     for a, b, score in rows:
         if score >= 4 or score <= 1:
             label = SAME if score >= 4 else CHANGED
-            yield _pair(a, b, label, "stsb")
-            yield _pair(b, a, label, "stsb")
+            for _ in range(STSB_COPIES):
+                yield _pair(a, b, label, "stsb")
+                yield _pair(b, a, label, "stsb")
     sentences = [s for a, b, _ in rows for s in (a, b)]
     paraphrases = [(a, b) for a, b, score in rows if score >= 4]
     changes = (*perturb.CHANGES, lambda t, r: perturb.replace_name(t, r, names))
@@ -222,7 +227,8 @@ def begin_pairs(rows: list[dict[str, str]]) -> Iterator[dict[str, Any]]:
         if row["label"] == "Generic":
             continue
         label = DROPPED if row["label"] == "Fully attributable" else CHANGED
-        yield _pair(row["knowledge"], row["response"], label, "begin")
+        for _ in range(BEGIN_COPIES):
+            yield _pair(row["knowledge"], row["response"], label, "begin")
 
 
 def build(seed: int) -> list[dict[str, Any]]:

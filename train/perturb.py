@@ -3,7 +3,7 @@
 Each edit returns the edited text or ``None`` when it does not apply. They are deliberately generic (word
 classes, not examples): a swapped pair of participants, a negation added or removed, a number, day, month or
 pronoun changed, a word replaced by its WordNet antonym or by another verb of the same transactional family, a
-name replaced by another; and for omissions, a conjunct or a trailing phrase removed.
+name replaced by another; and for omissions, a conjunct removed.
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ _ACTION_FAMILIES = [
     ["bought", "sold", "rented", "returned", "ordered", "shipped", "delivered"],
 ]
 _ACTION_OF = {verb: family for family in _ACTION_FAMILIES for verb in family}
-_PREPOSITIONS = {"on", "in", "at", "for", "with", "from", "to", "near", "by", "after", "before", "during",
-                 "about", "over", "under", "into", "through", "because", "while", "since"}
 
 
 def _tokens(text: str) -> list[re.Match[str]]:
@@ -170,21 +168,12 @@ def drop_conjunct(text: str, rng: random.Random) -> str | None:
     return head + tail if len(_tokens(head)) >= 3 else None
 
 
-def drop_trailing_phrase(text: str, rng: random.Random) -> str | None:
-    """A prepositional phrase or clause at the end removed ('... a pizza on the table.' / '... a pizza.')."""
-    toks = _tokens(text)
-    spots = [t for i, t in enumerate(toks) if i >= 3 and t.group().lower() in _PREPOSITIONS and i < len(toks) - 1]
-    if not spots:
-        return None
-    spot = rng.choice(spots)
-    end = re.search(r"[.!?]\s*$", text)
-    return text[: spot.start()].rstrip(" ,") + (end.group().strip() if end else "")
-
-
 CHANGES: tuple[Edit, ...] = (
     swap_participants, toggle_negation, change_number, change_calendar_word, change_pronoun, change_action, antonym,
 )
-DROPS: tuple[Edit, ...] = (drop_conjunct, drop_trailing_phrase)
+# Only a whole conjunct counts as a dropped fact: a trailing phrase left out ("... on his back") is a detail that
+# people still read as the same meaning (STS-B scores such pairs 3.8-4.4), so it is not a training omission.
+DROPS: tuple[Edit, ...] = (drop_conjunct,)
 
 
 def first_applicable(edits: tuple[Edit, ...], text: str, rng: random.Random) -> tuple[str, str] | None:

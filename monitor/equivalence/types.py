@@ -21,6 +21,27 @@ class Match:
 
 
 @dataclass(frozen=True)
+class Decision:
+    """Which check decided a reply verdict, and on what: the verifier's probabilities (``same`` / ``changed`` /
+    ``dropped``), the cut applied to ``same``, and the gold sentence concerned (long replies)."""
+
+    check: str  # "exact", "verifier", "typed_values", "embedding", "llm", "rules", "grounding"
+    probabilities: dict[str, float] | None = None
+    threshold: float | None = None
+    sentence: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"check": self.check}
+        if self.probabilities is not None:
+            out["probabilities"] = self.probabilities
+        if self.threshold is not None:
+            out["threshold"] = self.threshold
+        if self.sentence is not None:
+            out["sentence"] = self.sentence
+        return out
+
+
+@dataclass(frozen=True)
 class ReplyMatch:
     """Verdict of a natural-language reply comparison."""
 
@@ -31,6 +52,8 @@ class ReplyMatch:
     missing: tuple[str, ...]
     method: str
     detail: str | None = None  # names the facts at fault ("'4:15 pm' vs gold '7:45 pm'; leaves out 'closes at 6'")
+    decision: Decision | None = None  # which check decided, and on what
+    unscored: str | None = None  # why no verdict could be given (the turn is unscored, never a pass)
 
     @property
     def equivalent(self) -> bool:

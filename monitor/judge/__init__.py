@@ -5,6 +5,7 @@ from monitor.judge.config import JudgeSettings, judge_settings_from_env
 from monitor.judge.grounding import GroundingChecker, sources_of
 from monitor.judge.llm import JudgeMetrics, JudgeUnavailable, JudgeVerdict, LLMJudge
 from monitor.judge.prompts import PROMPT_VERSION
+from monitor.judge.reference import LLMReplyComparator
 
 __all__ = [
     "PROMPT_VERSION",
@@ -16,6 +17,7 @@ __all__ = [
     "JudgeUnavailable",
     "JudgeVerdict",
     "LLMJudge",
+    "LLMReplyComparator",
     "ToolCatalog",
     "judge_settings_from_env",
     "load_catalog",

@@ -20,7 +20,8 @@ from typing import Any
 from monitor.models.dialog import Reply, ToolCall, UserMessage
 from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, ObservedTurn
 
-PROMPT_VERSION = "2026-11-30.1"
+PROMPT_VERSION = "2026-12-02.1"
+REFERENCE = "reference"  # the reference-comparison prompt: a reply against the gold reply
 
 Transcript = Sequence[Mapping[str, Any]]
 
@@ -69,6 +70,13 @@ CRITERIA: dict[str, str] = {
         "status that contradicts them or appears nowhere in them, or claims an action succeeded when a "
         "tool reported failure. Do not judge completeness here. List the unsupported claims in "
         '"unsupported".'
+    ),
+    REFERENCE: (
+        "Criterion: AGREEMENT WITH THE REFERENCE. The conversation block holds one message, the reference "
+        "reply a correct agent gives at this point. Does the agent reply say the same as the reference? "
+        "Wording is free. Fail when the reply changes or contradicts a fact of the reference (a value, a "
+        'name, a status, who did what: list them in "unsupported") or leaves a fact of it out (list them '
+        'in "missing").'
     ),
 }
 

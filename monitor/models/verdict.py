@@ -7,6 +7,18 @@ from pydantic import BaseModel, ConfigDict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, SubMetric, TurnType
 
 
+class Decision(BaseModel):
+    """Which check decided a reply verdict, and on what (the verifier's probabilities, the cut, the gold
+    sentence concerned)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    check: str
+    probabilities: dict[str, float] | None = None
+    threshold: float | None = None
+    sentence: str | None = None
+
+
 class TurnVerdict(BaseModel):
     """The verdict on one turn. `success` is None for an unscored turn."""
 
@@ -26,6 +38,7 @@ class TurnVerdict(BaseModel):
     mode: Mode | None = None
     symptom: FailureReason | None = None  # for a cascade: what the checks saw (e.g. inconsistent_parameter_values)
     detail: str | None = None
+    decision: Decision | None = None  # reply turns: which check decided, and on what
 
     @property
     def turn_type(self) -> str:

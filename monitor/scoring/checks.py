@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from monitor.equivalence.replies import reply_reason
 from monitor.equivalence.reply_facts import compared_values
-from monitor.equivalence.types import ReplyComparing, ValueComparing
+from monitor.equivalence.types import ReplyComparing, ReplyMatch, ValueComparing
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
@@ -108,20 +109,27 @@ class ReferenceChecker:
         if not isinstance(pred, Reply):
             return CheckResult.failed(FailureReason.INCOMPLETE_RESPONSE, COMPLETENESS, detail="expected a reply")
         match = self.replies.compare(gold.response, pred.response)
-        reason = reply_reason(match)
-        if reason == FailureReason.INCOMPLETE_RESPONSE:
-            return CheckResult.failed(
-                FailureReason.INCOMPLETE_RESPONSE,
-                COMPLETENESS,
-                score=match.score,
-                detail=match.detail or (f"leaves out {list(match.missing)}" if match.missing else None),
-            )
-        if reason == FailureReason.INCONSISTENT_RESPONSE:
-            return CheckResult.failed(
-                FailureReason.INCONSISTENT_RESPONSE,
-                TRUTHFULNESS,
-                score=match.score,
-                mismatched=tuple(match.mismatched),
-                detail=match.detail or (f"contradicts gold: {list(match.mismatched)}" if match.mismatched else None),
-            )
-        return CheckResult.passed(match.score)
+        if match.unscored is not None:
+            return CheckResult.unscored(match.unscored)
+        return replace(_reply_check(match), decision=match.decision.as_dict() if match.decision else None)
+
+
+def _reply_check(match: ReplyMatch) -> CheckResult:
+    """The check result of a reply verdict."""
+    reason = reply_reason(match)
+    if reason == FailureReason.INCOMPLETE_RESPONSE:
+        return CheckResult.failed(
+            FailureReason.INCOMPLETE_RESPONSE,
+            COMPLETENESS,
+            score=match.score,
+            detail=match.detail or (f"leaves out {list(match.missing)}" if match.missing else None),
+        )
+    if reason == FailureReason.INCONSISTENT_RESPONSE:
+        return CheckResult.failed(
+            FailureReason.INCONSISTENT_RESPONSE,
+            TRUTHFULNESS,
+            score=match.score,
+            mismatched=tuple(match.mismatched),
+            detail=match.detail or (f"contradicts gold: {list(match.mismatched)}" if match.mismatched else None),
+        )
+    return CheckResult.passed(match.score)

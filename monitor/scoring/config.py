@@ -25,12 +25,30 @@ class CompositionConfig(BaseModel):
     sub_metric_bars: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(default_factory=dict)
 
 
+class VerifierSettings(BaseModel):
+    """The reply verifier's cuts and model (``scoring.verifier``); ``aem calibrate`` fits the cuts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # A reply passes when the verifier's P(same) of (gold, prediction) is at or above this.
+    pass_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # Reference-free: a reply sentence is unsupported when P(changed) of (conversation, sentence) reaches this.
+    grounding_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # A gold number, amount, date, time, phone or id whose slot holds another value fails the reply.
+    typed_values: bool = True
+    # Another model folder (verifier-int8.onnx, tokenizer.json, verifier.json); None: the shipped model.
+    model: str | None = None
+
+
 class ScoringConfig(BaseModel):
     """Everything the engine needs besides the comparators."""
 
     model_config = ConfigDict(extra="forbid")
 
     threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # How replies are compared with gold: the trained verifier, an LLM judge, or bare embedding cosine.
+    reply_scorer: Literal["verifier", "llm", "embedding"] = "verifier"
+    verifier: VerifierSettings = Field(default_factory=VerifierSettings)
     # Tools ("tool_id") or actions ("tool_id.action") whose extra calls are not failures.
     side_effect_free: list[str] = Field(default_factory=list)
     # How far ahead in the reference online alignment looks for a predicted step's counterpart.

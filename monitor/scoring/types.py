@@ -72,6 +72,7 @@ class CheckResult:
     score: float | None = None
     mismatched: tuple[Any, ...] = ()  # predicted values that disagree with the reference (for data flow)
     detail: str | None = None
+    decision: dict[str, Any] | None = None  # reply turns: which check decided, and on what
 
     @classmethod
     def passed(cls, score: float = 1.0) -> CheckResult:

@@ -30,6 +30,7 @@ def to_verdict(scored: ScoredTurn, chain: bool = True) -> TurnVerdict:
             "mode": scored.mode,
             "symptom": check.failure_reason if cascading else None,
             "detail": check.detail,
+            "decision": check.decision,
         }
     )
     return verdict

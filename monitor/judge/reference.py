@@ -1,0 +1,52 @@
+"""The LLM judge as the reply scorer of reference mode (``scoring.reply_scorer: llm``): one request per reply
+pair with the reference-comparison prompt (``prompts.REFERENCE``), through the judge client (versioned prompts,
+structured output, retries, cache, budget). No verdict from the judge: the turn is unscored, never a pass."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from monitor.equivalence.normalize import canon_string
+from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
+from monitor.judge.llm import JudgeUnavailable, LLMJudge
+from monitor.judge.prompts import REFERENCE
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class LLMReplyComparator:
+    """``ReplyComparing`` by an LLM judge comparing the reply with gold."""
+
+    llm: LLMJudge
+    values: ValueComparing
+
+    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Nothing to batch: each pair is one request."""
+
+    def compare(self, gold: str, pred: str) -> ReplyMatch:
+        if canon_string(gold or "") == canon_string(pred or ""):
+            return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
+        try:
+            verdict = self.llm.judge(REFERENCE, [{"role": "reference", "content": gold}], pred)
+        except JudgeUnavailable as exc:
+            log.warning("judge_unscored", sub_metric=REFERENCE, error=str(exc))
+            return ReplyMatch(False, False, 0.0, (), (), "llm", None, Decision("llm"), f"LLM judge unavailable: {exc}")
+        decision = Decision("llm", {"score": round(verdict.score, 4)})
+        if verdict.verdict == "pass":
+            return ReplyMatch(True, True, verdict.score, (), (), "llm", None, decision)
+        detail = verdict.reason or None
+        if verdict.unsupported or not verdict.missing:
+            return ReplyMatch(False, True, verdict.score, tuple(verdict.unsupported), (), "llm", detail, decision)
+        return ReplyMatch(True, False, verdict.score, (), tuple(verdict.missing), "llm", detail, decision)
+
+    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+        """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
+        from monitor.equivalence.facts import extract_facts
+
+        facts = extract_facts(reply)
+        return tuple(dict.fromkeys(f.text for f in facts if not self.values.supported(f.text, sources).equivalent))

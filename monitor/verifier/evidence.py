@@ -1,0 +1,27 @@
+"""Typed-value evidence for the verifier: the library-backed value comparators (numbers, money, dates, times,
+phones, ids, addresses, quantities) applied to the facts of a reply pair. A gold value whose slot holds another
+value in the prediction is a change whatever the verifier reads: a different number is a different number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from monitor.equivalence.facts import Fact
+from monitor.equivalence.reply_facts import diff_facts
+from monitor.equivalence.types import ValueComparing
+
+
+@dataclass
+class TypedValueEvidence:
+    """``changed_values(gold, pred)``: the typed gold values the prediction replaces, as ``'x' vs gold 'y'``."""
+
+    values: ValueComparing
+
+    def changed_values(self, gold: str, pred: str) -> tuple[str, ...]:
+        diff = diff_facts(gold, pred, self._same)
+        return tuple(
+            f"{p.text!r} vs gold {g.fact.text!r}" for g, p in diff.changed if g.fact.kind != "entity"
+        )
+
+    def _same(self, g: Fact, p: Fact) -> bool:
+        return self.values.compare(g.text, p.text).equivalent

@@ -1,0 +1,60 @@
+"""Reference-free grounding with the verifier: is each sentence of a reply supported by what the conversation
+has said (user turns, tool outputs)?
+
+The premise of a sentence is the run of at most three source lines that shares most of its words (a source is
+one user message, or one tool output rendered as ``key: value`` pairs); the hypothesis is the sentence. A
+sentence the verifier reads as ``changed`` (saying something the premise does not support) with probability at
+or above ``grounding_threshold`` is unsupported. Questions and sentences with fewer than two content words
+("Anything else I can help with?") make no checkable claim and pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from monitor.verifier.model import PairScorer, Probabilities
+from monitor.verifier.sentences import best_window, content_words, sentences
+
+_COURTESY = frozenset(
+    "anything else help can i you happy glad welcome thanks thank please sure okay ok great sorry let me know "
+    "there today do would like assist hello hi bye goodbye day nice have".split()
+)
+
+
+def render_source(source: Any) -> str:
+    """One source as a line of text: user text as is, a tool output as ``key: value`` pairs."""
+    if isinstance(source, str):
+        return f"User: {source.strip()}"
+    return "Tool result: " + "; ".join(_pairs(source, ""))
+
+
+def _pairs(value: Any, path: str) -> list[str]:
+    if isinstance(value, Mapping):
+        return [p for k, v in value.items() for p in _pairs(v, f"{path} {k}".strip().replace("_", " "))]
+    if isinstance(value, list | tuple):
+        return [p for v in value for p in _pairs(v, path)]
+    shown = value if isinstance(value, str) else json.dumps(value)
+    return [f"{path}: {shown}" if path else str(shown)]
+
+
+def checkable(sentence: str) -> bool:
+    """Does the sentence make a claim worth checking (not a question, not a courtesy)?"""
+    if sentence.rstrip().endswith("?"):
+        return False
+    return len(content_words(sentence) - _COURTESY) >= 2
+
+
+def unsupported_sentences(
+    scorer: PairScorer, reply: str, premises: Sequence[str], cut: float
+) -> tuple[tuple[str, Probabilities], ...]:
+    """The reply's sentences that the premise texts (rendered sources, or passages) do not support, in order,
+    each with the verifier's probabilities."""
+    claims = [s for s in sentences(reply) if checkable(s)]
+    if not claims:
+        return ()
+    lines = tuple(premises) or ("",)
+    units = [(best_window(claim, lines, width=3), claim) for claim in claims]
+    probs = scorer.probabilities(units)
+    return tuple((claim, p) for claim, p in zip(claims, probs, strict=True) if p.changed >= cut)
