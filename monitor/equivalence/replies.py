@@ -37,7 +37,7 @@ from monitor.equivalence.reply_facts import FactDiff, GoldFact, diff_facts, repl
 from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.spelling import misspelt
 from monitor.equivalence.substitution import Substitution, substitution
-from monitor.equivalence.types import ReplyMatch
+from monitor.equivalence.types import ReplyMatch, reply_reason  # noqa: F401 - re-exported
 from monitor.equivalence.values import ValueComparator
 from monitor.models.vocabulary import FailureReason
 
@@ -382,17 +382,6 @@ def _clauses_matter(pf: PairFacts) -> bool:
         or any(g.negated != p.negated for g in pf.g_clauses for p in pf.p_clauses)
         or any(pf.to_cover)
     )
-
-
-def reply_reason(match: ReplyMatch) -> FailureReason | None:
-    """The failure reason of a reply verdict: a contradiction wins over an omission; None when it passes."""
-    if match.equivalent:
-        return None
-    if match.mismatched:
-        return INCONSISTENT
-    if match.missing or match.truthful:
-        return INCOMPLETE
-    return INCONSISTENT
 
 
 def _score(cos: float, cut: float) -> float:

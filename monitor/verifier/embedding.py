@@ -38,4 +38,6 @@ class EmbeddingReplyComparator:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
         from monitor.equivalence.facts import extract_facts
 
-        return tuple(dict.fromkeys(f.text for f in extract_facts(reply) if not self.values.supported(f.text, sources).equivalent))
+        return tuple(
+            dict.fromkeys(f.text for f in extract_facts(reply) if not self.values.supported(f.text, sources).equivalent)
+        )

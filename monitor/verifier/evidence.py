@@ -4,9 +4,11 @@ value in the prediction is a change whatever the verifier reads: a different num
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from monitor.equivalence.facts import Fact
+from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.reply_facts import diff_facts
 from monitor.equivalence.types import ValueComparing
 
@@ -19,8 +21,16 @@ class TypedValueEvidence:
 
     def changed_values(self, gold: str, pred: str) -> tuple[str, ...]:
         diff = diff_facts(gold, pred, self._same)
+        return tuple(f"{p.text!r} vs gold {g.fact.text!r}" for g, p in diff.changed if g.fact.kind != "entity")
+
+    def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+        """Typed values of ``reply`` (not names) that no source supports."""
         return tuple(
-            f"{p.text!r} vs gold {g.fact.text!r}" for g, p in diff.changed if g.fact.kind != "entity"
+            dict.fromkeys(
+                f.text
+                for f in extract_facts(reply)
+                if f.kind != "entity" and not self.values.supported(f.text, sources).equivalent
+            )
         )
 
     def _same(self, g: Fact, p: Fact) -> bool:

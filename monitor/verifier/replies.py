@@ -15,7 +15,7 @@ Every verdict carries a ``Decision``: which check decided, the verifier's three 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monitor.equivalence.normalize import canon_string
@@ -34,6 +34,7 @@ class VerifierConfig:
     pass_threshold: float = 0.5  # P(same) at or above which a reply passes
     grounding_threshold: float = 0.5  # reference-free: P(changed) at or above which a sentence is unsupported
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
+    both_directions: bool = False  # short replies: P(same) is the mean of gold -> prediction and the reverse
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Unit:
     premise: str
     hypothesis: str
     sentence: str | None  # the gold sentence concerned (long replies)
+    reverse: bool = False  # the prediction as premise (both_directions)
 
 
 @dataclass
@@ -65,7 +67,8 @@ class VerifierReplyComparator:
             return []
         gs, ps = sentences(gold), sentences(pred)
         if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES:
-            return [Unit(gold, pred, None)]
+            reverse = [Unit(pred, gold, None, reverse=True)] if self.config.both_directions else []
+            return [Unit(gold, pred, None), *reverse]
         return [Unit(g, best_window(g, ps), g) for g in gs]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
@@ -74,6 +77,9 @@ class VerifierReplyComparator:
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
         changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
         probs = self.scorer.probabilities([(u.premise, u.hypothesis) for u in units])
+        if units[-1].reverse:  # the forward reading names the reason; the mean of both readings is P(same)
+            forward, backward = probs
+            probs, units = [replace(forward, same=(forward.same + backward.same) / 2)], units[:1]
         worst_i = min(range(len(units)), key=lambda i: probs[i].same)
         worst, unit = probs[worst_i], units[worst_i]
         if changed:
@@ -97,7 +103,10 @@ class VerifierReplyComparator:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support."""
         lines = [render_source(s) for s in sources]
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold)
-        return tuple(claim for claim, _ in found)
+        typed = (
+            self.facts.unsupported_values(reply, sources) if self.facts is not None and self.config.typed_values else ()
+        )
+        return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 
 
 def _probabilities(p: Probabilities) -> str:
