@@ -1,8 +1,8 @@
 """Held-out accuracy of the reply comparator on the development data, beside bare-cosine baselines.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py --data DIR [--folds 5] [--errors N] [--splits N]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py [--data DIR] [--folds 5] [--errors N] [--splits N]
 
-``DIR`` must hold ``sgd_reply_pairs_dev.jsonl`` and ``stsb_en_dev.csv`` (the dev data, e.g. ../shared/data).
+``DIR`` must hold ``sgd_reply_pairs_dev.jsonl`` and ``stsb_en_dev.csv`` (the dev data, default benchmarks/data).
 
 What is tuned, and how it is held out:
 
@@ -49,6 +49,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from monitor.equivalence import EmbeddingScorer, ReplyComparator, ReplyMatch
 from monitor.equivalence.calibration import DEFAULT_REPLY_THRESHOLDS, ReplyThresholds
 from monitor.equivalence.replies import reply_reason
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 REPLY_FILE = "sgd_reply_pairs_dev.jsonl"
 STSB_FILE = "stsb_en_dev.csv"
@@ -372,7 +374,7 @@ def check_data_dir(data: Path) -> None:
     missing = [name for name in (REPLY_FILE, STSB_FILE) if not (data / name).is_file()]
     if missing:
         raise SystemExit(f"--data {data}: missing {', '.join(missing)} (the development data directory, "
-                         "e.g. ../shared/data)")
+                         "default benchmarks/data)")
 
 
 def split_lines(sgd: Dataset, stsb: Dataset, splits: int) -> list[str]:
@@ -436,7 +438,8 @@ def _match_line(m: ReplyMatch) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True, help="directory with the development data files")
+    ap.add_argument("--data", type=Path, default=DATA_DIR,
+        help="directory with the development data files (default: benchmarks/data)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--errors", type=int, default=0, help="also list this many misjudged SGD pairs")
     ap.add_argument("--splits", type=int, default=0,

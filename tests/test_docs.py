@@ -55,16 +55,15 @@ def test_the_metric_page_lists_what_the_monitor_exports():
 
 
 def test_nothing_depends_on_a_path_outside_the_repo():
-    """A clone has no ../shared: no code default, test or benchmark may point there.
-
-    benchmarks/*accuracy*.py are left out: their --data is required and their messages may name the dev
-    data folder as an example."""
-    pattern = re.compile(r"/work/shared|\.\./shared|parent\s*/\s*\"shared\"")
+    """A clone has no ../shared and no DESIGN.md: no code, test, benchmark or page may point there."""
+    pattern = re.compile(r"/work/|\.\./shared|parent\s*/\s*\"shared\"|DESIGN\.md")
     offenders = []
+    files = [*PAGES, *(REPO / "benchmarks" / "data").glob("*.md")]
     for folder in ("monitor", "tests", "benchmarks", "deploy"):
-        for path in (REPO / folder).rglob("*.py"):
-            if "accuracy" in path.name or path == Path(__file__).resolve():
-                continue
-            if pattern.search(path.read_text(encoding="utf-8")):
-                offenders.append(str(path.relative_to(REPO)))
+        files += (REPO / folder).rglob("*.py")
+    for path in files:
+        if path == Path(__file__).resolve():
+            continue
+        if pattern.search(path.read_text(encoding="utf-8")):
+            offenders.append(str(path.relative_to(REPO)))
     assert not offenders

@@ -1,4 +1,4 @@
-"""Composition of turn verdicts into a dialog result (DESIGN.md §2 Composition)."""
+"""Composition of turn verdicts into a dialog result (docs/taxonomy.md)."""
 
 from __future__ import annotations
 
