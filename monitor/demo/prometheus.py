@@ -44,6 +44,15 @@ class PrometheusOptions:
     port: int = 0  # 0: a free port
 
 
+def _answers(url: str) -> bool:
+    """True when ``url`` answers 200."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 class LocalPrometheus:
     """Start with `start()` (or `with`); `url` and `alerts_url` while it runs; `stop()` ends it."""
 
@@ -53,6 +62,7 @@ class LocalPrometheus:
         self._tmp = tempfile.TemporaryDirectory(prefix="aem-demo-prometheus-")
         self.workdir = Path(self._tmp.name)
         self._proc: subprocess.Popen[bytes] | None = None
+        self._alerts_path = "/alerts"
 
     @property
     def url(self) -> str:
@@ -60,7 +70,8 @@ class LocalPrometheus:
 
     @property
     def alerts_url(self) -> str:
-        return f"{self.url}/alerts"
+        """The alerts page: `/alerts`, or `/classic/alerts` where the build ships only the classic UI (Debian)."""
+        return f"{self.url}{self._alerts_path}"
 
     def rule_files(self) -> list[Path]:
         rules_dir = self.options.rules_dir
@@ -94,6 +105,8 @@ class LocalPrometheus:
         with log:
             self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self._wait_ready(timeout)
+        if not _answers(f"{self.url}/alerts"):
+            self._alerts_path = "/classic/alerts"
         return self
 
     def _wait_ready(self, timeout: float) -> None:
@@ -101,12 +114,8 @@ class LocalPrometheus:
         while time.monotonic() < deadline:
             if self._proc is None or self._proc.poll() is not None:
                 break
-            try:
-                with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as resp:
-                    if resp.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
+            if _answers(f"{self.url}/-/ready"):
+                return
             time.sleep(0.2)
         tail = (self.workdir / "prometheus.log").read_text(errors="replace")[-1000:]
         self.stop()

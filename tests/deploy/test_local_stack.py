@@ -69,7 +69,7 @@ def test_the_fast_regression_alert_fires_within_two_minutes_of_the_regressed_rel
     try:
         url = _wait_for_line(proc, lines, r"^prometheus: (http://127\.0\.0\.1:\d+)", 120).group(1)
         alerts_page = _wait_for_line(proc, lines, r"^alerts: (\S+)", 10).group(1)
-        assert alerts_page == f"{url}/alerts"
+        assert alerts_page in (f"{url}/alerts", f"{url}/classic/alerts")
         with httpx.Client(timeout=10) as client:
             assert client.get(alerts_page).status_code == 200
             first_seen = firing = None
