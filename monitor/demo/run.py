@@ -15,7 +15,7 @@ from typing import Any, TextIO
 import structlog
 
 from monitor.demo.prometheus import LocalPrometheus, PrometheusOptions
-from monitor.demo.traffic import sample_dialogs
+from monitor.demo.traffic import RELEASES, sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.stream.broker import TansuBroker, free_port
 from monitor.stream.events import encode_event
@@ -30,10 +30,17 @@ log = structlog.get_logger(__name__)
 _BAD_EVENTS = (b"{not json", b'{"schema_version": 99}', b'{"schema_version": 1, "turn": "Tool"}')
 
 
+LEAD_DIALOGS = 30  # conversations of the older release alone before the regressed one rolls out
+
+
 def demo_events(seed: int = 11) -> Iterator[dict[str, Any] | bytes]:
-    """Endless sample traffic: fresh conversations of both releases, now and then a malformed event."""
+    """Endless sample traffic: the older release alone for a few seconds, then fresh conversations of both
+    releases (so the regressed one is the newest), now and then a malformed event."""
     rng = random.Random(seed)
     dialogs = [Dialog.model_validate(d) for d in sample_dialogs(per_release=100)]
+    older = [d for d in dialogs if d.release == RELEASES[0]]
+    for dialog in older[:LEAD_DIALOGS]:
+        yield from dialog_events(dialog, conversation_id=f"{dialog.dialog_id}-lead")
     for round_no in itertools.count():
         for dialog in dialogs:
             yield from dialog_events(dialog, conversation_id=f"{dialog.dialog_id}-r{round_no}")
