@@ -178,6 +178,11 @@ def stale() -> list[str]:
     return [name for name, (_, make) in TABLES.items() if current(name) != make()]
 
 
+def _filled(table: str) -> Callable[[re.Match[str]], str]:
+    """The replacement of a marked block: its markers around ``table``."""
+    return lambda found: found.group(1) + table + "\n" + found.group(3)
+
+
 def regenerate() -> list[str]:
     changed = []
     for name, (path, make) in TABLES.items():
@@ -185,8 +190,7 @@ def regenerate() -> list[str]:
         block = _block(name)
         if not block.search(text):
             raise SystemExit(f"{path.relative_to(REPO)}: no <!-- generated: {name} --> markers")
-        table = make()
-        new = block.sub(lambda m, table=table: m.group(1) + table + "\n" + m.group(3), text)
+        new = block.sub(_filled(make()), text)
         if new != text:
             path.write_text(new, encoding="utf-8")
             changed.append(name)

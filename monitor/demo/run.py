@@ -171,9 +171,10 @@ def run_demo(options: DemoOptions, stop: threading.Event, out: TextIO | None = N
         if options.log_path:
             out.write(f"logs: {options.log_path}\n")
         if options.prometheus is not None:
+            fast = options.prometheus.fast_alerts
             prometheus = stack.enter_context(LocalPrometheus(f"127.0.0.1:{port}", options.prometheus))
             options = replace(options, alerts_url=prometheus.alerts_url)
-            rules = "fast-alert rules (every window divided by 60)" if options.prometheus.fast_alerts else "rules"
+            rules = "fast-alert rules (every window divided by 60)" if fast else "rules"
             out.write(f"prometheus: {prometheus.url} with the project's {rules}\n")
             out.write(f"alerts: {prometheus.alerts_url}\n")
         out.flush()
