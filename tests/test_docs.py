@@ -94,3 +94,11 @@ def test_nothing_depends_on_a_path_outside_the_repo():
         if pattern.search(path.read_text(encoding="utf-8")):
             offenders.append(str(path.relative_to(REPO)))
     assert not offenders
+
+
+def test_the_readme_links_every_docs_page():
+    readme = (REPO / "README.md").read_text()
+    linked = set(re.findall(r"\]\((docs/[^)#]+)", readme))
+    pages = {str(p.relative_to(REPO)) for p in DOCS.glob("*.md")}
+    assert pages <= linked, pages - linked
+    assert len(readme.encode()) <= 10_000
