@@ -22,7 +22,8 @@ from monitor.wiring import build_engine
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
-PAGES = [*sorted(DOCS.glob("*.md")), REPO / "README.md"]
+PAGES = [*sorted(DOCS.rglob("*.md")), REPO / "README.md"]
+CHECKERS = {Path(__file__).resolve(), REPO / "tests" / "test_readme.py"}
 
 
 def json_blocks(path: Path) -> list[dict]:
@@ -89,7 +90,7 @@ def test_nothing_depends_on_a_path_outside_the_repo():
     for folder in ("monitor", "tests", "benchmarks", "deploy"):
         files += (REPO / folder).rglob("*.py")
     for path in files:
-        if path == Path(__file__).resolve():
+        if path.resolve() in CHECKERS:  # the tests that spell the patterns out
             continue
         if pattern.search(path.read_text(encoding="utf-8")):
             offenders.append(str(path.relative_to(REPO)))
