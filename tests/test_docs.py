@@ -103,3 +103,13 @@ def test_the_readme_links_every_docs_page():
     pages = {str(p.relative_to(REPO)) for p in DOCS.glob("*.md")}
     assert pages <= linked, pages - linked
     assert len(readme.encode()) <= 10_000
+
+
+def test_user_docs_carry_no_development_history():
+    """No rounds and no issue numbers in README.md or docs/*.md (history: CHANGELOG.md; rationale: docs/design/).
+
+    Word-level: "grounding" or "around" are words, and a "round trip" ticket is data."""
+    history = re.compile(r"\brounds?\b(?![- ]trip)|\bissue [0-9]", flags=re.I)
+    for page in [REPO / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            assert not history.search(line), f"{page.name}:{number}: {line.strip()}"
