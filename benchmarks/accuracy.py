@@ -1,6 +1,6 @@
 """Accuracy of the value and reply comparators on the development data.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy.py --data ../shared/data [--fit] [--folds 5]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy.py [--data DIR] [--fit] [--folds 5]
 
 Values: see ``benchmarks/value_accuracy.py`` (BFCL accepted alternatives; SGD slot values per domain with a
 leave-one-domain-out figure and cosine baselines).
@@ -23,6 +23,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from benchmarks.value_accuracy import check_data, values_report
 from monitor.equivalence import EmbeddingScorer
 
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
+
 
 # ----------------------------------------------------------------------------------------------- replies
 def run_replies(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> None:
@@ -35,7 +37,8 @@ def run_replies(data: Path, scorer: EmbeddingScorer, fit: bool, folds: int) -> N
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True, help="the development data directory (../shared/data)")
+    ap.add_argument("--data", type=Path, default=DATA_DIR,
+        help="the development data directory (default: benchmarks/data)")
     ap.add_argument("--fit", action="store_true", help="refit and print the logistic coefficients")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--only", choices=["values", "replies"], default=None)

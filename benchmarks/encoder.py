@@ -1,6 +1,6 @@
 """Response-turn throughput of the reply path beside the bare encoders, and `aem score` start-up cost.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder.py --data DIR [--turns 1000] [--repeat 2] [--base CHECKOUT]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder.py [--data DIR] [--turns 1000] [--repeat 2] [--base CHECKOUT]
 
 DIR holds stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl: their sentences are the reply texts. A response turn
 is one (gold, predicted) pair of distinct texts.
@@ -45,6 +45,8 @@ from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig, ScoringEngine, reference_of
 from monitor.wiring import build_engine
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 REPO = Path(__file__).resolve().parents[1]
 FIXED_GOLDS = 200
@@ -215,7 +217,8 @@ def startup(args: argparse.Namespace) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True, help="folder with stsb_en_dev.csv, sgd_reply_pairs_dev.jsonl")
+    ap.add_argument("--data", type=Path, default=DATA_DIR,
+        help="folder with stsb_en_dev.csv, sgd_reply_pairs_dev.jsonl (default: benchmarks/data)")
     ap.add_argument("--turns", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--base", type=Path, help="another checkout to run the start-up figures with, beside this one")

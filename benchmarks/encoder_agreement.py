@@ -1,7 +1,7 @@
 """Verdicts of the project's comparators with the int8 (or, ``--encoder onnx``, the fp32-on-ONNX-Runtime)
 encoder beside the fp32 one, on every dev file.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder_agreement.py --data DIR [--show 5]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder_agreement.py [--data DIR] [--show 5]
 
 DIR holds the development files (stsb_en_dev.csv, sgd_reply_pairs_dev.jsonl, sgd_value_pairs_dev.jsonl,
 bfcl_value_alternatives.json). Replies go through the reference checker (pass / incomplete_response /
@@ -33,6 +33,8 @@ from monitor.equivalence.encoders import EncoderKind, load_encoder
 from monitor.logs import configure_logging
 from monitor.models.dialog import Reply
 from monitor.scoring.checks import ReferenceChecker
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ def compare_file(pairs: list[Pair], judge: Judge, fp32: Any, int8: Any) -> list[
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True, help="folder with the development files")
+    ap.add_argument("--data", type=Path, default=DATA_DIR,
+        help="folder with the development files (default: benchmarks/data)")
     ap.add_argument("--show", type=int, default=5, help="flipped pairs to print per file")
     ap.add_argument("--encoder", choices=["int8", "onnx"], default="int8", help="the encoder set beside fp32")
     args = ap.parse_args()

@@ -13,9 +13,7 @@ instead: `--callgrind` switches valgrind's instrumentation on for the measured p
     callgrind_annotate /tmp/cg.out | grep "PROGRAM TOTALS"     # divide by the events printed
 
 `--typed-only` leaves the embedding model out (valgrind would spend minutes loading it). The backlog is
-fed after the assignment poll, so every event falls in the measured polls (before 2026-12-01's second
-round the first poll's 500 events ran before the instrumentation was switched on, and the count per
-event came out two thirds of the real one at 1,500 actions).
+fed after the assignment poll, so every event falls in the measured polls.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The pairs the reply comparator misjudges under the JOINT held-out protocol, with the finding behind each.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/replies_misses.py --data DIR [--cache FILE] [--file stsb|sgd]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/replies_misses.py [--data DIR] [--cache FILE] [--file stsb|sgd]
 
 Runs the joint protocol of ``accuracy_replies.py`` (fold f of both files held out together, thresholds tuned on
 the other folds of both) and lists, for the chosen file, every held-out pair whose verdict is wrong: the pair,
@@ -35,6 +35,8 @@ from accuracy_replies import (
 
 from monitor.equivalence import EmbeddingScorer, ReplyComparator
 from monitor.equivalence.encoders import EncoderKind, TextEncoder, load_encoder
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 
 class DiskCachedEncoder:
@@ -76,7 +78,7 @@ def miss_lines(ds: Dataset, comparator: ReplyComparator, verdicts: list[str], ch
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--data", type=Path, default=DATA_DIR, help="the evaluation data (default: benchmarks/data)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--cache", type=Path, default=None, help="pickle of sentence embeddings kept between runs")
     ap.add_argument("--file", choices=("stsb", "sgd", "none"), default="stsb")

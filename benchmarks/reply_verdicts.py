@@ -1,6 +1,6 @@
 """Dump the verdict of every development reply pair, to check that a change leaves verdicts as they were.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/reply_verdicts.py --data DIR --out FILE [--cache FILE]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/reply_verdicts.py [--data DIR] --out FILE [--cache FILE]
 
 Every (gold, predicted) pair of sgd_reply_pairs_dev.jsonl and stsb_en_dev.csv (all rows) is scored twice:
 through the engine's reference checker the way `aem run` scores a poll (``prefetch`` of 500 pairs, then
@@ -30,6 +30,8 @@ from monitor.logs import configure_logging
 from monitor.models.dialog import Reply
 from monitor.scoring import ScoringConfig
 from monitor.wiring import build_engine
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 _POLL = 500
 
@@ -73,7 +75,7 @@ def compare_lines(pairs: list[tuple[str, str]], scorer: EmbeddingScorer) -> list
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--data", type=Path, default=DATA_DIR, help="the evaluation data (default: benchmarks/data)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--cache", type=Path, default=None, help="pickle of sentence embeddings kept between runs")
     args = ap.parse_args()

@@ -1,6 +1,6 @@
 """CPU that `aem run` spends on response turns outside the encoder.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/response_overhead.py --data DIR --cache FILE [--turns 1000]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/response_overhead.py [--data DIR] --cache FILE [--turns 1000]
 
 The turns of `stream_throughput.py`'s response section (gold from a fixed set of 200 replies, then all
 unique) are scored by `aem run`'s Monitor on the embedded broker, with an encoder that only looks vectors
@@ -34,6 +34,8 @@ from monitor.logs import configure_logging
 from monitor.models.dialog import Reply
 from monitor.scoring import ScoringConfig
 from monitor.wiring import build_engine
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 CASES = ("fixed", "unique")
 
@@ -84,7 +86,7 @@ def run_case(data: Path, n: int, cache: Path, case: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--data", type=Path, default=DATA_DIR, help="the evaluation data (default: benchmarks/data)")
     ap.add_argument("--cache", type=Path, required=True, help="pickle of sentence embeddings (filled if needed)")
     ap.add_argument("--turns", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=1)

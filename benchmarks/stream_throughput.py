@@ -1,9 +1,9 @@
 """Benchmark: `aem run` end to end on the embedded broker, beside bare baselines in the same run.
 
 Prints figures; asserts nothing. Run:
-`HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/stream_throughput.py --data DIR` (DIR: the dev data with
-stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl, whose sentences are the reply texts; without `--data` the
-response-turn figures are skipped). The load average is printed first and last: the machine may be shared.
+`HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/stream_throughput.py [--data DIR]` (DIR: the evaluation data
+with stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl, whose sentences are the reply texts; default
+benchmarks/data). The load average is printed first and last: the machine may be shared.
 `--only SECTION` (state, actions, otlp, responses, latency; repeatable) runs just those sections; latency
 without actions runs at `--rate` (default 500 events/s). `--torch-threads 1` steadies the response figures
 on a busy machine (bare encoder and aem run alike).
@@ -59,6 +59,8 @@ from monitor.stream.replay import dialog_events, publish
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.wiring import build_engine
+
+DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 MakeEngine = Callable[[], ScoringEngine]
 SECTIONS = ("state", "actions", "otlp", "responses", "latency")
@@ -390,7 +392,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--actions", type=int, default=10_000)
     parser.add_argument("--responses", type=int, default=1_000)
-    parser.add_argument("--data", type=Path, help="dev data folder (reply texts); without it no response figures")
+    parser.add_argument("--data", type=Path, default=DATA_DIR,
+        help="evaluation data folder (reply texts; default: benchmarks/data)")
     parser.add_argument("--rate", type=float, default=None, help="offered load; default half the action rate")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--turn-gap", type=float, default=3.0, help="seconds between turns of a conversation")

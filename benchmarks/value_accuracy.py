@@ -243,7 +243,7 @@ def sgd_report(data: Path, scorer: EmbeddingScorer) -> list[str]:
 def check_data(data: Path, names: Sequence[str]) -> None:
     """Exit with a clear message when the data directory or one of its files is missing."""
     if not data.is_dir():
-        raise SystemExit(f"--data {data}: no such directory (the development data, e.g. ../shared/data)")
+        raise SystemExit(f"--data {data}: no such directory (the evaluation data, default benchmarks/data)")
     missing = [n for n in names if not (data / n).is_file()]
     if missing:
         raise SystemExit(f"--data {data}: missing {', '.join(missing)}")

@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # a typo in a command's flag gets that command's usage, not the top-level one
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     level = args.log_level or getattr(args, "default_log_level", "warning")
     configure_logging(level, args.json_logs)
     try:

@@ -1,6 +1,6 @@
 """The package's layer order, checked on the import graph: a module imports only from its own layer or lower.
 
-models → equivalence, verifier → scoring → judge → sources → stream → wiring → demo → commands → cli
+models → equivalence, verifier → scoring → judge → sources → stream → wiring → demo → commands → cli → docs_tables
 (`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "demo": 8,
     "commands": 9,
     "cli": 10,
+    "docs_tables": 11,
 }
 
 

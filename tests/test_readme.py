@@ -1,9 +1,11 @@
-"""The README's commands work as written: every non-interactive `aem` command in its bash blocks runs.
+"""The commands of the README and docs/ work as written: every line of a code block marked runnable
+(```` ```bash runnable ````) runs, README first, then the docs pages in name order.
 
-It works in a stand-in for a fresh clone — a temporary directory holding only `examples/` and the
-virtualenv, with no shared folder beside it — against a test broker: `aem broker` and `aem run` (the
+They run in a stand-in for a fresh clone — a temporary directory holding the repository's tracked files and
+the virtualenv, with no shared folder beside it — against a test broker: `aem broker` and `aem run` (the
 long-running lines) are started in the background, the loopback address `127.0.0.1:9092` is replaced
-by the test broker's, and the example conversation id by the one `aem replay` printed.
+by the test broker's, and the example conversation id by the one `aem replay` printed. A trailing
+`# exit N` comment is the exit status the line must end with.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 VENV = Path(sys.executable).parent.parent
 README_ADDRESS = "127.0.0.1:9092"
 EXAMPLE_ID = re.compile(r"sales_report-[0-9a-f]{6}")
-SKIP = ("python3 -m venv", ".venv/bin/pytest", ".venv/bin/python benchmarks/", ".venv/bin/aem demo")
+DOC_PAGES = sorted((REPO / "docs").rglob("*.md"))
+OUTSIDE = re.compile(r"\.\./shared|/work/|DESIGN\.md|\bshared/")  # a clone has none of these
+LEAVES_THE_CLONE = re.compile(r"(^|\s|=)\.\./")  # a command runs from the clone's root
 BACKGROUND = (".venv/bin/aem broker", ".venv/bin/aem run")
 
 pytestmark = pytest.mark.integration
@@ -43,12 +47,12 @@ class Command:
 
 
 def readme_commands(text: str) -> list[Command]:
-    """The command lines of the ```bash blocks (continuations joined, comments read for `exit N`)."""
+    """The command lines of the runnable blocks (continuations joined, comments read for `exit N`)."""
     out: list[Command] = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+    for block in re.findall(r"```bash runnable\n(.*?)```", text, flags=re.S):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.strip()
-            if not line or line.startswith(SKIP):
+            if not line:
                 continue
             found = re.search(r"\s#\s(.*)$", line)  # a trailing comment (none of the commands quotes a " # ")
             comment = found.group(1) if found else ""
@@ -88,19 +92,59 @@ class Background:
                 self.process.wait(timeout=10)
 
 
+def all_commands() -> list[Command]:
+    """README's runnable commands, then every docs page's."""
+    out = readme_commands((REPO / "README.md").read_text())
+    for page in DOC_PAGES:
+        out += readme_commands(page.read_text())
+    return out
+
+
 def test_readme_lists_the_walkthrough():
     lines = [c.line for c in readme_commands((REPO / "README.md").read_text())]
-    for needed in ("aem broker", "aem run", "aem replay examples/sales_report.json", "aem inspect", "aem redrive"):
+    for needed in ("aem broker", "aem run", "aem score", "aem replay examples/sales_report.json", "aem inspect"):
         assert any(needed in line for line in lines), needed
-    assert not any("shared/" in line for line in lines)
+    assert any("aem redrive" in line for line in lines)
 
 
-def test_readme_commands_run_as_written(tmp_path):
+def test_the_readme_test_command_is_the_ci_one():
+    """CI runs the README's test command: it stays exactly `.venv/bin/pytest`."""
+    readme = (REPO / "README.md").read_text()
+    assert "```bash\n.venv/bin/pytest\n```" in readme
+
+
+def test_the_runnable_commands_point_only_inside_the_repo():
+    commands = all_commands()
+    assert len(commands) > 10
+    for command in commands:
+        assert not OUTSIDE.search(command.line) and not LEAVES_THE_CLONE.search(command.line), command.line
+        for word in command.line.split():
+            if word.startswith(("examples/", "deploy/", "benchmarks/", "docs/")) and "*" not in word:
+                assert (REPO / word).exists(), f"{command.line}: no {word} in the repo"
+
+
+@pytest.mark.parametrize("page", [REPO / "README.md", *DOC_PAGES], ids=lambda p: str(p.relative_to(REPO)))
+def test_no_page_points_outside_the_repo(page):
+    for number, line in enumerate(page.read_text().splitlines(), 1):
+        assert not OUTSIDE.search(line), f"{page.relative_to(REPO)}:{number}: {line.strip()}"
+
+
+def clone_of_the_repo(target: Path) -> None:
+    """The repository's tracked files (as they are in the working tree) and the virtualenv, nothing else."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, text=True, check=True)
+    for name in filter(None, listed.stdout.split("\0")):
+        source = REPO / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    (target / ".venv").symlink_to(VENV)
+
+
+def test_readme_and_docs_commands_run_as_written(tmp_path):
     clone = tmp_path / "clone"
     clone.mkdir()
-    shutil.copytree(REPO / "examples", clone / "examples")
-    (clone / ".venv").symlink_to(VENV)
-    assert not (tmp_path / "shared").exists()
+    clone_of_the_repo(clone)
+    assert not (tmp_path / "shared").exists() and not (clone / "DESIGN.md").exists()
     address = f"127.0.0.1:{free_port()}"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "AEM_BOOTSTRAP_SERVERS": address, "AEM_METRICS_PORT": "0"}
     env["AEM_GROUP_ID"] = f"readme-{os.getpid()}"
@@ -108,7 +152,7 @@ def test_readme_commands_run_as_written(tmp_path):
     started: list[Background] = []
     outputs: dict[str, str] = {}
     try:
-        for command in readme_commands((REPO / "README.md").read_text()):
+        for command in all_commands():
             line = command.line.replace(README_ADDRESS, address)
             if conversation:
                 line = EXAMPLE_ID.sub(conversation, line)

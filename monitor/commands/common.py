@@ -51,7 +51,7 @@ def add_command(
     parser: argparse.ArgumentParser = sub.add_parser(
         name, help=help_text, description=help_text, epilog=epilog, formatter_class=HelpFormatter
     )
-    parser.set_defaults(func=func, **defaults)
+    parser.set_defaults(func=func, command_parser=parser, **defaults)
     return parser
 
 
@@ -167,7 +167,9 @@ def error(command: str, message: object, code: int = EXIT_USAGE) -> int:
 def add_kafka_security(parser: argparse.ArgumentParser) -> None:
     """Flags of the `kafka` settings section (also AEM_KAFKA_* and the config file's `kafka:`)."""
     group = parser.add_argument_group("Kafka security (docs/operating.md)")
-    group.add_argument("--security-protocol", choices=[p.value for p in SecurityProtocol])
+    group.add_argument(
+        "--security-protocol", choices=[p.value for p in SecurityProtocol], help="(default: PLAINTEXT)"
+    )
     group.add_argument("--sasl-mechanism", choices=[m.value for m in SaslMechanism])
     group.add_argument("--sasl-username")
     group.add_argument(

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from monitor.commands.common import add_command, error, exit_codes, install_stop, positive_float
+from monitor.demo.prometheus import RULES_DIR, PrometheusOptions, PrometheusUnavailable
 from monitor.demo.run import DemoOptions, run_demo
 from monitor.sources.files import InputError
 
@@ -43,11 +44,26 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--rate", type=positive_float, default=40.0, help="sample events per second")
     p.add_argument("--refresh", type=positive_float, default=2.0, help="seconds between view refreshes")
     p.add_argument("--log-file", type=Path, help="where the logs go (default: aem-demo-<pid>.log in the temp dir)")
+    p.add_argument(
+        "--with-prometheus",
+        action="store_true",
+        help="also run Debian's prometheus on a free loopback port, scraping the demo with the project's rules",
+    )
+    p.add_argument(
+        "--fast-alerts",
+        action="store_true",
+        help="with --with-prometheus: rules with every window divided by 60 (the regression alert fires in minutes)",
+    )
+    p.add_argument("--rules", type=Path, default=RULES_DIR, help="the rule files' folder")
+    p.add_argument("--prometheus-port", type=int, default=0, help="port of that Prometheus (0 = a free port)")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     log_path = args.log_file or Path(tempfile.gettempdir()) / f"aem-demo-{os.getpid()}.log"
-    options = DemoOptions(args.duration, args.metrics_port, args.rate, args.refresh, str(log_path))
+    if args.fast_alerts and not args.with_prometheus:
+        return error("demo", "--fast-alerts needs --with-prometheus")
+    prometheus = PrometheusOptions(args.rules, args.fast_alerts, args.prometheus_port) if args.with_prometheus else None
+    options = DemoOptions(args.duration, args.metrics_port, args.rate, args.refresh, str(log_path), prometheus)
     stop = threading.Event()
     install_stop(stop.set)
     try:
@@ -58,5 +74,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     try:
         with log_file, contextlib.redirect_stderr(log_file):  # structlog and kafka-python write to sys.stderr
             return run_demo(options, stop, out)
-    except (InputError, ValidationError, OSError, TimeoutError) as exc:
+    except (InputError, ValidationError, OSError, TimeoutError, PrometheusUnavailable) as exc:
         return error("demo", exc)

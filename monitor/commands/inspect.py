@@ -41,12 +41,23 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the verdict messages as JSON lines instead")
 
 
+SUGGESTED_IDS = 5
+
+
 @dataclass
 class Collected:
     """The verdict messages of one conversation, the latest per turn."""
 
     turns: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
     dialog: dict[str, Any] | None = None
+    others: dict[str, None] = field(default_factory=dict)  # other conversation ids seen, latest last
+
+    def saw(self, conversation: str) -> None:
+        """Remember another conversation's id (a bounded few), to suggest when this one has no verdicts."""
+        self.others.pop(conversation, None)
+        self.others[conversation] = None
+        if len(self.others) > SUGGESTED_IDS:
+            del self.others[next(iter(self.others))]
 
     def add(self, data: dict[str, Any]) -> None:
         if data.get("kind") == "turn":
@@ -74,6 +85,8 @@ def collect(reader: TopicReader, conversation: str, wait_s: float, stop: threadi
         data = decode_json(record.value)
         if isinstance(data, dict) and data.get("conversation_id") == conversation:
             found.add(data)
+        elif isinstance(data, dict) and isinstance(data.get("conversation_id"), str):
+            found.saw(data["conversation_id"])
         if follow and found.dialog is not None:
             break
     if follow and found.dialog is not None:  # pick up anything after the summary too
@@ -92,6 +105,15 @@ def render(conversation: str, found: Collected) -> list[str]:
     return [f"conversation {conversation}  (still open: no dialog summary yet)", *render_turns(verdicts)]
 
 
+def not_found(conversation: str, topic: str, found: Collected) -> str:
+    """The one-line error for a conversation without verdicts, with ids that do have some."""
+    hint = f"`aem tail {topic}` lists every conversation"
+    if found.others:
+        recent = ", ".join(reversed(found.others))
+        return f"no verdicts for conversation {conversation!r} on {topic}; recent ones there: {recent} ({hint})"
+    return f"no verdicts for conversation {conversation!r} on {topic} ({hint})"
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     found = common.read_topic(
         "inspect", args, args.verdict_topic, lambda reader, stop: collect(reader, args.conversation, args.wait, stop)
@@ -99,9 +121,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if found is None:
         return common.EXIT_USAGE
     if found.empty:
-        return common.error(
-            "inspect", f"no verdicts for conversation {args.conversation!r} on {args.verdict_topic}", common.EXIT_FAILED
-        )
+        return common.error("inspect", not_found(args.conversation, args.verdict_topic, found), common.EXIT_FAILED)
     if args.json:
         for message in found.messages():
             sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")

@@ -23,6 +23,7 @@ from monitor.commands.common import (
 )
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
+from monitor.report import plural
 from monitor.sources.files import InputError, read_dialogs
 from monitor.stream.kafka_io import make_producer
 from monitor.stream.otlp import publish_otlp
@@ -101,8 +102,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     finally:
         producer.close(timeout=10)
     conversations = sum(len(v) for v in ids)
-    unit = "events" if args.format == "aem" else f"{args.format} batches"
-    sys.stderr.write(f"aem replay: published {sent} {unit} of {conversations} conversations to {args.topic}\n")
+    batch = f"{args.format} batch"
+    unit = plural(sent, "event") if args.format == "aem" else plural(sent, batch, batch + "es")
+    sys.stderr.write(f"aem replay: published {unit} of {plural(conversations, 'conversation')} to {args.topic}\n")
     shown = [cid for v in ids for cid in v][:10]
     more = f" … and {conversations - len(shown)} more" if conversations > len(shown) else ""
     sys.stdout.write("conversation ids: " + " ".join(shown) + more + "\n")

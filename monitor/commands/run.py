@@ -87,9 +87,11 @@ def add_parser(sub: Any) -> None:
         type=float,
         dest="broker_unreachable_exit_s",
         metavar="S",
-        help="exit 2 after S seconds without the broker once running (default 300; 0 = never)",
+        help="exit 2 after S seconds without the broker once running (default: 300; 0 = never)",
     )
-    p.add_argument("--dlq-payload", help="what the DLQ keeps of a rejected event: full, truncate:N or redact")
+    p.add_argument(
+        "--dlq-payload", help="what the DLQ keeps of a rejected event: full, truncate:N or redact (default: full)"
+    )
     add_kafka_security(p)
 
 

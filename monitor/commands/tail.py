@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 from monitor.commands import common
-from monitor.report import as_json, conversation_of, format_line
+from monitor.report import as_json, conversation_of, format_line, plural
 from monitor.stream.topic_reader import TopicReader, partition_for_key
 
 EPILOG = """\
@@ -62,5 +62,5 @@ def cmd_tail(args: argparse.Namespace) -> int:
     if shown is None:
         return common.EXIT_USAGE
     if not args.json:
-        sys.stderr.write(f"aem tail: {shown} records from {args.topic}\n")
+        sys.stderr.write(f"aem tail: {plural(shown, 'record')} from {args.topic}\n")
     return common.EXIT_OK

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 import structlog
 
-from monitor.demo.traffic import sample_dialogs
+from monitor.demo.prometheus import LocalPrometheus, PrometheusOptions
+from monitor.demo.traffic import RELEASES, sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.stream.broker import TansuBroker, free_port
 from monitor.stream.events import encode_event
@@ -28,10 +30,17 @@ log = structlog.get_logger(__name__)
 _BAD_EVENTS = (b"{not json", b'{"schema_version": 99}', b'{"schema_version": 1, "turn": "Tool"}')
 
 
+LEAD_DIALOGS = 30  # conversations of the older release alone before the regressed one rolls out
+
+
 def demo_events(seed: int = 11) -> Iterator[dict[str, Any] | bytes]:
-    """Endless sample traffic: fresh conversations of both releases, now and then a malformed event."""
+    """Endless sample traffic: the older release alone for a few seconds, then fresh conversations of both
+    releases (so the regressed one is the newest), now and then a malformed event."""
     rng = random.Random(seed)
     dialogs = [Dialog.model_validate(d) for d in sample_dialogs(per_release=100)]
+    older = [d for d in dialogs if d.release == RELEASES[0]]
+    for dialog in older[:LEAD_DIALOGS]:
+        yield from dialog_events(dialog, conversation_id=f"{dialog.dialog_id}-lead")
     for round_no in itertools.count():
         for dialog in dialogs:
             yield from dialog_events(dialog, conversation_id=f"{dialog.dialog_id}-r{round_no}")
@@ -62,6 +71,8 @@ class DemoOptions:
     rate: float = 40.0  # sample events per second
     refresh: float = 2.0  # seconds between frames (TTY) or summary lines (no TTY, at least SUMMARY_EVERY_S)
     log_path: str | None = None  # where the logs go, shown in the view
+    prometheus: PrometheusOptions | None = None  # also start a local Prometheus scraping the monitor
+    alerts_url: str | None = None  # set once that Prometheus runs, shown in the view
 
 
 SUMMARY_EVERY_S = 5.0
@@ -75,7 +86,14 @@ def _hint(options: DemoOptions, elapsed: float, finished: bool) -> str:
     return "Ctrl-C to stop"
 
 
-def render(monitor: Monitor, metrics_url: str, elapsed: float, hint: str = "", log_path: str | None = None) -> str:
+def render(
+    monitor: Monitor,
+    metrics_url: str,
+    elapsed: float,
+    hint: str = "",
+    log_path: str | None = None,
+    alerts_url: str | None = None,
+) -> str:
     stats = monitor.stats
     lines = [
         f"AEM Monitor demo — {elapsed:5.0f}s — metrics: {metrics_url}   ({hint})"
@@ -86,6 +104,8 @@ def render(monitor: Monitor, metrics_url: str, elapsed: float, hint: str = "", l
     ]
     if log_path:
         lines.append(f"logs: {log_path}")
+    if alerts_url:
+        lines.append(f"alerts: {alerts_url}")
     lines += ["", f"{'agent':<18}{'release':<12}{'turns':>8}{'correct':>10}"]
     for (agent, release), (passed, total) in sorted(monitor.stats.by_release.items()):
         lines.append(f"{agent:<18}{release:<12}{total:>8}{passed / total:>10.1%}")
@@ -115,15 +135,16 @@ class View:
         self.tty = out.isatty()
         self.last_line = 0.0
 
+    def _render(self, elapsed: float, hint: str) -> str:
+        return render(self.monitor, self.url, elapsed, hint, self.options.log_path, self.options.alerts_url)
+
     def frame(self, elapsed: float, finished: bool = False) -> None:
         if self.tty:
             hint = _hint(self.options, elapsed, finished)
-            self.out.write(
-                "\x1b[H\x1b[2J" + render(self.monitor, self.url, elapsed, hint, self.options.log_path) + "\n"
-            )
+            self.out.write("\x1b[H\x1b[2J" + self._render(elapsed, hint) + "\n")
         elif finished:
             hint = _hint(self.options, elapsed, finished)
-            self.out.write(render(self.monitor, self.url, elapsed, hint, self.options.log_path) + "\n")
+            self.out.write(self._render(elapsed, hint) + "\n")
         elif elapsed - self.last_line >= max(self.options.refresh, SUMMARY_EVERY_S):
             self.out.write(summary_line(self.monitor, elapsed) + "\n")
             self.last_line = elapsed
@@ -133,7 +154,7 @@ class View:
 def run_demo(options: DemoOptions, stop: threading.Event, out: TextIO | None = None) -> int:
     topics = Topics()
     out = out or sys.stdout
-    with TansuBroker() as broker:
+    with TansuBroker() as broker, contextlib.ExitStack() as stack:
         ensure_topics(broker.bootstrap, [topics.traces, topics.verdicts, topics.dlq], partitions=3)
         settings = MonitorSettings(
             bootstrap_servers=broker.bootstrap,
@@ -149,6 +170,13 @@ def run_demo(options: DemoOptions, stop: threading.Event, out: TextIO | None = N
         out.write(f"metrics: {url}\n")
         if options.log_path:
             out.write(f"logs: {options.log_path}\n")
+        if options.prometheus is not None:
+            fast = options.prometheus.fast_alerts
+            prometheus = stack.enter_context(LocalPrometheus(f"127.0.0.1:{port}", options.prometheus))
+            options = replace(options, alerts_url=prometheus.alerts_url)
+            rules = "fast-alert rules (every window divided by 60)" if fast else "rules"
+            out.write(f"prometheus: {prometheus.url} with the project's {rules}\n")
+            out.write(f"alerts: {prometheus.alerts_url}\n")
         out.flush()
         worker = threading.Thread(target=monitor.run, name="aem-monitor", daemon=True)
         worker.start()

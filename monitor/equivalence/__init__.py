@@ -1,4 +1,4 @@
-"""Value and reply comparators of the AEM metric (see DESIGN.md §2 "Value equivalence")."""
+"""Value and reply comparators of the AEM metric (docs/values.md, docs/replies.md)."""
 
 from monitor.equivalence.facts import Fact, extract_facts
 from monitor.equivalence.replies import ReplyComparator

@@ -5,7 +5,7 @@ are checked with the Draft 2020-12 meta-schema when the catalog is built; an ent
 kept aside (:attr:`ToolCatalog.invalid`) so that a call to it is reported as unscored with the schema
 error, rather than judged against a schema that means nothing.
 
-Checks on a tool call, in contract order (DESIGN.md §2), the first failing one names the failure:
+Checks on a tool call, in contract order (docs/taxonomy.md), the first failing one names the failure:
 
 1. unknown ``tool_id`` → ``tool_mismatch`` (structural, field ``tool_id``);
 2. known tool, unknown ``action`` → ``action_mismatch`` (structural, field ``action``);

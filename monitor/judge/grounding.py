@@ -1,6 +1,6 @@
 """Reference-free ("judge-only") checks of a turn: catalog structure, grounding, optional LLM judge.
 
-Grounding (DESIGN.md §2, judge-only mode): every argument value of a tool call, and every fact of a
+Grounding (docs/taxonomy.md, judge-only mode): every argument value of a tool call, and every fact of a
 reply, must be supported by the conversation so far. The *sources* are the content of earlier User
 turns and the ``output`` of earlier tool calls. Earlier tool-call *arguments* and the agent's own
 earlier replies are not sources: the agent cannot ground a value in something it said itself.

@@ -1,4 +1,4 @@
-"""Input shapes of DESIGN.md §3: turns, payloads, dialogs (aligned, unaligned, judge-only)."""
+"""Input shapes of docs/dialog-files.md: turns, payloads, dialogs (aligned, unaligned, judge-only)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Outputs: per-turn verdicts and per-dialog results, with DESIGN.md §3/§4 field names."""
+"""Outputs: per-turn verdicts and per-dialog results, with the field names of docs/verdicts.md."""
 
 from __future__ import annotations
 

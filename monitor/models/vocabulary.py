@@ -58,3 +58,4 @@ class ChainBucket(StrEnum):
     ONE = "1"
     TWO = "2"
     THREE_PLUS = "3+"
+UNKNOWN_RELEASE = "unknown"  # the release of a dialog or trace that names none

@@ -2,12 +2,13 @@
 
 from monitor.report.records import as_json, conversation_of, format_line, record_kind
 from monitor.report.summary import summarize
-from monitor.report.table import render_dialog, render_summary, render_table, render_turns
+from monitor.report.table import plural, render_dialog, render_summary, render_table, render_turns
 
 __all__ = [
     "as_json",
     "conversation_of",
     "format_line",
+    "plural",
     "record_kind",
     "render_dialog",
     "render_summary",

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from monitor.models.verdict import TurnVerdict
+from monitor.models.vocabulary import UNKNOWN_RELEASE
 from monitor.report.table import explain, fmt, verdict_word
 
 MAX_VALUE_CHARS = 160
@@ -95,6 +96,13 @@ def _dialog_line(data: dict[str, Any]) -> str:
     )
 
 
+def _chain_line(data: dict[str, Any]) -> str:
+    turns = data.get("turns")
+    listed = ", ".join(str(t) for t in turns) if isinstance(turns, list) else "-"
+    word = "turn" if isinstance(turns, list) and len(turns) == 1 else "turns"
+    return f"chain {fmt(data.get('chain_length'))}  action {word} {listed}"
+
+
 def _trace_line(data: dict[str, Any]) -> str:
     predict = data.get("predict_turn")
     if isinstance(predict, dict) and "tool_id" in predict:
@@ -125,11 +133,13 @@ def format_line(record: RecordLike) -> str:
     if not isinstance(data, dict):
         return f"{where}  {_short(_text(record.value))}"
     conv = data.get("conversation_id", _text(record.key))
-    release = f"  [{data.get('agent', 'default')} {data.get('release', '-')}]"
+    release = f"  [{data.get('agent') or 'default'} {data.get('release') or UNKNOWN_RELEASE}]"
     if kind == "turn":
         return f"{where}  {conv}  {_turn_line(data)}{release}"
     if kind == "dialog":
         return f"{where}  {conv}  {_dialog_line(data)}{release}"
+    if kind == "chain":
+        return f"{where}  {conv}  {_chain_line(data)}{release}"
     if kind == "trace":
         return f"{where}  {conv}  {_trace_line(data)}{release}"
     return f"{where}  {conv}  {_short(json.dumps(data, ensure_ascii=False))}"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from monitor.models.verdict import DialogResult
+from monitor.models.vocabulary import UNKNOWN_RELEASE
 
 
 def _rate(passed: int, scored: int) -> float | None:
@@ -33,7 +34,7 @@ def summarize(results: Sequence[DialogResult]) -> dict[str, Any]:
     """Aggregate dialog results the way release managers read them."""
     by_release: dict[str, list[DialogResult]] = defaultdict(list)
     for result in results:
-        by_release[result.release or "unknown"].append(result)
+        by_release[result.release or UNKNOWN_RELEASE].append(result)
     failures = [t for r in results for t in r.turns if t.success is False]
     chains: dict[str, Counter[str]] = defaultdict(Counter)
     for turn in (t for r in results for t in r.turns):

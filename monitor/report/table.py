@@ -11,6 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.models.vocabulary import UNKNOWN_RELEASE
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 dialog`, `2 dialogs` (``many`` for an irregular plural)."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
 
 
 def fmt(value: Any) -> str:
@@ -100,10 +106,10 @@ def render_dialog(result: DialogResult) -> list[str]:
 def render_summary(summary: dict[str, Any]) -> list[str]:
     overall = summary["overall"]
     lines = [
-        f"overall: {overall['dialogs']} dialogs ({overall['dialogs_passed']} passed), "
-        f"{overall['scored_turns']} scored turns, success_rate={fmt(overall['success_rate'])}"
+        f"overall: {plural(overall['dialogs'], 'dialog')} ({overall['dialogs_passed']} passed), "
+        f"{plural(overall['scored_turns'], 'scored turn')}, success_rate={fmt(overall['success_rate'])}"
     ]
-    if len(summary["by_release"]) > 1 or "unknown" not in summary["by_release"]:
+    if len(summary["by_release"]) > 1 or UNKNOWN_RELEASE not in summary["by_release"]:
         rel_rows = [
             [name, t["dialogs"], t["scored_turns"], t["success_rate"], t["dialogs_passed"]]
             for name, t in summary["by_release"].items()

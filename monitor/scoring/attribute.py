@@ -1,4 +1,4 @@
-"""Attribution (root cause vs `prior_action_failed` cascade) and action-chain buckets (DESIGN.md §2)."""
+"""Attribution (root cause vs `prior_action_failed` cascade) and action-chain buckets (docs/taxonomy.md)."""
 
 from __future__ import annotations
 

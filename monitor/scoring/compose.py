@@ -1,10 +1,11 @@
-"""Composition of turn verdicts into a dialog result (DESIGN.md §2 Composition)."""
+"""Composition of turn verdicts into a dialog result (docs/taxonomy.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from monitor.models.verdict import DialogResult
+from monitor.models.vocabulary import UNKNOWN_RELEASE
 from monitor.scoring.config import CompositionConfig
 from monitor.scoring.types import CASCADING, ROOT_CAUSE, DialogMeta, ScoredTurn
 from monitor.scoring.verdicts import to_verdict
@@ -61,7 +62,7 @@ def compose(meta: DialogMeta, mode: str, turns: Sequence[ScoredTurn], config: Co
     numbered = [t.turn_no for t in failures if t.turn_no is not None]
     return DialogResult(
         dialog_id=meta.dialog_id,
-        release=meta.release,
+        release=meta.release or UNKNOWN_RELEASE,
         agent=meta.agent,
         mode=mode,
         success_rate=None if rate is None else round(rate, 6),

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class CompositionConfig(BaseModel):
-    """How turn verdicts compose into a dialog score and `test_pass` (DESIGN.md §2 Composition)."""
+    """How turn verdicts compose into a dialog score and `test_pass` (docs/taxonomy.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,4 +1,4 @@
-"""Read dialog files (JSON or JSONL, DESIGN.md §3 shapes) into validated `Dialog` models."""
+"""Read dialog files (JSON or JSONL, the shapes of docs/dialog-files.md) into validated `Dialog` models."""
 
 from __future__ import annotations
 

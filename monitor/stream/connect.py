@@ -67,5 +67,5 @@ def check_broker(
         if admin is not None:
             with contextlib.suppress(Exception):
                 admin.close()
-    log.info("broker_connected", bootstrap=bootstrap, topics=len(topics))
+    log.info("broker_connected", bootstrap=str(bootstrap), topics=len(topics))  # the address, not the settings
     return topics

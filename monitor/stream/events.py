@@ -1,4 +1,4 @@
-"""Trace events on the wire (DESIGN.md §4): decoding and validation, with size and nesting limits."""
+"""Trace events on the wire (docs/trace-events.md): decoding and validation, with size and nesting limits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prometheus sink: the metrics of DESIGN.md §5 on a registry of their own (one per monitor, one per test)."""
+"""Prometheus sink: the metrics of docs/metrics.md on a registry of their own (one per monitor, one per test)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import socket
 import subprocess
 import sys
@@ -99,3 +100,20 @@ def test_broker_port_clash_is_one_line_and_exit_2():
         port = taken.getsockname()[1]
         line, _ = _one_line_exit_2(["broker", "--port", str(port)])
     assert f"127.0.0.1:{port}" in line and "aem broker: error:" in line
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_help_names_each_default_once(name, capsys):
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    options = capsys.readouterr().out.split("\n\n")
+    for entry in re.split(r"\n  (?=-)", "\n\n".join(options)):
+        assert " ".join(entry.split()).count("(default") <= 1, entry
+
+
+def test_a_mistyped_flag_prints_that_commands_usage(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "examples/sales_report.json", "--formt", "table"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err.startswith("usage: aem score") and "unrecognized arguments: --formt" in err

@@ -157,3 +157,14 @@ def test_jsonl_streams_the_same_results_as_json(tmp_path, capsys):
     assert main(["score", str(path), "--format", "json"]) == 0
     whole = json.loads(capsys.readouterr().out)["dialogs"]
     assert streamed == whole and len(streamed) == 600
+
+
+def test_a_dialog_without_a_release_is_unknown_everywhere(capsys):
+    """examples/sales_report.json names no release: `unknown` in the JSON dialog, the summary and the table."""
+    assert main(["score", str(EXAMPLES / "sales_report.json"), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dialogs"][0]["release"] == "unknown" and list(doc["summary"]["by_release"]) == ["unknown"]
+    assert main(["score", str(EXAMPLES / "sales_report.json"), "--format", "table"]) == 0
+    table = capsys.readouterr().out
+    assert "release=unknown" in table
+    assert "overall: 1 dialog (0 passed), 5 scored turns" in table

@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from monitor.cli import main
+from monitor.commands.inspect import Collected, not_found
 from monitor.stream.kafka_io import ensure_topics, make_producer
 from tests.support.kafka import read_all
 
@@ -98,7 +99,17 @@ def test_inspect_prints_the_cascade(broker, capsys):
     out = capsys.readouterr().out
     assert "still open" in out and sum(1 for line in out.splitlines() if " FAIL " in line) == 3
     assert main(["inspect", "conv-none", *args]) == 1
-    assert "no verdicts for conversation 'conv-none'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no verdicts for conversation 'conv-none'" in err and f"aem tail {verdicts}" in err
+
+
+def test_inspect_of_an_unknown_id_names_ids_that_have_verdicts():
+    found = Collected()
+    for cid in ("c-1", "c-2", "c-1", "c-3"):
+        found.saw(cid)
+    message = not_found("c-9", "aem.verdicts", found)
+    assert "no verdicts for conversation 'c-9' on aem.verdicts" in message
+    assert "recent ones there: c-3, c-1, c-2" in message and "\n" not in message
 
 
 def test_tail_shows_one_line_per_record_and_filters(broker, capsys):

@@ -1,4 +1,4 @@
-"""A stand-in for `aem run`'s /metrics: the DESIGN.md §5 metrics (plus evictions, DLQ and the
+"""A stand-in for `aem run`'s /metrics: the docs/metrics.md metrics (plus evictions, DLQ and the
 LLM-judge metrics) on a fresh CollectorRegistry, served over HTTP on 127.0.0.1 and fed by a
 background thread with realistic, steadily growing traffic for two agents and three releases.
 

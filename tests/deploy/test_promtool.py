@@ -59,6 +59,14 @@ def test_promtool_check_config():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_local_config_loads_the_shipped_rules_and_scrapes_loopback():
+    local = PROM_DIR.parent / "local" / "prometheus.yml"
+    result = run("check", "config", local)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 rule files found" in result.stdout
+    assert "127.0.0.1:9464" in local.read_text()
+
+
 def test_promtool_test_rules_catches_a_broken_rule(tmp_path: Path):
     """The unit tests are not vacuous: widening the regression margin to 50 points must fail them."""
     (tmp_path / "rules").mkdir()

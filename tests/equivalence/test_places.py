@@ -1,4 +1,4 @@
-"""Places at any granularity (DESIGN.md §2): a city and its own state are one place; another state is not."""
+"""Places at any granularity (docs/taxonomy.md): a city and its own state are one place; another state is not."""
 
 from __future__ import annotations
 

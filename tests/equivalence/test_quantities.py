@@ -1,4 +1,4 @@
-"""Units, durations and seasons (DESIGN.md §2): exact conversions are equivalent, other amounts are not."""
+"""Units, durations and seasons (docs/taxonomy.md): exact conversions are equivalent, other amounts are not."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Value equivalence (DESIGN.md §2): exact -> typed -> calibrated semantic, both directions."""
+"""Value equivalence (docs/taxonomy.md): exact -> typed -> calibrated semantic, both directions."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ KINDS = (
 def invalid_events(
     draw: st.DrawFn, conversation_id: str = "hostile", huge: int = 1_000_100, kind: str | None = None
 ) -> bytes:
-    """One trace event that is invalid by construction (each kind breaks one rule of DESIGN.md §4)."""
+    """One trace event that is invalid by construction (each kind breaks one rule of docs/trace-events.md)."""
     base = copy.deepcopy(draw(st.sampled_from(VALID_EVENTS)))
     base["conversation_id"] = conversation_id
     kind = kind or draw(st.sampled_from(KINDS))

@@ -1,4 +1,4 @@
-"""Each failure reason of DESIGN.md §2, on the real comparators."""
+"""Each failure reason of docs/taxonomy.md, on the real comparators."""
 
 from __future__ import annotations
 
