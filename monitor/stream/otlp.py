@@ -26,6 +26,7 @@ from monitor.sources.otlp import (
     Encoding,
     OtlpMapping,
     Resume,
+    Skip,
     ResumeLookup,
     SpanAssembler,
     decode_batch,
@@ -72,6 +73,11 @@ class OtlpInput:
         )
         for outcome in SPAN_OUTCOMES:
             self.spans.labels(outcome)
+        self.skipped = Counter(
+            "aem_otlp_spans_skipped", "OTLP spans that gave no turn, by reason", ["reason"], registry=registry
+        )
+        for reason in Skip:
+            self.skipped.labels(str(reason))
 
     def decode(self, raw: bytes | None, position: Position) -> Decoded:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
@@ -100,6 +106,8 @@ class OtlpInput:
         out = Decoded(done=list(assembled.done))  # type: ignore[arg-type]
         for outcome, count in assembled.spans.items():
             self.spans.labels(outcome).inc(count)
+        for reason, count in assembled.skipped.items():
+            self.skipped.labels(reason).inc(count)
         for ready in assembled.events:
             position: Position = ready.ref  # type: ignore[assignment]
             try:

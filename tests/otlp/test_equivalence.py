@@ -48,5 +48,6 @@ def test_sales_report_spans_score_like_native_events(engine, encoding):
         (5, False, "cascading", 2),
     ]
     assert len(pipeline.dialogs()) == 1  # the root span's aem.final ended the conversation
-    # The root repeats the last reply (mapped, then yields to the chat span); 3 chats only ask for tools.
-    assert pipeline.spans("mapped") == 6 and pipeline.spans("skipped") == 3
+    # The root repeats the last reply (mapped, then yields to the chat span); the 3 chats that ask for tools
+    # map to requested calls that yield to their execute_tool spans: every span is used, each turn once.
+    assert pipeline.spans("mapped") == 9 and pipeline.spans("skipped") == 0

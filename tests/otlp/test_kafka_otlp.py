@@ -92,8 +92,8 @@ def test_sdk_spans_in_both_encodings_score_exactly_like_native_events(broker, en
         (5, "cascading", 2),
     ]
     assert samples(monitor.registry) == samples(native_monitor.registry)
-    assert monitor.value("aem_otlp_spans_total", outcome="mapped") == 6 * CONVERSATIONS
-    assert monitor.value("aem_otlp_spans_total", outcome="skipped") == 3 * CONVERSATIONS
+    assert monitor.value("aem_otlp_spans_total", outcome="mapped") == 9 * CONVERSATIONS
+    assert monitor.value("aem_otlp_spans_total", outcome="skipped") == 0
     assert monitor.value("aem_dialogs_total", agent="sales", release="v7", mode="reference", outcome="fail") == 3
 
 

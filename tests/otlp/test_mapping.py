@@ -156,8 +156,8 @@ def test_spans_that_map_to_nothing_say_why():
     assert mapped(**{"http.route": "/"}).skipped is Skip.NOT_GENAI
     assert mapped(**{"gen_ai.operation.name": "embeddings"}).skipped is Skip.OPERATION
     assert mapped(**{"gen_ai.operation.name": "chat"}).skipped is Skip.NO_OUTPUT
-    calls = json.dumps([{"role": "assistant", "parts": [{"type": "tool_call", "name": "f"}]}])
-    assert mapped(**{"gen_ai.operation.name": "chat", "gen_ai.output.messages": calls}).skipped is Skip.TOOL_CALLS_ONLY
+    nameless = json.dumps([{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "arguments": {}}]}])
+    assert mapped(**{"gen_ai.operation.name": "chat", "gen_ai.output.messages": nameless}).skipped is Skip.NO_TOOL_NAME
 
 
 def test_conversation_agent_release_and_reference_attributes():

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from monitor.sources.otlp.calls import reconcile
 from monitor.sources.otlp.genai import MappedSpan, SpanTurn, TurnKind
 
 Ref = Hashable  # where a batch came from (opaque here: the runner's partition and offset)
@@ -56,11 +57,13 @@ class Assembled:
     events: list[ReadyEvent] = field(default_factory=list)
     done: list[Ref] = field(default_factory=list)  # batches complete without an event of their own
     spans: Counter[str] = field(default_factory=Counter)  # span outcomes: mapped/skipped/duplicate/late
+    skipped: Counter[str] = field(default_factory=Counter)  # skipped spans by reason (genai.Skip)
 
     def extend(self, other: Assembled) -> None:
         self.events += other.events
         self.done += other.done
         self.spans.update(other.spans)
+        self.skipped.update(other.skipped)
 
 
 @dataclass
@@ -156,6 +159,7 @@ class SpanAssembler:
             else:
                 self._remember(trace, span.span_id)
                 out.spans["skipped"] += 1
+                out.skipped[str(mapped.skipped or "no_turn")] += 1
         if ref not in self.outstanding:
             out.done.append(ref)
         for trace_id in touched:
@@ -216,7 +220,8 @@ class SpanAssembler:
         return conv
 
     def _ordered(self, trace: _Trace) -> list[tuple[OrderKey, SpanTurn, MappedSpan, Ref]]:
-        """The trace's turns in time order; an agent span's turn yields to an equal turn of another span."""
+        """The trace's turns in time order; an agent span's turn yields to an equal turn of another span,
+        a requested tool call to the `execute_tool` span that ran it (calls.py)."""
         turns = [
             ((turn.order_ns, mapped.span.start_ns, mapped.span.span_id, i), turn, mapped, ref)
             for mapped, ref in trace.held.values()
@@ -224,7 +229,7 @@ class SpanAssembler:
         ]
         inner = {(t.kind, repr(t.payload)) for _, t, m, _ in turns if not m.from_agent_span}
         kept = [x for x in turns if not (x[2].from_agent_span and (x[1].kind, repr(x[1].payload)) in inner)]
-        return sorted(kept, key=lambda x: x[0])
+        return reconcile(sorted(kept, key=lambda x: x[0]))
 
     def _release(self, trace: _Trace) -> Assembled:
         out = Assembled()

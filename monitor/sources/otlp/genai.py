@@ -2,23 +2,26 @@
 
 - `execute_tool` → a Tool turn (`gen_ai.tool.name`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`);
 - `chat` / `invoke_agent` (and the older `text_completion`/`generate_content`) → an Agent turn from the
-  final assistant message; a reply that only requests tool calls maps to nothing (the calls arrive as
-  `execute_tool` spans, so each counts once); a `chat` span whose input ends with a user message
-  also gives a User turn (context, never scored) placed at the span's start.
-Anything else maps to no turn and is counted as skipped.
+  final assistant message, and a Tool turn per tool call its output asks for (`tool_call` parts, the
+  indexed `tool_calls`): these are *requested* calls, which yield to an `execute_tool` span of the same
+  call when the trace has one (see `calls.py`), so each call counts once; a `chat` span whose input ends
+  with a user message also gives a User turn (context, never scored) placed at the span's start.
+  The tool results a span's input carries (`tool_call_response` parts, OpenInference tool messages)
+  are kept by call id, for the requested calls they answer.
+Anything else maps to no turn and is counted as skipped, by reason.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from monitor.sources.otlp.messages import final_reply, latest_user_message
+from monitor.sources.otlp.messages import ToolRequest, final_reply, latest_user_message, requested_calls, tool_results
 from monitor.sources.otlp.wire import Span
 
 OPERATION = "gen_ai.operation.name"
@@ -27,6 +30,8 @@ AGENT_NAME = "gen_ai.agent.name"
 TOOL_NAME = "gen_ai.tool.name"
 TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_RESULT = "gen_ai.tool.call.result"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+SESSION_ID = "session.id"  # OpenInference's conversation
 AEM_TOOL_ID = "aem.tool_id"
 AEM_FINAL = "aem.final"
 OPENINFERENCE_KIND = "openinference.span.kind"
@@ -43,6 +48,7 @@ class OtlpMapping(BaseModel):
     tool_id_attribute: str | None = None  # tool_id when aem.tool_id is absent (else the tool name)
     reference_attribute: Annotated[str, Field(min_length=1)] = "aem.reference_id"  # a dialog id in --reference files
     release_attribute: str | None = None  # overrides resource service.version as the release
+    conversation_attribute: str | None = None  # read before gen_ai.conversation.id and session.id
 
 
 class TurnKind(StrEnum):
@@ -56,7 +62,6 @@ class Skip(StrEnum):
 
     NOT_GENAI = "not_genai"
     OPERATION = "unsupported_operation"
-    TOOL_CALLS_ONLY = "tool_calls_only"
     NO_OUTPUT = "no_output"
     NO_TOOL_NAME = "no_tool_name"
 
@@ -66,6 +71,8 @@ class SpanTurn:
     kind: TurnKind
     payload: dict[str, Any]
     order_ns: int  # where the turn sits in its conversation (ties broken by span id, then position)
+    call_id: str | None = None  # a Tool turn's tool call id, when the span gives one
+    requested: bool = False  # a call read from a model span's output: yields to an execute_tool span of it
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,7 @@ class MappedSpan:
     turns: tuple[SpanTurn, ...]
     skipped: Skip | None = None
     from_agent_span: bool = False  # turns of an invoke_agent span yield to equal turns of its children
+    results: Mapping[str, Any] = field(default_factory=dict)  # tool results in its input, by call id
 
 
 def operation_of(attributes: Mapping[str, Any]) -> str | None:
@@ -120,7 +128,19 @@ def tool_turn(span: Span, mapping: OtlpMapping) -> SpanTurn | Skip:
     result = a.get(TOOL_RESULT, a.get("output.value"))
     if result is not None:
         payload["output"] = _json_value(result)
-    return SpanTurn(TurnKind.TOOL, payload, span.start_ns)
+    call_id = _text(a.get(TOOL_CALL_ID)) or _text(a.get("tool_call.id"))
+    return SpanTurn(TurnKind.TOOL, payload, span.start_ns, call_id=call_id)
+
+
+def requested_turn(call: ToolRequest, at: int) -> SpanTurn | None:
+    """A tool call a model span asks for, as a Tool turn (None when it has no name)."""
+    if not call.name:
+        return None
+    args = _json_value(call.arguments) if call.arguments is not None else {}
+    if not isinstance(args, dict):
+        args = {"input": args}
+    payload: dict[str, Any] = {"tool_id": call.name, "action": call.name, "args": args}
+    return SpanTurn(TurnKind.TOOL, payload, at, call_id=call.id, requested=True)
 
 
 def reply_turns(span: Span, operation: str) -> tuple[SpanTurn, ...] | Skip:
@@ -134,9 +154,12 @@ def reply_turns(span: Span, operation: str) -> tuple[SpanTurn, ...] | Skip:
         # An agent's answer exists when the agent span ends; a model call's when it starts to stream.
         at = span.end_ns if operation == "invoke_agent" else span.start_ns
         turns.append(SpanTurn(TurnKind.AGENT, {"response": reply.text}, at))
+    calls = requested_calls(span.attributes) if operation != "invoke_agent" else []
+    requested = [t for call in calls if (t := requested_turn(call, span.start_ns)) is not None]
+    turns += requested
     if turns:
         return tuple(turns)
-    return Skip.TOOL_CALLS_ONLY if reply is not None and reply.tool_calls else Skip.NO_OUTPUT
+    return Skip.NO_TOOL_NAME if calls else Skip.NO_OUTPUT
 
 
 def map_span(span: Span, mapping: OtlpMapping) -> MappedSpan:
@@ -154,16 +177,44 @@ def map_span(span: Span, mapping: OtlpMapping) -> MappedSpan:
         turns, skipped = (got, None) if isinstance(got, tuple) else ((), got)
     else:
         skipped = Skip.OPERATION
-    release = _text(a.get(mapping.release_attribute)) if mapping.release_attribute else None
-    version = span.resource.get("service.version")
     return MappedSpan(
         span=span,
-        conversation_id=_text(a.get(CONVERSATION)),
+        conversation_id=conversation_of(span, mapping),
         agent=_text(a.get(AGENT_NAME)),
-        release=release or (str(version) if version not in (None, "") else None),
+        release=release_of(span, mapping),
         reference_id=_text(a.get(mapping.reference_attribute)),
         final=a.get(AEM_FINAL) is True,
         turns=turns,
         skipped=skipped,
         from_agent_span=operation == "invoke_agent",
+        results=tool_results(a) if operation in _REPLY_OPERATIONS else {},
     )
+
+
+RELEASE_RESOURCE = ("service.version", "deployment.environment.name", "deployment.environment")
+
+
+def release_of(span: Span, mapping: OtlpMapping) -> str | None:
+    """The configured span attribute, else resource `service.version`, else the deployment environment."""
+    if mapping.release_attribute and (found := _scalar(span.attributes.get(mapping.release_attribute))):
+        return found
+    for key in RELEASE_RESOURCE:
+        if found := _scalar(span.resource.get(key)):
+            return found
+    return None
+
+
+def conversation_of(span: Span, mapping: OtlpMapping) -> str | None:
+    """The configured attribute, else `gen_ai.conversation.id`, else OpenInference `session.id`."""
+    keys = (mapping.conversation_attribute, CONVERSATION, SESSION_ID)
+    for key in keys:
+        if key and (found := _scalar(span.attributes.get(key))):
+            return found
+    return None
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None or isinstance(value, list | dict):
+        return None
+    text = str(value)
+    return text or None
