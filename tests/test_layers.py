@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "scoring": 3,
     "judge": 4,
     "sources": 5,
+    "otel": 5,
     "report": 5,
     "stream": 6,
     "wiring": 7,
