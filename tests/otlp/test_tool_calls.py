@@ -48,7 +48,9 @@ def root():
 
 
 def tool_turns(pipeline: Pipeline) -> list[tuple[str, dict, object]]:
-    return [(e.predict_turn.action, e.predict_turn.args, e.predict_turn.output) for e in pipeline.events if e.turn == "Tool"]
+    return [
+        (e.predict_turn.action, e.predict_turn.args, e.predict_turn.output) for e in pipeline.events if e.turn == "Tool"
+    ]
 
 
 def test_two_calls_in_a_chat_span_and_as_execute_tool_spans_give_two_tool_turns_not_four(engine):

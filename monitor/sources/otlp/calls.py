@@ -12,13 +12,12 @@ executed span without a result takes it the same way.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from monitor.sources.otlp.genai import MappedSpan, SpanTurn, TurnKind
+from monitor.sources.otlp.genai import MappedSpan, SpanTurn, TurnKind, json_value
 
 Item = TypeVar("Item", bound=tuple[Any, ...])  # (order key, SpanTurn, MappedSpan, ...): turn at 1, span at 2
 
@@ -30,13 +29,7 @@ def _action(turn: SpanTurn) -> str:
 def _with_output(turn: SpanTurn, results: Mapping[str, Any]) -> SpanTurn:
     if "output" in turn.payload or turn.call_id is None or turn.call_id not in results:
         return turn
-    result = results[turn.call_id]
-    if isinstance(result, str):
-        try:
-            result = json.loads(result)
-        except (ValueError, RecursionError):
-            pass
-    return replace(turn, payload={**turn.payload, "output": result})
+    return replace(turn, payload={**turn.payload, "output": json_value(results[turn.call_id])})
 
 
 def reconcile(items: Sequence[Item]) -> list[Item]:

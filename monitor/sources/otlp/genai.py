@@ -103,7 +103,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _json_value(value: Any) -> Any:
+def json_value(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
@@ -121,13 +121,13 @@ def tool_turn(span: Span, mapping: OtlpMapping) -> SpanTurn | Skip:
     if tool_id is None and mapping.tool_id_attribute:
         tool_id = _text(a.get(mapping.tool_id_attribute))
     raw_args = a.get(TOOL_ARGUMENTS, a.get("input.value"))
-    args = _json_value(raw_args) if raw_args is not None else {}
+    args = json_value(raw_args) if raw_args is not None else {}
     if not isinstance(args, dict):
         args = {"input": args}
     payload: dict[str, Any] = {"tool_id": tool_id or action, "action": action, "args": args}
     result = a.get(TOOL_RESULT, a.get("output.value"))
     if result is not None:
-        payload["output"] = _json_value(result)
+        payload["output"] = json_value(result)
     call_id = _text(a.get(TOOL_CALL_ID)) or _text(a.get("tool_call.id"))
     return SpanTurn(TurnKind.TOOL, payload, span.start_ns, call_id=call_id)
 
@@ -136,7 +136,7 @@ def requested_turn(call: ToolRequest, at: int) -> SpanTurn | None:
     """A tool call a model span asks for, as a Tool turn (None when it has no name)."""
     if not call.name:
         return None
-    args = _json_value(call.arguments) if call.arguments is not None else {}
+    args = json_value(call.arguments) if call.arguments is not None else {}
     if not isinstance(args, dict):
         args = {"input": args}
     payload: dict[str, Any] = {"tool_id": call.name, "action": call.name, "args": args}

@@ -69,7 +69,7 @@ def _chat_completion_calls(items: Any) -> list[ToolRequest]:
     out = []
     for call in items if isinstance(items, list) else []:
         if isinstance(call, dict):
-            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            function = call["function"] if isinstance(call.get("function"), dict) else call
             out.append(ToolRequest(_id(call.get("id")), str(function.get("name") or ""), function.get("arguments")))
     return out
 
@@ -122,7 +122,9 @@ _LAYOUTS = {
     "gen_ai.completion": _Layout(
         "gen_ai.completion", "role", "content", "tool_calls", "id", "name", "arguments", "tool_call_id"
     ),
-    "gen_ai.prompt": _Layout("gen_ai.prompt", "role", "content", "tool_calls", "id", "name", "arguments", "tool_call_id"),
+    "gen_ai.prompt": _Layout(
+        "gen_ai.prompt", "role", "content", "tool_calls", "id", "name", "arguments", "tool_call_id"
+    ),
     "llm.output_messages": _Layout(
         "llm.output_messages",
         "message.role",
@@ -157,10 +159,10 @@ def _indexed(attributes: Mapping[str, Any], layout: _Layout) -> list[Message]:
         content = attributes.get(base + layout.content, "")
         content = content if isinstance(content, str) else ""
         call_pattern = re.compile(rf"^{re.escape(base + layout.call)}\.(\d+)\.")
-        numbers = sorted({int(m.group(1)) for key in attributes if (m := call_pattern.match(key))})
+        numbers = sorted({int(c.group(1)) for key in attributes if (c := call_pattern.match(key))})
         calls = []
-        for m in numbers:
-            call = f"{base}{layout.call}.{m}."
+        for number in numbers:
+            call = f"{base}{layout.call}.{number}."
             name = attributes.get(call + layout.call_name)
             arguments = attributes.get(call + layout.call_arguments)
             calls.append(ToolRequest(_id(attributes.get(call + layout.call_id)), str(name or ""), arguments))
