@@ -108,4 +108,7 @@ def test_a_regressed_release_is_caught_turn_by_turn(broker, engine, framework, e
         (booking.REGRESSED, "action", "prior_action_failed", "cascading"): 1,
         (booking.REGRESSED, "response", "prior_action_failed", "cascading"): 1,
     }
+    root_causes = {"agent": "booking-agent", "reason": "inconsistent_parameter_values", "field": "date"}
+    assert monitor.value("aem_root_causes_total", release=booking.REGRESSED, **root_causes) == 1
+    assert monitor.value("aem_root_causes_total", release=booking.GOOD, **root_causes) == 0
     assert monitor.value("aem_otlp_spans_total", outcome="invalid") == 0
