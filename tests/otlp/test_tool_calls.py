@@ -161,3 +161,30 @@ def test_release_precedence_and_conversation_attributes(engine):
     extra = {"app.thread": "thread-1", "gen_ai.conversation.id": "ignored", "app.v": "2026.12"}
     configured.feed(batch(chat(TRACE, "c4" * 8, ROOT, 4, "hi", **extra), root(), version="v7"))
     assert {(e.release, e.conversation_id) for e in configured.events} == {("2026.12", "thread-1")}
+
+
+def test_pre_1_37_indexed_completion_tool_calls_and_chat_completions_messages(engine):
+    """OpenLLMetry's `gen_ai.completion.N.tool_calls.M.*`; results as chat-completions tool messages."""
+    pipeline = Pipeline(engine)
+    asked = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.prompt.0.role": "user",
+        "gen_ai.prompt.0.content": "Weather in Oslo and Bergen?",
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.tool_calls.0.id": "w1",
+        "gen_ai.completion.0.tool_calls.0.name": "weather",
+        "gen_ai.completion.0.tool_calls.0.arguments": '{"city": "Oslo"}',
+        "gen_ai.completion.0.tool_calls.1.id": "w2",
+        "gen_ai.completion.0.tool_calls.1.name": "weather",
+        "gen_ai.completion.0.tool_calls.1.arguments": '{"city": "Bergen"}',
+    }
+    results = [
+        {"role": "tool", "tool_call_id": "w1", "content": '{"temp_c": 3}'},
+        {"role": "tool", "tool_call_id": "w2", "content": '{"temp_c": 7}'},
+    ]
+    answered = chat(TRACE, "c2" * 8, ROOT, 2, "3 and 7 degrees.", **{"gen_ai.input.messages": json.dumps(results)})
+    pipeline.feed(batch(span(TRACE, "c1" * 8, ROOT, 1, **asked), answered, root()))
+    assert tool_turns(pipeline) == [
+        ("weather", {"city": "Oslo"}, {"temp_c": 3}),
+        ("weather", {"city": "Bergen"}, {"temp_c": 7}),
+    ]

@@ -36,10 +36,6 @@ class Message:
     calls: tuple[ToolRequest, ...] = ()
     results: tuple[tuple[str, Any], ...] = ()  # (tool call id, result) of the tool results it carries
 
-    @property
-    def tool_calls(self) -> int:
-        return len(self.calls)
-
 
 def _loads(value: Any) -> Any:
     if isinstance(value, str):
