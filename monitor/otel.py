@@ -84,7 +84,10 @@ class KafkaSpanExporter(SpanExporter):
         return True
 
     def shutdown(self) -> None:
-        self.producer.close(timeout=self.send_timeout_s)
+        try:
+            self.producer.close(timeout=self.send_timeout_s)
+        except KafkaError as exc:  # spans still unsent when the broker is away: dropped, and said so
+            log.warning("otlp_exporter_close_failed", topic=self.topic, error=str(exc)[:200])
 
 
 def kafka_span_processor(

@@ -89,3 +89,17 @@ def test_the_examples_ship_spans_that_aem_run_scores(broker):
     assert {v["agent"] for v in out} == {"booking-agent"}
     assert len({v["conversation_id"] for v in out if v["release"] == "pai-1"}) == 1
     assert {v["kind"] for v in out} >= {"turn", "dialog"}
+
+
+def test_an_export_the_broker_does_not_acknowledge_fails():
+    """The SDK is told (FAILURE) when the spans did not reach Kafka; it never hangs the agent."""
+    from monitor.stream.broker import TansuBroker
+    from monitor.stream.kafka_io import ensure_topics
+
+    with TansuBroker() as gone:
+        ensure_topics(gone.bootstrap, ["spans"], partitions=1)
+        exporter = KafkaSpanExporter(gone.bootstrap, "spans", send_timeout_s=3, max_block_ms=3000)
+    try:
+        assert exporter.export(two_traces()).name == "FAILURE"
+    finally:
+        exporter.shutdown()  # does not raise either: the unsent spans are logged as dropped
