@@ -244,14 +244,14 @@ def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
     sets = [sgd_replies("work", data), sgd_built("work", data), stsb("work", data, "stsb_en_dev.csv")]
     comparators: dict[tuple[float, bool], list[float]] = {}
     for cut, both in [(c, b) for b in (False, True) for c in np.arange(0.2, 0.85, 0.05)]:
-        comp = VerifierReplyComparator(scorer, VerifierConfig(float(cut), typed_values=False, both_directions=both))
+        comp = VerifierReplyComparator(scorer, VerifierConfig(float(cut), typed_values=False, confirm_omissions=both))
         comp.prefetch([(p.gold, p.pred) for pairs in sets for p in pairs])
         scores = []
         for pairs in sets:
             got = [outcome(comp.compare(p.gold, p.pred)) for p in pairs]
             scores.append(balanced(pairs, [g == PASS for g in got])[0])
         comparators[(round(float(cut), 2), both)] = scores
-    print("\n## Work-part tuning: pass_threshold, both directions -> balanced (sgd_replies, sgd_built, stsb_dev)")
+    print("\n## Work-part tuning: pass_threshold, confirm_omissions -> balanced (sgd_replies, sgd_built, stsb_dev)")
     for (cut, both), scores in comparators.items():
         print(f"{cut:.2f} {both!s:<5}: " + " ".join(f"{s:.3f}" for s in scores) + f"  mean {np.mean(scores):.3f}")
     graded, _ = begin("work", data)

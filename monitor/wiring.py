@@ -108,7 +108,7 @@ def reply_comparator(
             raise InputError("scoring.reply_scorer", "'llm' needs an LLM judge: set AEM_JUDGE_URL (docs/verifier.md)")
         return LLMReplyComparator(llm, values)
     v = config.verifier
-    cuts = VerifierConfig(v.pass_threshold, v.grounding_threshold, v.typed_values)
+    cuts = VerifierConfig(v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions)
     return VerifierReplyComparator(load_verifier(v.model), cuts, TypedValueEvidence(values))
 
 

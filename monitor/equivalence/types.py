@@ -31,11 +31,14 @@ class Decision:
     probabilities: dict[str, float] | None = None
     threshold: float | None = None
     sentence: str | None = None
+    reverse: dict[str, float] | None = None  # the reverse reading (the reply as premise), where it was asked
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"check": self.check}
         if self.probabilities is not None:
             out["probabilities"] = self.probabilities
+        if self.reverse is not None:
+            out["reverse"] = self.reverse
         if self.threshold is not None:
             out["threshold"] = self.threshold
         if self.sentence is not None:

@@ -17,6 +17,7 @@ class Decision(BaseModel):
     probabilities: dict[str, float] | None = None
     threshold: float | None = None
     sentence: str | None = None
+    reverse: dict[str, float] | None = None
 
 
 class TurnVerdict(BaseModel):

@@ -36,6 +36,8 @@ class VerifierSettings(BaseModel):
     grounding_threshold: float = Field(0.5, ge=0.0, le=1.0)
     # A gold number, amount, date, time, phone or id whose slot holds another value fails the reply.
     typed_values: bool = True
+    # An omission stands only when the reverse reading (the reply as premise) does not support gold either.
+    confirm_omissions: bool = False
     # Another model folder (verifier-int8.onnx, tokenizer.json, verifier.json); None: the shipped model.
     model: str | None = None
 

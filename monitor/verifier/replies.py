@@ -1,8 +1,11 @@
 """Reply verdicts from the verifier: gold against the prediction, with a decision trace.
 
-* Short replies (a few sentences each) are one pair: the verifier reads gold as the premise and the prediction
-  as the hypothesis. ``same`` at or above ``pass_threshold`` passes; otherwise the larger of ``changed`` and
-  ``dropped`` names the failure (``inconsistent_response`` / ``incomplete_response``).
+* Short replies (up to three sentences each) are one question: the verifier reads gold as the premise and the
+  prediction as the hypothesis. ``same`` at or above ``pass_threshold`` passes; otherwise the larger of
+  ``changed`` and ``dropped`` names the failure (``inconsistent_response`` / ``incomplete_response``).
+* An omission is confirmed by the reverse reading (``confirm_omissions``): with the prediction as the premise,
+  is gold supported (``same`` + ``dropped`` at or above ``pass_threshold``)? Then nothing of gold is missing
+  and the reply passes: the forward reading only saw a detail worded differently.
 * Longer replies are checked sentence by sentence (as MiniCheck and SummaC do): each gold sentence against the
   run of predicted sentences that shares most of its words, so ``detail`` names the gold sentence left out or
   contradicted, with its probabilities. The worst sentence decides.
@@ -15,7 +18,7 @@ Every verdict carries a ``Decision``: which check decided, the verifier's three 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from monitor.equivalence.normalize import canon_string
@@ -34,7 +37,7 @@ class VerifierConfig:
     pass_threshold: float = 0.5  # P(same) at or above which a reply passes
     grounding_threshold: float = 0.5  # reference-free: P(changed) at or above which a sentence is unsupported
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
-    both_directions: bool = False  # short replies: P(same) is the mean of gold -> prediction and the reverse
+    confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,23 @@ class Unit:
     premise: str
     hypothesis: str
     sentence: str | None  # the gold sentence concerned (long replies)
-    reverse: bool = False  # the prediction as premise (both_directions)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.premise, self.hypothesis
+
+    @property
+    def reverse(self) -> tuple[str, str]:
+        return self.hypothesis, self.premise
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The verifier's answer to one unit, with the reverse reading where an omission was checked."""
+
+    unit: Unit
+    forward: Probabilities
+    backward: Probabilities | None = None
 
 
 @dataclass
@@ -53,13 +72,17 @@ class VerifierReplyComparator:
 
     scorer: PairScorer
     config: VerifierConfig = field(default_factory=VerifierConfig)
-    facts: Any = None  # a typed-fact differ: ``changed_values(gold, pred) -> tuple[str, ...]`` (None: off)
+    facts: Any = None  # typed-value evidence (``evidence.TypedValueEvidence``); None: off
 
     def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """Score every verifier question of ``pairs`` in batches (``compare`` then reads the cache)."""
-        units = [(u.premise, u.hypothesis) for g, p in pairs for u in self.units(g, p)]
-        if units:
-            self.scorer.probabilities(list(dict.fromkeys(units)))
+        """Ask every verifier question of ``pairs`` in batches: the forward readings, then the reverse ones the
+        forward readings call for (``compare`` then reads the cache)."""
+        units = [u for g, p in pairs for u in self.units(g, p)]
+        forward = self.scorer.probabilities(list(dict.fromkeys(u.pair for u in units)))
+        by_pair = dict(zip(dict.fromkeys(u.pair for u in units), forward, strict=True))
+        again = [u.reverse for u in units if self._needs_reverse(by_pair[u.pair])]
+        if again:
+            self.scorer.probabilities(list(dict.fromkeys(again)))
 
     def units(self, gold: str, pred: str) -> list[Unit]:
         gold, pred = (gold or "").strip(), (pred or "").strip()
@@ -67,40 +90,30 @@ class VerifierReplyComparator:
             return []
         gs, ps = sentences(gold), sentences(pred)
         if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES:
-            reverse = [Unit(pred, gold, None, reverse=True)] if self.config.both_directions else []
-            return [Unit(gold, pred, None), *reverse]
+            return [Unit(gold, pred, None)]
         return [Unit(g, best_window(g, ps), g) for g in gs]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
         units = self.units(gold, pred)
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
+        readings = [
+            self._read(u, p) for u, p in zip(units, self.scorer.probabilities([u.pair for u in units]), strict=True)
+        ]
+        worst = min(readings, key=_pass_score)
         changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
-        probs = self.scorer.probabilities([(u.premise, u.hypothesis) for u in units])
-        if units[-1].reverse:  # the forward reading names the reason; the mean of both readings is P(same)
-            forward, backward = probs
-            probs, units = [replace(forward, same=(forward.same + backward.same) / 2)], units[:1]
-        worst_i = min(range(len(units)), key=lambda i: probs[i].same)
-        worst, unit = probs[worst_i], units[worst_i]
+        cut = self.config.pass_threshold
         if changed:
-            decision = Decision("typed_values", worst.as_dict(), self.config.pass_threshold, unit.sentence)
-            detail = f"{'; '.join(changed)} (typed values; verifier same {worst.same:.2f})"
-            return ReplyMatch(False, True, min(worst.same, 0.45), changed, (), "verifier+values", detail, decision)
-        decision = Decision("verifier", worst.as_dict(), self.config.pass_threshold, unit.sentence)
-        score = round(worst.same, 4)
-        if worst.same >= self.config.pass_threshold:
-            return ReplyMatch(True, True, score, (), (), "verifier", None, decision)
-        where = f"gold sentence {unit.sentence!r}" if unit.sentence else "the reply"
-        shown = _probabilities(worst)
-        if worst.changed >= worst.dropped:
-            what = unit.sentence or gold.strip()
-            detail = f"changes or contradicts {where} ({shown})"
-            return ReplyMatch(False, True, score, (_clip(what),), (), "verifier", detail, decision)
-        detail = f"leaves out {where} ({shown})"
-        return ReplyMatch(True, False, score, (), (_clip(unit.sentence or gold.strip()),), "verifier", detail, decision)
+            decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
+            detail = f"{'; '.join(changed)} (typed values; verifier same {worst.forward.same:.2f})"
+            return ReplyMatch(
+                False, True, min(_pass_score(worst), 0.45), changed, (), "verifier+values", detail, decision
+            )
+        return _verdict(worst, cut, gold)
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
-        """The sentences of ``reply`` that what the conversation has said (``sources``) does not support."""
+        """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and
+        its typed values no source supports."""
         lines = [render_source(s) for s in sources]
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold)
         typed = (
@@ -108,8 +121,46 @@ class VerifierReplyComparator:
         )
         return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 
+    def _needs_reverse(self, forward: Probabilities) -> bool:
+        return (
+            self.config.confirm_omissions
+            and forward.same < self.config.pass_threshold
+            and (forward.dropped > forward.changed)
+        )
 
-def _probabilities(p: Probabilities) -> str:
+    def _read(self, unit: Unit, forward: Probabilities) -> Reading:
+        if not self._needs_reverse(forward):
+            return Reading(unit, forward)
+        return Reading(unit, forward, self.scorer.probabilities([unit.reverse])[0])
+
+
+def _pass_score(reading: Reading) -> float:
+    """How far the reading supports a pass: P(same), or, for a forward omission the reverse reading checked,
+    how far the prediction supports gold."""
+    if reading.backward is None:
+        return reading.forward.same
+    return max(reading.forward.same, reading.backward.supported)
+
+
+def _verdict(reading: Reading, cut: float, gold: str) -> ReplyMatch:
+    p, unit = reading.forward, reading.unit
+    decision = Decision(
+        "verifier", p.as_dict(), cut, unit.sentence, reading.backward.as_dict() if reading.backward else None
+    )
+    score = round(_pass_score(reading), 4)
+    if score >= cut:
+        return ReplyMatch(True, True, score, (), (), "verifier", None, decision)
+    where = f"gold sentence {unit.sentence!r}" if unit.sentence else "the reply"
+    what = _clip(unit.sentence or gold.strip())
+    if p.changed >= p.dropped:
+        detail = f"changes or contradicts {where} ({_shown(p)})"
+        return ReplyMatch(False, True, score, (what,), (), "verifier", detail, decision)
+    reverse = f"; gold supported by the reply {reading.backward.supported:.2f}" if reading.backward else ""
+    detail = f"leaves out {where} ({_shown(p)}{reverse})"
+    return ReplyMatch(True, False, score, (), (what,), "verifier", detail, decision)
+
+
+def _shown(p: Probabilities) -> str:
     return f"same {p.same:.2f}, changed {p.changed:.2f}, dropped {p.dropped:.2f}"
 
 
