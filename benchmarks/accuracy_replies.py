@@ -28,7 +28,7 @@ import argparse
 import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,15 +37,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from monitor.equivalence import EmbeddingScorer, ValueComparator  # noqa: E402
-from monitor.equivalence.replies import reply_reason  # noqa: E402
-from monitor.equivalence.types import ReplyMatch  # noqa: E402
-from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier  # noqa: E402
-from monitor.verifier.evidence import TypedValueEvidence  # noqa: E402
-from monitor.verifier.grounding import unsupported_sentences  # noqa: E402
-from monitor.verifier.sentences import sentences  # noqa: E402
-from train import split  # noqa: E402
-from train.build_pairs import TARGETS, sgd_pairs  # noqa: E402
+from monitor.equivalence import EmbeddingScorer, ValueComparator
+from monitor.equivalence.types import (
+    ReplyMatch,
+    reply_reason,
+)
+from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
+from monitor.verifier.evidence import TypedValueEvidence
+from monitor.verifier.grounding import unsupported_sentences
+from monitor.verifier.sentences import sentences
+from train import split
+from train.build_pairs import TARGETS, sgd_pairs
 
 PASS = "pass"
 KIND_REASON = {"same": PASS, "changed": "inconsistent_response", "dropped": "incomplete_response"}
@@ -120,6 +122,20 @@ def row(name: str, scorer: str, pairs: Sequence[Pair], passed: Sequence[bool], g
     return f"| {name:<18} | {scorer:<26} | {len(pairs):>5} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {reason} |"
 
 
+def _rules(embed: EmbeddingScorer, values: ValueComparator):  # type: ignore[no-untyped-def]
+    """The hand-written reply rules, where this checkout still has them (for the ablation)."""
+    try:
+        from monitor.equivalence.replies import ReplyComparator
+    except ImportError:
+        return None
+    return ReplyComparator(semantic=embed, values=values)
+
+
+def _either(first: str, second: str) -> str:
+    """Fails when either fails; the first one's reason wins."""
+    return first if first != PASS else second
+
+
 def outcome(match: ReplyMatch) -> str:
     reason = reply_reason(match)
     return PASS if reason is None else reason.value
@@ -130,13 +146,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=split.DATA_DIR)
     parser.add_argument("--part", choices=("work", "sealed"), default="sealed")
     parser.add_argument("--verifier", default=None, help="model folder (default: the shipped model)")
-    parser.add_argument("--scorers", default="embedding,verifier,shipped")
+    parser.add_argument("--scorers", default="embedding,verifier,shipped,grounding",
+                        help="any of embedding, verifier, shipped, grounding, rules, verifier+rules")
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the work parts")
     args = parser.parse_args()
     scorers = set(args.scorers.split(","))
     part = args.part
 
-    scorer = load_verifier(args.verifier)
+    needs_verifier = bool(scorers & {"verifier", "shipped", "verifier+rules", "grounding"})
+    scorer = load_verifier(args.verifier) if needs_verifier else None
     embed = EmbeddingScorer()
     values = ValueComparator(semantic=embed)
     sets: dict[str, list[Pair]] = {
@@ -154,8 +172,18 @@ def main() -> None:
     print(f"## Reply accuracy, {part} part ({'never read' if part == 'sealed' else 'designed and tuned on'})\n")
     print("| data | scorer | pairs | balanced | pass rate (same) | fail rate (different) | right reason |")
     print("|---|---|---|---|---|---|---|")
-    plain = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
-    shipped = VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(values))
+    comparators: dict[str, Callable[[str, str], str]] = {}
+    if scorer is not None:
+        plain = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
+        shipped = VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(values))
+        comparators["verifier"] = lambda g, p: outcome(plain.compare(g, p))
+        comparators["shipped"] = lambda g, p: outcome(shipped.compare(g, p))
+    rules = _rules(embed, values) if scorers & {"rules", "verifier+rules"} else None
+    if rules is not None:
+        comparators["rules"] = lambda g, p: outcome(rules.compare(g, p))
+        if scorer is not None:
+            both = (comparators["shipped"], comparators["rules"])
+            comparators["verifier+rules"] = lambda g, p: _either(both[0](g, p), both[1](g, p))
     for name, pairs in sets.items():
         if not pairs:
             continue
@@ -165,12 +193,14 @@ def main() -> None:
             source = work_cos.get(name) or work_cos["stsb_dev" if name.startswith("stsb") else "sgd_replies"]
             cut = best_cut(*source)
             print(row(name, f"embedding best cut {cut:.2f}", pairs, [c >= cut for c in cos], None))
-        for label, comparator in (("verifier", plain), ("shipped", shipped)):
+        if scorer is not None:
+            plain.prefetch([(p.gold, p.pred) for p in pairs])
+        for label, compare in comparators.items():
             if label in scorers:
-                comparator.prefetch([(p.gold, p.pred) for p in pairs])
-                got = [outcome(comparator.compare(p.gold, p.pred)) for p in pairs]
-                print(row(name, label, pairs, [g == PASS for g in got], got))
-    grounding(part, args.data, scorer, embed, scorers)
+                got = [compare(p.gold, p.pred) for p in pairs]
+                print(row(name, label, pairs, [g == PASS for g in got], got), flush=True)
+    if "grounding" in scorers and scorer is not None:
+        grounding(part, args.data, scorer, embed, scorers)
     if args.tune:
         tune(args.data, scorer)
 
@@ -194,32 +224,36 @@ def grounding(part: str, data: Path, scorer, embed: EmbeddingScorer, scorers: se
         cos, gcos = max_cos(graded), max_cos(generic)
         bal, tpr, tnr = balanced(graded, [c >= cut for c in cos])
         gen = sum(c >= cut for c in gcos) / max(len(gcos), 1)
-        print(f"| begin | max sentence cosine >= {cut:.2f} | {len(graded)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {gen:.3f} |")
+        label = f"max sentence cosine >= {cut:.2f}"
+        print(f"| begin | {label} | {len(graded)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {gen:.3f} |")
     cut = VerifierConfig().grounding_threshold
-
-    def verdicts(pairs: Sequence[Pair]) -> list[bool]:
-        return [not unsupported_sentences(scorer, p.pred, [p.gold], cut) for p in pairs]
-
-    ok, gen_ok = verdicts(graded), verdicts(generic)
-    bal, tpr, tnr = balanced(graded, ok)
-    gen = sum(gen_ok) / max(len(gen_ok), 1)
-    print(f"| begin | verifier (shipped) | {len(graded)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {gen:.3f} |")
+    shipped = VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(ValueComparator(semantic=embed)))
+    readers: dict[str, Callable[[Pair], bool]] = {
+        "verifier, knowledge as premise": lambda p: not unsupported_sentences(scorer, p.pred, [p.gold], cut),
+        "shipped (source rendering, typed values)": lambda p: not shipped.unsupported_facts(p.pred, [p.gold]),
+    }
+    for label, read in readers.items():
+        ok, gen_ok = [read(p) for p in graded], [read(p) for p in generic]
+        bal, tpr, tnr = balanced(graded, ok)
+        gen = sum(gen_ok) / max(len(gen_ok), 1)
+        print(f"| begin | {label} | {len(graded)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {gen:.3f} |")
 
 
 def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
     """The pass threshold that maximises the mean balanced accuracy of the work parts."""
     sets = [sgd_replies("work", data), sgd_built("work", data), stsb("work", data, "stsb_en_dev.csv")]
-    comparators: dict[float, list[float]] = {}
-    for cut in np.arange(0.2, 0.85, 0.05):
-        comp = VerifierReplyComparator(scorer, VerifierConfig(pass_threshold=float(cut), typed_values=False))
+    comparators: dict[tuple[float, bool], list[float]] = {}
+    for cut, both in [(c, b) for b in (False, True) for c in np.arange(0.2, 0.85, 0.05)]:
+        comp = VerifierReplyComparator(scorer, VerifierConfig(float(cut), typed_values=False, both_directions=both))
+        comp.prefetch([(p.gold, p.pred) for pairs in sets for p in pairs])
         scores = []
         for pairs in sets:
             got = [outcome(comp.compare(p.gold, p.pred)) for p in pairs]
             scores.append(balanced(pairs, [g == PASS for g in got])[0])
-        comparators[round(float(cut), 2)] = scores
-    print("\n## Work-part tuning: pass_threshold -> balanced (sgd_replies, sgd_built, stsb_dev)")
-    for cut, scores in comparators.items():
-        print(f"{cut:.2f}: " + " ".join(f"{s:.3f}" for s in scores) + f"  mean {np.mean(scores):.3f}")
+        comparators[(round(float(cut), 2), both)] = scores
+    print("\n## Work-part tuning: pass_threshold, both directions -> balanced (sgd_replies, sgd_built, stsb_dev)")
+    for (cut, both), scores in comparators.items():
+        print(f"{cut:.2f} {both!s:<5}: " + " ".join(f"{s:.3f}" for s in scores) + f"  mean {np.mean(scores):.3f}")
     graded, _ = begin("work", data)
     print("grounding_threshold -> balanced (begin work)")
     for cut in np.arange(0.2, 0.95, 0.05):

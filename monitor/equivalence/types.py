@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from monitor.models.vocabulary import FailureReason
+
 
 @dataclass(frozen=True)
 class Match:
@@ -58,6 +60,17 @@ class ReplyMatch:
     @property
     def equivalent(self) -> bool:
         return self.truthful and self.complete
+
+
+def reply_reason(match: ReplyMatch) -> FailureReason | None:
+    """The failure reason of a reply verdict: a contradiction wins over an omission; None when it passes."""
+    if match.equivalent:
+        return None
+    if match.mismatched:
+        return FailureReason.INCONSISTENT_RESPONSE
+    if match.missing or match.truthful:
+        return FailureReason.INCOMPLETE_RESPONSE
+    return FailureReason.INCONSISTENT_RESPONSE
 
 
 class ValueComparing(Protocol):

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from monitor.equivalence.replies import reply_reason
 from monitor.equivalence.reply_facts import compared_values
-from monitor.equivalence.types import ReplyComparing, ReplyMatch, ValueComparing
+from monitor.equivalence.types import ReplyComparing, ReplyMatch, ValueComparing, reply_reason
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
