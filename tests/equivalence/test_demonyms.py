@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.demonyms import countries_of, other_countries
-from monitor.equivalence.replies import INCONSISTENT, reply_reason
+from monitor.equivalence.types import reply_reason
+from monitor.models.vocabulary import FailureReason
+
+INCONSISTENT = FailureReason.INCONSISTENT_RESPONSE
+INCOMPLETE = FailureReason.INCOMPLETE_RESPONSE
 
 
 @pytest.mark.parametrize(("word", "country"), [

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from monitor.equivalence.facts import extract_facts
-from monitor.equivalence.replies import INCOMPLETE, INCONSISTENT, reply_reason
 from monitor.equivalence.reply_facts import diff_facts, reply_facts
+from monitor.equivalence.types import reply_reason
+from monitor.models.vocabulary import FailureReason
+
+INCONSISTENT = FailureReason.INCONSISTENT_RESPONSE
+INCOMPLETE = FailureReason.INCOMPLETE_RESPONSE
 
 
 def never_same(g, p):
