@@ -17,7 +17,9 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
-from monitor.equivalence import EmbeddingScorer, SemanticScorer, ValueComparator
+from monitor.embeddings import EmbeddingScorer, SemanticScorer
+from monitor.equivalence import ValueComparator
+from monitor.equivalence.types import ReplyComparing
 from monitor.judge import (
     CatalogError,
     GroundingChecker,
@@ -32,13 +34,12 @@ from monitor.judge import (
 from monitor.models.dialog import ToolSpec
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.checks import ReferenceChecker
-from monitor.equivalence.types import ReplyComparing
-from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
-from monitor.verifier.embedding import EmbeddingReplyComparator
-from monitor.verifier.evidence import TypedValueEvidence
 from monitor.sources.files import InputError
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
+from monitor.verifier.embedding import EmbeddingReplyComparator
+from monitor.verifier.evidence import TypedValueEvidence
 
 
 def read_catalog(path: str | Path | None) -> ToolCatalog | tuple[ToolSpec, ...]:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence.normalize import canon_string
-from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
 
 
@@ -38,4 +38,5 @@ class EmbeddingReplyComparator:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
         from monitor.equivalence.facts import extract_facts
 
-        return tuple(dict.fromkeys(f.text for f in extract_facts(reply) if not self.values.supported(f.text, sources).equivalent))
+        facts = extract_facts(reply)
+        return tuple(dict.fromkeys(f.text for f in facts if not self.values.supported(f.text, sources).equivalent))

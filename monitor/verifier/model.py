@@ -20,7 +20,7 @@ import numpy as np
 import structlog
 
 from monitor.cache import LruCache
-from monitor.equivalence.int8_export import file_sha256
+from monitor.embeddings.int8_export import file_sha256
 
 log = structlog.get_logger(__name__)
 
@@ -94,8 +94,9 @@ class CachedScorer:
             with self._lock:  # one inference at a time: the session's threads are the machine's cores
                 probs = _softmax(self._logits(batch).astype(np.float64))
             for pair, row in zip(batch, probs, strict=True):
-                found[pair] = Probabilities(float(row[0]), float(row[1]), float(row[2]))
-                self.cache.put(pair, found[pair])
+                prob = Probabilities(float(row[0]), float(row[1]), float(row[2]))
+                found[pair] = prob
+                self.cache.put(pair, prob)
         return [found[pair] or self.cache.get(pair) or Probabilities(0.0, 1.0, 0.0) for pair in pairs]
 
 
