@@ -18,8 +18,11 @@ from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
 
 _COURTESY = frozenset(
-    "anything else help can i you happy glad welcome thanks thank please sure okay ok great sorry let me know "
-    "there today do would like assist hello hi bye goodbye day nice have".split()
+    [
+        "anything", "else", "help", "can", "i", "you", "happy", "glad", "welcome", "thanks", "thank", "please",
+        "sure", "okay", "ok", "great", "sorry", "let", "me", "know", "there", "today", "do", "would", "like",
+        "assist", "hello", "hi", "bye", "goodbye", "day", "nice", "have",
+    ]
 )
 
 

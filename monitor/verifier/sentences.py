@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 _WORD = re.compile(r"[a-z0-9]+")
-_SMALL = frozenset("a an the and or of to in on at for is are was were be it its this that with by as".split())
+_SMALL = frozenset([
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "is", "are", "was", "were", "be", "it",
+    "its", "this", "that", "with", "by", "as",
+])
 
 
 @lru_cache(maxsize=1)
-def _segmenter():  # type: ignore[no-untyped-def]
+def _segmenter() -> Any:
     import pysbd
 
     return pysbd.Segmenter(language="en", clean=False)
