@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from benchmarks.value_accuracy import check_data, values_report
-from monitor.equivalence import EmbeddingScorer
+from monitor.embeddings import EmbeddingScorer
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 

@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from monitor.equivalence import EmbeddingScorer
-from monitor.equivalence.encoders import EncoderKind, TextEncoder, load_encoder
+from monitor.embeddings import EmbeddingScorer
+from monitor.embeddings.encoders import EncoderKind, TextEncoder, load_encoder
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig, ScoringEngine, reference_of

@@ -4,10 +4,11 @@ encoder beside the fp32 one, on every dev file.
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/encoder_agreement.py [--data DIR] [--show 5]
 
 DIR holds the development files (stsb_en_dev.csv, sgd_reply_pairs_dev.jsonl, sgd_value_pairs_dev.jsonl,
-bfcl_value_alternatives.json). Replies go through the reference checker (pass / incomplete_response /
-inconsistent_response), values through the value comparator (equivalent or not). For each file it prints how
-many verdicts flip between pass and fail, how many failures change their reason (incomplete_response /
-inconsistent_response), the largest score change, and those pairs.
+bfcl_value_alternatives.json). Replies go through the reference checker with the embedding reply scorer (the one
+the encoder decides; the trained verifier does not use it): pass / incomplete_response / inconsistent_response;
+values through the value comparator (equivalent or not). For each file it prints how many verdicts flip between
+pass and fail, how many failures change their reason (incomplete_response / inconsistent_response), the largest
+score change, and those pairs.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from value_accuracy import bfcl_pairs
 
-from monitor.equivalence import EmbeddingScorer, ReplyComparator, ValueComparator
-from monitor.equivalence.encoders import EncoderKind, load_encoder
+from monitor.embeddings import EmbeddingScorer
+from monitor.embeddings.encoders import EncoderKind, load_encoder
+from monitor.equivalence import ValueComparator
 from monitor.logs import configure_logging
 from monitor.models.dialog import Reply
 from monitor.scoring.checks import ReferenceChecker
+from monitor.verifier.embedding import EmbeddingReplyComparator
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
@@ -85,7 +88,7 @@ FILES: list[tuple[str, Callable[[Path], list[Pair]], Judge]] = [
 def checker_for(encoder: Any) -> ReferenceChecker:
     scorer = EmbeddingScorer(encoder=encoder)
     values = ValueComparator(semantic=scorer)
-    return ReferenceChecker(values, ReplyComparator(semantic=scorer, values=values))
+    return ReferenceChecker(values, EmbeddingReplyComparator(scorer, values, 0.5))
 
 
 def compare_file(pairs: list[Pair], judge: Judge, fp32: Any, int8: Any) -> list[tuple[Pair, Verdict, Verdict]]:

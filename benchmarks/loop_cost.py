@@ -34,7 +34,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # for tests.stream
 from prometheus_client import CollectorRegistry
 from score_throughput import action_dialogs
 
-from monitor.equivalence import EmbeddingScorer
+from monitor.embeddings import EmbeddingScorer
 from monitor.logs import configure_logging
 from monitor.scoring import ScoringConfig
 from monitor.stream.events import encode_event

@@ -25,11 +25,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np
 from encoder import reply_texts, turns
-from replies_misses import DiskCachedEncoder
 from score_throughput import response_dialogs
 
-from monitor.equivalence import EmbeddingScorer
-from monitor.equivalence.encoders import EncoderKind
+from monitor.embeddings import EmbeddingScorer
+from monitor.embeddings.encoders import EncoderKind, TextEncoder, load_encoder
 from monitor.logs import configure_logging
 from monitor.models.dialog import Reply
 from monitor.scoring import ScoringConfig
@@ -38,6 +37,32 @@ from monitor.wiring import build_engine
 DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
 CASES = ("fixed", "unique")
+
+
+class DiskCachedEncoder:
+    """The fp32 encoder behind a pickle of text -> vector, loaded lazily."""
+
+    kind = EncoderKind.FP32
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.vectors: dict[str, np.ndarray] = pickle.loads(path.read_bytes()) if path.is_file() else {}
+        self._inner: TextEncoder | None = None
+        self.added = 0
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            if self._inner is None:
+                self._inner = load_encoder(EncoderKind.FP32, None, "cpu")
+            for t, v in zip(missing, self._inner.encode(missing, batch_size=batch_size), strict=True):
+                self.vectors[t] = v
+            self.added += len(missing)
+        return np.vstack([self.vectors[t] for t in texts])
+
+    def save(self) -> None:
+        if self.added:
+            self.path.write_bytes(pickle.dumps(self.vectors))
 
 
 class LookupEncoder:

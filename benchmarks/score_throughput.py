@@ -15,7 +15,7 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from monitor.equivalence import EmbeddingScorer
+from monitor.embeddings import EmbeddingScorer
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig

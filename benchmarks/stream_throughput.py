@@ -213,7 +213,7 @@ def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engin
     The bare encoder runs right before each aem run and the ratio is to that figure: on a shared machine
     the load changes from one minute to the next.
     """
-    from monitor.equivalence.encoders import EncoderKind, TorchEncoder
+    from monitor.embeddings.encoders import EncoderKind, TorchEncoder
 
     pool = reply_texts(data)
     unique, fixed = turns(pool, n, fixed=False), turns(pool, n, fixed=True)
@@ -410,7 +410,7 @@ def main() -> None:
         torch.set_num_threads(args.torch_threads)
     import random
 
-    from monitor.equivalence import EmbeddingScorer
+    from monitor.embeddings import EmbeddingScorer
 
     print(f"start: {load()}, {os.cpu_count()} CPUs")
     shared = EmbeddingScorer()

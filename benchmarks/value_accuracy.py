@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from monitor.equivalence import EmbeddingScorer, ValueComparator
+from monitor.embeddings import EmbeddingScorer
+from monitor.equivalence import ValueComparator
 from monitor.equivalence.calibration import (
     VALUE_MODEL,
     LogisticModel,

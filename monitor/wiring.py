@@ -17,7 +17,8 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
-from monitor.equivalence import EmbeddingScorer, SemanticScorer, ValueComparator
+from monitor.embeddings import EmbeddingScorer, SemanticScorer
+from monitor.equivalence import ValueComparator
 from monitor.equivalence.types import ReplyComparing
 from monitor.judge import (
     CatalogError,

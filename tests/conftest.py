@@ -25,7 +25,7 @@ def export_cache(tmp_path_factory):
     the default encoder's export built first: an `aem` process a test starts then never stalls to build it."""
     if not os.environ.get("AEM_CACHE_DIR"):
         os.environ["AEM_CACHE_DIR"] = str(tmp_path_factory.mktemp("aem-cache"))
-    from monitor.equivalence.encoders import int8_model
+    from monitor.embeddings.encoders import int8_model
 
     int8_model(quantised=False)
     return Path(os.environ["AEM_CACHE_DIR"])
@@ -33,7 +33,7 @@ def export_cache(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def embedding_scorer():
-    from monitor.equivalence import EmbeddingScorer
+    from monitor.embeddings import EmbeddingScorer
 
     return EmbeddingScorer()
 

@@ -1,6 +1,7 @@
 """The package's layer order, checked on the import graph: a module imports only from its own layer or lower.
 
-models → equivalence, verifier → scoring → judge → sources → stream → wiring → demo → commands → cli → docs_tables
+models → embeddings, equivalence, verifier → scoring → judge → sources → stream → wiring → demo → commands
+→ cli → docs_tables
 (`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
@@ -19,6 +20,7 @@ LAYERS: dict[str, int] = {
     "cache": 0,
     "settings_sources": 0,
     "models": 1,
+    "embeddings": 2,
     "equivalence": 2,
     "verifier": 2,
     "scoring": 3,

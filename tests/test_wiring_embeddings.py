@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry
 
-from monitor.equivalence import EmbeddingScorer
-from monitor.equivalence.encoders import EncoderKind
+from monitor.embeddings import EmbeddingScorer
+from monitor.embeddings.encoders import EncoderKind
 from monitor.scoring import ScoringConfig
 from monitor.stream.settings import MonitorSettings
 from monitor.wiring import build_monitor, default_semantic

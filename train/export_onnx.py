@@ -17,7 +17,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from monitor.equivalence.int8_export import Recipe, file_sha256, quantise
+from monitor.embeddings.int8_export import Recipe, file_sha256, quantise
 from train.train_verifier import LABELS, OUT
 
 # Every MatMul and the embedding table's Gather in int8 (the embedding encoder's recipe keeps the FFN outputs and

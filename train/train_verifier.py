@@ -79,7 +79,7 @@ def main() -> None:
 
     from sentence_transformers import CrossEncoder
 
-    from monitor.equivalence.encoders import default_model_path
+    from monitor.embeddings.encoders import default_model_path
 
     random.seed(args.seed)
     np.random.seed(args.seed)

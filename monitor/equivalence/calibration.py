@@ -55,47 +55,6 @@ def value_score(features: Sequence[float], model: LogisticModel = VALUE_MODEL) -
         score = min(score, 0.49 * max(rest_cos, 0.0) / NO_OVERLAP_MIN_COS)
     return score
 
-# --- reply pairs -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ReplyThresholds:
-    """Cosine cuts of the reply comparator (all-MiniLM-L6-v2), chosen by ``benchmarks/accuracy_replies.py``
-    on held-out folds of the development data.
-
-    ``semantic``: whole replies below it do not say the same thing. ``clause``: a gold clause that carries
-    no checkable fact is covered when some predicted clause (or the whole prediction) reaches it; 0 turns
-    the clause check off. ``align``: a gold and a predicted clause at least this close state the same
-    thing, so opposite polarity there is a contradiction (above 1 turns the negation check off).
-    ``entity``: a gold name left out of a clause the prediction covers at least this well is wording.
-    ``semantic_facts``: the whole-reply cut when gold states typed values and the prediction keeps every one of
-    them and every name (the facts carry the reply; the rest is wording). ``semantic_aligned``: the whole-reply
-    cut, at most, when the prediction says every content word of gold (the same word, a synonym, a word for the
-    same reported state: ``alignment.py``). ``overrule``: whole replies at least this close say the
-    same thing even though a typed value (number, date, time, money, phone, address, id) was left out.
-    ``overrule_names``: the same for a name left out or a fact-less clause that seems uncovered (a title, a
-    pronoun or a description can stand in for them). Above 1 turns either off. A changed value, a negation,
-    a swapped metric or category word is never outweighed. ``substitution``: a pair whose two sides match at
-    least this share of their content words is a minimal pair, and a noun of the prediction incompatible with
-    the gold noun it replaces ("cat" for "lamb", ``substitution.py``) makes it inconsistent unless the whole
-    replies reach ``substitution_cos``. Above 1 turns either off.
-
-    The benchmark tunes all of them on folds of both development files at once (agent replies and general
-    sentence pairs) and the defaults are the values most folds chose; see docs/replies.md.
-    """
-
-    semantic: float = 0.5
-    clause: float = 0.25
-    align: float = 0.6
-    entity: float = 0.7
-    semantic_facts: float = 0.375
-    overrule: float = 0.95
-    overrule_names: float = 0.75
-    substitution: float = 0.3
-    substitution_cos: float = 0.65
-    semantic_aligned: float = 0.45
-
-
-DEFAULT_REPLY_THRESHOLDS = ReplyThresholds()
-
 
 @lru_cache(maxsize=65536)
 def value_text(value: str) -> str:

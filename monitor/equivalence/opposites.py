@@ -1,14 +1,27 @@
-"""Opposites ("cheap" / "expensive", "ascending" / "descending"): curated in ``data/opposites.json``."""
+"""Opposites as values: curated pairs ("cheap" / "expensive", "ascending" / "descending": ``data/opposites.json``),
+words negated by prefix ("refundable" / "non-refundable") and WordNet antonyms in place ("open" / "closed")."""
 
 from __future__ import annotations
 
 import itertools
 import json
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
 from importlib import resources
 
-from monitor.equivalence.normalize import fold
+from monitor.equivalence import wordnet
+from monitor.equivalence.normalize import STOPWORDS, fold
+
+_PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
+# Adjectives only: verbs of posture and motion are details a paraphrase changes ("sitting" / "standing").
+_ANTONYM_PARTS = "a"
+# Pieces of a value that are said with a polarity of their own ("refundable, not transferable").
+_PIECE = re.compile(r"[.;:!?,]\s*|\s+(?:and|but|while|whereas|although|though)\s+")
+_NEG_CUE = re.compile(
+    r"(?<![-\"“'‘])\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|unable|unavailable)\b(?![-\"”'’])"
+    r"|n't\b|n’t\b"
+)
 
 
 @lru_cache(maxsize=1)
@@ -32,3 +45,58 @@ def antonym_clash(gold: str, pred: str) -> bool:
     table = opposite_table()
     g, p = _phrases(gold), _phrases(pred)
     return any(word in table and (table[word] & (p - g)) for word in g - p)
+
+
+def opposite_words(gold: str, pred: str) -> list[tuple[str, str]]:
+    """(predicted word, gold word) pairs that negate each other: by prefix, or as WordNet antonyms in place."""
+    g, p = fold(gold), fold(pred)
+    return _prefix_opposites(g, p) + _antonym_swaps(g, p)
+
+
+def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:
+    gw, pw = set(re.findall(r"[a-z][a-z-]+", g)), set(re.findall(r"[a-z][a-z-]+", p))
+    out = []
+    for word in gw - pw:
+        bare = _PREFIX.sub("", word)
+        if _PREFIX.match(word) and bare in pw - gw and not _negated_around(p, bare):
+            out.append((bare, word))
+    for word in pw - gw:
+        bare = _PREFIX.sub("", word)
+        if _PREFIX.match(word) and bare in gw - pw and not _negated_around(g, bare):
+            out.append((word, bare))
+    return out
+
+
+def _antonym_swaps(g: str, p: str) -> list[tuple[str, str]]:
+    """A gold word replaced, in the same place, by its WordNet antonym ("closed" for "open"), both said with the
+    same polarity: "not closed" agrees with "open". Words are lined up by base form as in a diff."""
+    gw = [w for w in re.findall(r"[a-z]+|\d+", g) if w not in STOPWORDS]
+    pw = [w for w in re.findall(r"[a-z]+|\d+", p) if w not in STOPWORDS]
+    gb, pb = [_base(w) for w in gw], [_base(w) for w in pw]
+    out = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, gb, pb, autojunk=False).get_opcodes():
+        if tag != "replace":
+            continue
+        for word, base in zip(gw[i1:i2], gb[i1:i2], strict=True):
+            for other, other_base in zip(pw[j1:j2], pb[j1:j2], strict=True):
+                if base not in pb and other_base not in gb and _opposed(word, other, other_base) and (
+                        _negated_around(g, word) == _negated_around(p, other)):
+                    out.append((other, word))
+    return out
+
+
+def _opposed(word: str, other: str, other_base: str) -> bool:
+    ants = wordnet.antonyms(word, _ANTONYM_PARTS)
+    return other in ants or other_base in ants
+
+
+@lru_cache(maxsize=16384)
+def _base(word: str) -> str:
+    """The word's verb base form if WordNet lists one ("arriving" -> "arrive"), else the word."""
+    return next(iter(wordnet.verb_bases(word)), word)
+
+
+def _negated_around(text: str, word: str) -> bool:
+    """Is ``word`` said in a negated piece of ``text`` (an odd number of negation cues: "not refundable")?"""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])")
+    return any(len(_NEG_CUE.findall(piece)) % 2 == 1 for piece in _PIECE.split(text) if pattern.search(piece))

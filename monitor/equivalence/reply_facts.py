@@ -11,13 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
 from monitor.equivalence.demonyms import countries_of
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers, other_places
-from monitor.equivalence.headline_names import headline_names
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.people import title_for_name
 from monitor.equivalence.places import other_names, place_relation, place_within
@@ -33,20 +32,15 @@ _GENERIC = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "s
                       "dear", "great", "alright", "perfect", "sorry", "unfortunately", "yup", "yeah", "how", "what",
                       "which", "when", "where", "who", "why", "there", "here", "let", "kindly"})
 _WORD = re.compile(r"[A-Za-z0-9$€£]+(?:['’.:,-][A-Za-z0-9]+)*")
-_PHRASE_WORDS = 2
 
 SameValue = Callable[[Fact, Fact], bool]
 
 
 @dataclass(frozen=True)
 class GoldFact:
-    """A fact of the gold reply, with ``phrase``: the fact and the words that introduce it ("closes at 6")."""
+    """A fact of the gold reply."""
 
     fact: Fact
-    phrase: str
-    clause: int = 0  # index of its clause among ``clause_starts``
-    vague: bool = False  # left out, but the prediction states it less precisely: a coarser relative span ("last
-    # week" for a date), the counted things in the plural ("the dogs" for "the two dogs")
 
 
 @dataclass(frozen=True)
@@ -65,8 +59,6 @@ def reply_facts(text: str) -> tuple[str, tuple[Fact, ...]]:
     facts = tuple(f for f in extract_facts(text)
                   if not (f.kind == "entity" and (title_case or fold(f.text) in _GENERIC))
                   and not _parenthetical_alias(norm, f))
-    if title_case:  # capitals mark no names there, but the lexicon still knows some ("Obama", "China")
-        facts = tuple(sorted(facts + headline_names(norm, [f.span for f in facts], _GENERIC), key=lambda f: f.span))
     return norm, _qualified_places(norm, facts)
 
 
@@ -109,17 +101,6 @@ def _title_cased(text: str) -> bool:
     return len(words) >= 3 and not lower and sum(w[0].isupper() for w in words) >= 0.7 * len(words)
 
 
-def phrase_of(fact: Fact, norm: str, clause_start: int) -> str:
-    """The fact with up to two words before it in its clause, stopwords not counted ("closes at 6")."""
-    before = list(_WORD.finditer(norm, clause_start, fact.span[0]))
-    taken: list[str] = []
-    for m in reversed(before):
-        taken.insert(0, m.group(0))
-        if sum(fold(w) not in STOPWORDS for w in taken) >= _PHRASE_WORDS or len(taken) >= 4:
-            break
-    return " ".join([*taken, fact.text]).strip()
-
-
 def _mentioned(fact: Fact, other_low: str) -> bool:
     key = fold(fact.text).strip(".")
     # The substring test first: most facts are not in the other text, and the regex would be compiled anew.
@@ -140,10 +121,9 @@ def _rival(g: Fact, g_norm: str, free: Sequence[Fact], p_norm: str) -> Fact | No
     return max(group, key=lambda p: (p.kind == g.kind, bool(lead) and _context(p_norm, p) == lead))
 
 
-def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Sequence[int] = (0,)) -> FactDiff:
+def diff_facts(gold: str, pred: str, same_value: SameValue) -> FactDiff:
     """Compare the facts of ``gold`` with ``pred``; ``same_value`` is the typed comparison of two facts of one
-    slot group, tried after the built-in agreement and a literal mention. ``clause_starts`` are the character
-    offsets (in the number-normalised gold) where gold's clauses start, for naming facts.
+    slot group, tried after the built-in agreement and a literal mention.
 
     Facts are aligned one to one (``align_facts``): one predicted value accounts for one gold fact, so "3" in
     "3 baths" does not also keep gold's "3 apartments", and a number inside another fact ("8" in "8:30 pm")
@@ -175,16 +155,13 @@ def diff_facts(gold: str, pred: str, same_value: SameValue, clause_starts: Seque
     changed: list[tuple[GoldFact, Fact]] = []
     dropped: list[GoldFact] = []
     for g in missing:
-        clause = max((i for i, s in enumerate(clause_starts) if s <= g.span[0]), default=0)
-        start = clause_starts[clause] if clause_starts else 0
-        gf = GoldFact(g, phrase_of(g, g_norm, start), clause)
+        gf = GoldFact(g)
         rival = _rival(g, g_norm, free, p_norm)
         if rival is not None and _generalises(g, rival):
             free.remove(rival)  # "Israel" for gold's "Tel Aviv": less said, nothing contradicted
             dropped.append(gf)
         elif rival is None:
-            vague = (g.kind == "date" and relative_span(p_norm)) or plural_kept(g, g_norm, p_norm)
-            dropped.append(replace(gf, vague=vague))
+            dropped.append(gf)
         else:
             free.remove(rival)
             changed.append((gf, rival))
@@ -236,43 +213,6 @@ def _generalises(g: Fact, p: Fact) -> bool:
     if g.kind != "entity" or p.kind != "entity":
         return False
     return place_within(g.text, p.text) or title_for_name(g.text, p.text)
-
-
-# A relative span coarser than a day ("last week", "earlier this month", "this year", "recently", "a few weeks
-# ago") cannot be checked against a calendar date without the date of writing: it states the date less
-# precisely, it does not contradict it. A relative *day* ("tomorrow", "on Friday", "Friday of next week",
-# "this weekend") names a day and stays a value of its own.
-_RELATIVE_SPAN = re.compile(
-    r"\b(?:(?:last|next|this|past|previous|coming|earlier\s+this|later\s+this)\s+(?:week|month|year|"
-    r"decade|spring|summer|autumn|fall|winter|season)"
-    r"|recently|(?:a|\d+|a\s+few|several|some)\s+(?:weeks|months|years|week|month|year)\s+ago)\b", re.I)
-_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
-                  re.I)
-
-
-def relative_span(text: str) -> bool:
-    """Whether ``text`` dates something only by a relative span coarser than a day ("last week", "this
-    year"), naming no day."""
-    return bool(_RELATIVE_SPAN.search(text)) and not _DAY.search(text)
-
-
-_DEFINITE = r"(?:the|these|those|its|their|his|her|our|your|my)"
-
-
-def plural_kept(fact: Fact, g_norm: str, p_norm: str) -> bool:
-    """Whether a count gold gives of a definite group ("the two dogs") is left out of a prediction that names
-    the same group by its definite plural ("the dogs"): the count describes things both replies point to, it
-    is not news. A count gold asserts ("I found 3 restaurants") is a value, and so is it against a bare
-    plural ("I found restaurants")."""
-    if fact.kind != "number" or not isinstance(fact.value, float) or fact.value < 2:
-        return False
-    if not re.search(rf"\b{_DEFINITE}\s*$", fold(g_norm[: fact.span[0]])):
-        return False
-    after = re.match(r"\s+([a-z]+)\b", g_norm[fact.span[1] :])
-    if after is None or after.group(1) in STOPWORDS or lemma(after.group(1)) == after.group(1):
-        return False
-    noun = re.escape(after.group(1))
-    return bool(re.search(rf"\b{_DEFINITE}\s+(?:[a-z]+\s+)?{noun}(?![\w-])", fold(p_norm)))
 
 
 _COUNT_NOUNS = 2

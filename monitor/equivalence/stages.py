@@ -18,11 +18,11 @@ from monitor.equivalence import money, people, phones, quantities, typed
 from monitor.equivalence.addresses import same_address
 from monitor.equivalence.airports import airport_relation
 from monitor.equivalence.calibration import value_text, value_tokens
-from monitor.equivalence.categories import opposite_words, price_level_rank
+from monitor.equivalence.categories import price_level_rank
 from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
-from monitor.equivalence.opposites import antonym_clash
+from monitor.equivalence.opposites import antonym_clash, opposite_words
 from monitor.equivalence.places import place_relation
 from monitor.equivalence.relative_dates import same_day_ref
 from monitor.equivalence.spans import ordinal, price_signs, rating, same_range, sequel_of
@@ -140,8 +140,8 @@ def month_of_date(pair: Pair) -> Match | None:
 
 
 def price_level(pair: Pair) -> Match | None:
-    """Price levels in signs or words: "$$" / "$$" equal, "$$" / "$$$$" not; one sign per level of the
-    `price level` set in ``data/categories.json``, cheapest first ("$$" / "moderate", "$" / "inexpensive")."""
+    """Price levels in signs or words: "$$" / "$$" equal, "$$" / "$$$$" not; one sign per
+    level of ``data/price_levels.json``, cheapest first ("$$" / "moderate", "$" / "inexpensive")."""
     g, p = price_signs(pair.g), price_signs(pair.p)
     if g is None and p is None:
         return None

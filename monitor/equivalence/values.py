@@ -9,12 +9,12 @@ from typing import Any
 import structlog
 
 from monitor.cache import LruCache
+from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence import stages
 from monitor.equivalence.calibration import remainders, value_features, value_score, value_text
 from monitor.equivalence.grounding import Grounding
 from monitor.equivalence.normalize import canon_string, categorize
 from monitor.equivalence.opposites import antonym_clash
-from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.stages import EXACT as _EXACT
 from monitor.equivalence.stages import Stage
 from monitor.equivalence.types import Match

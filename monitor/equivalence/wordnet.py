@@ -1,14 +1,12 @@
 """A small reader of the Princeton WordNet 3.0 database files (Debian's ``wordnet-base``).
 
-What it answers: is a word used mostly as a noun (``is_noun``), are two nouns *compatible* — one sense of
-each in the same synset (synonyms: "couch" / "sofa") or one a kind of the other through hypernym and
-instance-hypernym pointers ("lady" / "woman", "jeans" / "trousers") — or not ("lamb" / "cat"), and the direct
-antonyms of an adjective or verb (``antonyms``: "open" / "closed", read from ``data.adj`` / ``data.verb``).
+What it answers: the direct antonyms of an adjective or verb (``antonyms``: "open" / "closed", read from
+``data.adj`` / ``data.verb``), the verb base forms of a word (``verb_bases``), and whether a word's commonest
+noun sense is a proper noun (``is_name``: "China").
 
 The files read (format: wndb(5WN), morphy(7WN)): ``index.noun`` (lemma -> synset offsets), ``data.noun``
-(synsets, read by byte offset on demand), ``noun.exc`` / ``verb.exc`` (irregular forms) and ``cntlist.rev``
-(how often each sense was tagged in the SemCor corpus, which tells a noun from a verb: "dog" is a noun,
-"looking" a form of the verb "look"). The directory is ``AEM_WORDNET_DIR`` or ``/usr/share/wordnet``; loaded
+(synsets, read by byte offset on demand), ``data.adj`` / ``data.verb``, ``index.*`` and
+``noun.exc`` / ``verb.exc`` (irregular forms). The directory is ``AEM_WORDNET_DIR`` or ``/usr/share/wordnet``; loaded
 once, lazily, on the first question (about 9 MB: the sorted files are kept as bytes and searched by bisection).
 Without it every answer is None (unknown) and one warning ``wordnet_missing`` is logged.
 """
@@ -29,18 +27,16 @@ log = structlog.get_logger(__name__)
 
 DEFAULT_DIR = "/usr/share/wordnet"
 _FILES = ("index.noun", "index.verb", "index.adj", "index.adv", "data.noun", "data.verb", "data.adj", "noun.exc",
-          "verb.exc", "cntlist.rev")
-_HYPERNYMS = frozenset({"@", "@i"})
+          "verb.exc")
 # morphy(7WN): suffix detachment rules for nouns and verbs.
 _NOUN_RULES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
                ("men", "man"), ("ies", "y"))
 _VERB_RULES = (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
                ("ing", ""))
-_POS_OF_SS_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
 
 
 class _Sorted:
-    """A WordNet file sorted by its first field (every index file, ``cntlist.rev``), kept as bytes and searched
+    """A WordNet file sorted by its first field (every index file), kept as bytes and searched
     by bisection, as the WordNet library does: no per-line objects (a dict of index.noun would take ~60 MB)."""
 
     def __init__(self, path: Path) -> None:
@@ -73,25 +69,11 @@ class _Sorted:
         return isinstance(lemma, str) and bool(self.prefixed(lemma + " "))
 
 
-class _TagCounts:
-    """SemCor tag counts from ``cntlist.rev`` (lines ``sense_key sense_number count``, sorted by sense key)."""
-
-    def __init__(self, path: Path) -> None:
-        self.file = _Sorted(path)
-
-    def get(self, key: tuple[str, str], default: int = 0) -> int:
-        """The tag count of ``lemma`` over all its senses of part of speech ``pos`` (n, v, a, r)."""
-        lemma, pos = key
-        rows = [line.split() for line in self.file.prefixed(lemma + "%")]
-        return sum(int(f[2]) for f in rows if _POS_OF_SS_TYPE.get(f[0].partition("%")[2][:1]) == pos) or default
-
-
 @dataclass(frozen=True)
 class _Db:
     directory: Path
     noun_index: _Sorted  # lemma -> its index.noun line (parsed on use)
     exceptions: dict[str, dict[str, tuple[str, ...]]]  # pos -> inflected form -> base forms
-    tagged: _TagCounts  # (lemma, pos) -> SemCor tag count over all its senses
     lemmas: dict[str, _Sorted]  # pos -> the index file of that part of speech (which lemmas it lists)
 
 
@@ -114,14 +96,14 @@ def _open(directory: str) -> _Db | None:
     path = Path(directory)
     missing = [f for f in _FILES if not (path / f).is_file()]
     if missing:
-        log.warning("wordnet_missing", directory=directory, missing=missing, effect="lexical substitution off")
+        log.warning("wordnet_missing", directory=directory, missing=missing, effect="antonyms off")
         return None
     return _load(path)
 
 
 def reset() -> None:
     """Forget the loaded database and every cached answer (after ``AEM_WORDNET_DIR`` changes)."""
-    for cached in (_open, is_noun, _synset, _ancestry, senses, antonyms, _lexical_antonyms):
+    for cached in (_open, _synset, senses, antonyms, _lexical_antonyms):
         cached.cache_clear()
 
 
@@ -129,7 +111,7 @@ def _load(directory: Path) -> _Db:
     index = _Sorted(directory / "index.noun")
     others = {pos: _Sorted(directory / f"index.{name}") for pos, name in (("v", "verb"), ("a", "adj"), ("r", "adv"))}
     exceptions = {pos: _exceptions(directory / f"{name}.exc") for pos, name in (("n", "noun"), ("v", "verb"))}
-    return _Db(directory, index, exceptions, _TagCounts(directory / "cntlist.rev"), {"n": index, **others})
+    return _Db(directory, index, exceptions, {"n": index, **others})
 
 
 def _offsets(line: str) -> tuple[int, ...]:
@@ -176,78 +158,22 @@ def noun_bases(word: str) -> tuple[str, ...]:
     return _bases(db, key, "n") or _bases(db, key.replace("_", ""), "n")
 
 
-@lru_cache(maxsize=8192)
-def is_noun(word: str) -> bool | None:
-    """Is ``word`` used mostly as a noun? None when WordNet is absent. SemCor's tag counts decide between its
-    noun readings and its verb, adjective and adverb ones ("dog" is a noun; "looking", "plays", "nice",
-    "former" are not); an untagged word is a noun when WordNet lists it as a noun only ("skateboarder")."""
-    db = _database()
-    if db is None:
-        return None
-    nouns = noun_bases(word)
-    if not nouns:
-        return False
-    key = _key(word)
-    verbs = _bases(db, key, "v")
-    others = [(b, "v") for b in verbs] + [(key, p) for p in ("a", "r") if key in db.lemmas[p]]
-    noun_count = sum(db.tagged.get((b, "n"), 0) for b in nouns)
-    other_count = sum(db.tagged.get(k, 0) for k in others)
-    return noun_count > other_count or (noun_count == other_count == 0 and not others)
-
-
-# morphy's adjective endings: "tallest" -> "tall", "larger" -> "large".
-_ADJ_RULES = (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
-
-
-def known(word: str) -> bool | None:
-    """Does WordNet list ``word`` in some part of speech (an inflection of a noun, verb or adjective, or an
-    adverb)? None when WordNet is absent. "hackysack", "Obama" are not listed."""
-    db = _database()
-    if db is None:
-        return None
-    key = _key(word)
-    adjectives = {key, *(key[: -len(x)] + y for x, y in _ADJ_RULES if key.endswith(x) and len(key) > len(x) + 1)}
-    return bool(noun_bases(word) or verb_bases(word) or key in db.lemmas["r"]
-                or any(a in db.lemmas["a"] for a in adjectives))
-
-
-def ancestors(word: str, first: int = 2) -> frozenset[int]:
-    """The synsets (offsets) the ``first`` commonest noun senses of ``word`` are kinds or instances of, those
-    senses included."""
-    return frozenset().union(*(_ancestry(o) for o in senses(word)[:first]))
-
-
 def is_name(word: str) -> bool:
     """Is the commonest noun sense of ``word`` a proper noun in WordNet ("China"; not "cat", whose CAT scan
     comes later)? A capitalised word at the start of a sentence is then taken for a name."""
     first = senses(word)[:1]
-    return any(w[:1].isupper() and w.lower() == _key(word) for o in first for w in _synset(o)[0])
+    return any(w[:1].isupper() and w.lower() == _key(word) for o in first for w in _synset(o))
 
 
 @lru_cache(maxsize=65536)
-def _synset(offset: int) -> tuple[frozenset[str], tuple[int, ...], int]:
-    """The words (as written: names capitalised), hypernym offsets and lexicographer file number of the noun
-    synset at byte ``offset`` of data.noun."""
+def _synset(offset: int) -> frozenset[str]:
+    """The words (as written: names capitalised) of the noun synset at byte ``offset`` of data.noun."""
     db = _database()
     assert db is not None
     with (db.directory / "data.noun").open("rb") as fh:
         fh.seek(offset)
         f = fh.readline().decode("latin-1").split(" | ")[0].split()
-    n_words = int(f[3], 16)
-    words = frozenset(re.sub(r"\(.*\)$", "", f[4 + 2 * i]) for i in range(n_words))
-    at = 4 + 2 * n_words
-    n_pointers = int(f[at])
-    ptrs = [f[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(n_pointers)]
-    return words, tuple(int(p[1]) for p in ptrs if p[0] in _HYPERNYMS and p[2] == "n"), int(f[1])
-
-
-@lru_cache(maxsize=16384)
-def _ancestry(offset: int) -> frozenset[int]:
-    """The synset and every synset above it."""
-    out = {offset}
-    for h in _synset(offset)[1]:
-        out |= _ancestry(h)
-    return frozenset(out)
+    return frozenset(re.sub(r"\(.*\)$", "", f[4 + 2 * i]) for i in range(int(f[3], 16)))
 
 
 @lru_cache(maxsize=16384)
@@ -259,31 +185,10 @@ def senses(word: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(o for b in noun_bases(word) for o in _offsets(db.noun_index[b])))
 
 
-def compatible(a: str, b: str) -> bool | None:
-    """Can nouns ``a`` and ``b`` name the same thing: some sense of each in one synset, or one a kind (or an
-    instance) of the other? None when WordNet is absent or does not know one of them."""
-    sa, sb = senses(a), senses(b)
-    if not sa or not sb:
-        return None
-    up_a = frozenset().union(*(_ancestry(o) for o in sa))
-    up_b = frozenset().union(*(_ancestry(o) for o in sb))
-    return bool(up_a & set(sb)) or bool(up_b & set(sa))
-
-
 def verb_bases(word: str) -> tuple[str, ...]:
     """WordNet verb lemmas of ``word`` ("jumps" -> "jump", "stirred" -> "stir")."""
     db = _database()
     return () if db is None else _bases(db, _key(word), "v")
-
-
-def lexfiles(word: str, first: int = 2) -> frozenset[int]:
-    """The lexicographer files of the ``first`` commonest noun senses of each base form of ``word`` (5
-    noun.animal, 6 noun.artifact, 18 noun.person, 28 noun.time...: lexnames(5WN)); "eyes" is both its own
-    lemma ("in the eyes of the law") and "eye"."""
-    db = _database()
-    if db is None:
-        return frozenset()
-    return frozenset(_synset(o)[2] for b in noun_bases(word) for o in _offsets(db.noun_index[b])[:first])
 
 
 # Antonyms: adjectives and verbs whose commonest senses WordNet sets against each other ("open" / "closed",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from monitor.equivalence import ReplyComparator, SemanticScorer, ValueComparator
+from monitor.embeddings import SemanticScorer
 from monitor.equivalence.reference_texts import reference_texts
 from monitor.models.dialog import Dialog, Payload, Reply, ToolSpec
 from monitor.models.verdict import DialogResult
@@ -64,30 +64,13 @@ def observed_turns(dialog: Dialog) -> list[ObservedTurn]:
 
 @dataclass
 class ScoringEngine:
-    """Builds per-conversation sessions around one set of comparators."""
+    """Builds per-conversation sessions around one set of comparators (``monitor.wiring.build_engine`` makes one)."""
 
     config: ScoringConfig
     checker: ReferenceChecker
     judge: ReferenceFreeChecker | None = None
     tools: Sequence[ToolSpec] = ()
     semantic: SemanticScorer | None = None
-
-    @classmethod
-    def create(
-        cls,
-        config: ScoringConfig | None = None,
-        semantic: SemanticScorer | None = None,
-        judge: ReferenceFreeChecker | None = None,
-    ) -> ScoringEngine:
-        """An engine over the typed comparators, with `semantic` as the fallback scorer (None: typed only).
-
-        Turns without a reference go to `judge`; the composition root (`monitor.wiring`) builds the
-        reference-free checker (catalog, grounding, optional LLM judge) and passes it in.
-        """
-        config = config or ScoringConfig()
-        values = ValueComparator(semantic=semantic, threshold=config.threshold)
-        replies = ReplyComparator(semantic=semantic, threshold=config.threshold, values=values)
-        return cls(config=config, checker=ReferenceChecker(values, replies), judge=judge, semantic=semantic)
 
     def session(
         self,

@@ -1,13 +1,15 @@
 """Load the typed comparators' lazy tables before the first event instead of during it.
 
 The typed stages build their lookup tables on first use: the city gazetteer (~34,000 names), the airport
-index, the unit registry, currency and locale data, and the reply comparator's WordNet (~1 s). Each costs
+index, the unit registry, currency and locale data, and WordNet (the value opposites' antonyms, ~1 s); the
+trained reply verifier runs its first pair (ONNX Runtime's first run of a session is slow). Each costs
 from a few hundred milliseconds to seconds; a long-running monitor pays that once, and should pay it at
 start-up rather than stall the first turns whose arguments need it. ``aem score`` does not call this: a
 short batch run loads only what it meets.
 
 The comparisons run on a throwaway, typed-only comparator (no encoder is loaded, and the engine's own
-decision caches are not touched); the tables they load are module-level and shared.
+decision caches are not touched; the verifier's pair cache keeps the one warm-up pair); the tables they load
+are module-level and shared.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import time
 
 import structlog
 
-from monitor.equivalence import ReplyComparator, ValueComparator
-from monitor.equivalence.substitution import substitution
+from monitor.equivalence import ValueComparator
+from monitor.verifier import PairScorer, VerifierReplyComparator
+from monitor.verifier.evidence import TypedValueEvidence
 
 log = structlog.get_logger(__name__)
 
@@ -34,23 +37,25 @@ _VALUE_PAIRS: tuple[tuple[str, str], ...] = (
     ("+1 415 555 0100", "(415) 555-0100"),
     ("123 Main St", "123 Main Street"),
     ("Robert", "Bob"),
+    ("open", "closed"),  # WordNet's antonyms (the opposites stage)
 )
 _REPLY_PAIR = (
     "Your table for 2 at Nopa is booked for March 3 at 7 pm; it costs $40.",
     "I booked a table for two at Nopa on 3 March at 19:00, and it is not $40.",
 )
-# A fact-less reply pair with a noun swapped: WordNet's index and noun synsets (``substitution``).
-_SUBSTITUTED = ("The dog is sleeping on the sofa.", "A cat is sleeping on the couch.")
 
 
-def warm_up() -> float:
-    """Run one comparison through every typed stage; returns the seconds it took."""
+def warm_up(verifier: PairScorer | None = None) -> float:
+    """Run one comparison through every typed stage, and one reply pair through ``verifier`` (the trained reply
+    verifier the engine uses, if it uses one) with its typed-value evidence; returns the seconds it took."""
     start = time.perf_counter()
     values = ValueComparator()
     for gold, pred in _VALUE_PAIRS:
         values.compare(gold, pred)
-    ReplyComparator(values=values).compare(*_REPLY_PAIR)
-    substitution(*_SUBSTITUTED)
+    evidence = TypedValueEvidence(values)
+    evidence.changed_values(*_REPLY_PAIR)
+    if verifier is not None:
+        VerifierReplyComparator(verifier, facts=evidence).compare(*_REPLY_PAIR)
     seconds = time.perf_counter() - start
     log.info("typed_tables_loaded", seconds=round(seconds, 3))
     return seconds

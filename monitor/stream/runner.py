@@ -39,6 +39,7 @@ from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, VerdictTopicSink
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 from monitor.stream.stream_clock import StreamClock
+from monitor.verifier import VerifierReplyComparator
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -151,7 +152,9 @@ class Monitor:
     def start(self) -> None:
         """Connect what was not injected: topics, producer, state store, consumer; wire the sinks."""
         s = self.settings
-        warm_up()  # the typed stages' tables, before the first turn rather than during it
+        replies = self.engine.checker.replies
+        # the typed stages' tables and the verifier's first run, before the first turn rather than during it
+        warm_up(replies.scorer if isinstance(replies, VerifierReplyComparator) else None)
         self.engine.prepare_encoder()  # the ONNX export, if not cached yet: not mid-poll
         if self._producer is None:
             if s.create_topics:

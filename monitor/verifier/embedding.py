@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence.normalize import canon_string
-from monitor.equivalence.semantic import SemanticScorer
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import structlog
 
 from monitor.cache import LruCache
-from monitor.equivalence.int8_export import file_sha256
+from monitor.embeddings.int8_export import file_sha256
 
 log = structlog.get_logger(__name__)
 

@@ -24,9 +24,11 @@ def values(scorer):
 
 @pytest.fixture(scope="session")
 def replies(scorer, values):
-    from monitor.equivalence import ReplyComparator
+    """The reply comparator the engine uses by default (the trained verifier with typed-value evidence)."""
+    from monitor.scoring import ScoringConfig
+    from monitor.wiring import reply_comparator
 
-    return ReplyComparator(semantic=scorer, values=values)
+    return reply_comparator(ScoringConfig(), values, scorer, None)
 
 
 @pytest.fixture(scope="session")

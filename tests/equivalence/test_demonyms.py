@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from monitor.equivalence.demonyms import countries_of, other_countries
-from monitor.equivalence.replies import INCONSISTENT, reply_reason
+from monitor.models.vocabulary import FailureReason
+
+INCONSISTENT = FailureReason.INCONSISTENT_RESPONSE
+INCOMPLETE = FailureReason.INCOMPLETE_RESPONSE
 
 
 @pytest.mark.parametrize(("word", "country"), [
@@ -50,14 +53,3 @@ def test_two_countries_differ_both_ways(a, b):
 ])
 def test_one_country_or_no_two_countries_is_no_clash(a, b):
     assert not other_countries(a, b) and not other_countries(b, a)
-
-
-def test_another_country_adjective_is_a_change(replies):
-    m = replies.compare("An Algerian court sentenced him to ten years.", "A Tunisian court sentenced him to ten years.")
-    assert reply_reason(m) == INCONSISTENT
-    assert "Tunisian" in (m.detail or "")
-
-
-def test_the_country_adjective_for_its_name_passes(replies):
-    m = replies.compare("An Egyptian court sentenced him.", "A court in Egypt sentenced him.")
-    assert m.equivalent, m.detail

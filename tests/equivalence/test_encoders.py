@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from monitor.equivalence import EmbeddingScorer
-from monitor.equivalence.encoders import (
+from monitor.embeddings import EmbeddingScorer
+from monitor.embeddings.encoders import (
     INT8_MODEL_ENV,
     EncoderKind,
     EncoderUnavailable,

@@ -9,9 +9,9 @@ import onnx
 import pytest
 from structlog.testing import capture_logs
 
-from monitor.equivalence import int8_export
-from monitor.equivalence.encoders import EncoderKind, OnnxEncoder, int8_model, load_encoder
-from monitor.equivalence.int8_export import CACHE_DIR_ENV, RECIPE, Recipe, export_key
+from monitor.embeddings import int8_export
+from monitor.embeddings.encoders import EncoderKind, OnnxEncoder, int8_model, load_encoder
+from monitor.embeddings.int8_export import CACHE_DIR_ENV, RECIPE, Recipe, export_key
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import numpy as np
 import onnx
 import pytest
 
-from monitor.equivalence import int8_export
-from monitor.equivalence.encoders import EncoderKind, int8_model, load_encoder
+from monitor.embeddings import int8_export
+from monitor.embeddings.encoders import EncoderKind, int8_model, load_encoder
 
 TEXTS = [
     "The museum is open on weekends.",
@@ -63,7 +63,7 @@ def test_the_setting_names_it(monkeypatch):
 def test_another_model_runs_on_torch(tmp_path):
     from structlog.testing import capture_logs
 
-    from monitor.equivalence.encoders import default_model_path
+    from monitor.embeddings.encoders import default_model_path
 
     with capture_logs() as logs:
         encoder = load_encoder(EncoderKind.ONNX, model_path=default_model_path())
@@ -72,7 +72,7 @@ def test_another_model_runs_on_torch(tmp_path):
 
 
 def test_the_engine_prepares_the_export_at_start_up_without_loading_it(monkeypatch, tmp_path):
-    from monitor.equivalence import EmbeddingScorer
+    from monitor.embeddings import EmbeddingScorer
     from monitor.scoring import ScoringConfig
     from monitor.wiring import build_engine
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from monitor.equivalence import EmbeddingScorer, SemanticScorer
-from monitor.equivalence.encoders import ENCODER_ENV, EncoderKind
+from monitor.embeddings import EmbeddingScorer, SemanticScorer
+from monitor.embeddings.encoders import ENCODER_ENV, EncoderKind
 
 
 def test_is_a_semantic_scorer():

@@ -171,7 +171,7 @@ def test_threshold_is_configurable(scorer):
 
 
 def test_prefetch_batches_and_skips_typed_pairs(scorer):
-    from monitor.equivalence import EmbeddingScorer
+    from monitor.embeddings import EmbeddingScorer
 
     fresh = EmbeddingScorer()
     fresh._model = scorer.encoder  # reuse the loaded encoder, fresh cache and counter

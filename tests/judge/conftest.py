@@ -41,12 +41,15 @@ class Comparators:
 
 @pytest.fixture(scope="session")
 def comparators(embedding_scorer: Any) -> Comparators:
-    """The real value/reply comparators over the session's all-MiniLM-L6-v2 model (loaded once per run)."""
-    from monitor.equivalence import ReplyComparator, ValueComparator
+    """The real value comparator over the session's all-MiniLM-L6-v2 model (loaded once per run) and the reply
+    comparator the engine uses by default (the trained verifier)."""
+    from monitor.equivalence import ValueComparator
+    from monitor.scoring import ScoringConfig
+    from monitor.wiring import reply_comparator
 
     semantic = embedding_scorer
     values = ValueComparator(semantic=semantic, threshold=0.5)
-    replies = ReplyComparator(semantic=semantic, threshold=0.5, values=values)
+    replies = reply_comparator(ScoringConfig(), values, semantic, None)
     return Comparators(values, replies)
 
 

@@ -12,9 +12,10 @@ import pytest
 
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.models.vocabulary import TurnType
-from monitor.scoring import ObservedTurn, ScoringEngine
+from monitor.scoring import ObservedTurn
 from monitor.scoring.packed import pack_payload, pack_turn, unpack_payload
 from monitor.scoring.types import CheckResult
+from monitor.wiring import build_engine
 
 
 def same(a: Any, b: Any) -> bool:
@@ -114,7 +115,7 @@ class RecordingJudge:
 
 def test_the_judge_reads_the_turns_as_they_came_without_their_gold() -> None:
     judge = RecordingJudge()
-    engine = ScoringEngine.create(judge=judge)
+    engine = replace(build_engine(embed=False), judge=judge)
     session = engine.session("c1")
     turns = [
         ObservedTurn(turn_no=1, turn=TurnType.USER, predict=UserMessage(content="Find flights to Paris")),
@@ -135,7 +136,7 @@ def test_the_judge_reads_the_turns_as_they_came_without_their_gold() -> None:
 
 
 def test_after_scoring_only_a_failed_turn_keeps_its_payload() -> None:
-    session = ScoringEngine.create().session("c1")
+    session = build_engine(embed=False).session("c1")
     ok = ToolCall(tool_id="f", action="Search", args={"to": "CDG"}, output={"flights": ["AF-1"]})
     wrong = ToolCall(tool_id="f", action="Search", args={"to": "ORY"})
     session.add(ObservedTurn(turn_no=1, turn=TurnType.TOOL, predict=ok, gold=ok))

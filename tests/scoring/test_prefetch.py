@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.equivalence import EmbeddingScorer
+from monitor.embeddings import EmbeddingScorer
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringConfig
 from monitor.wiring import build_engine

@@ -305,7 +305,7 @@ def reply_dialog(dialog_id: str, pairs) -> Dialog:
 
 def test_streamed_response_turns_score_as_aem_score_does(embedding_scorer):
     """A poll's batched prefetch (what `aem run` does) then turn-by-turn scoring gives `aem score`'s verdicts."""
-    from monitor.equivalence import EmbeddingScorer
+    from monitor.embeddings import EmbeddingScorer
     from monitor.scoring import ScoringConfig
     from monitor.wiring import build_engine
 

@@ -11,7 +11,7 @@ import numpy as np
 import structlog
 
 from monitor.cache import LruCache
-from monitor.equivalence.encoders import EncoderKind, TextEncoder, TorchEncoder, load_encoder
+from monitor.embeddings.encoders import EncoderKind, TextEncoder, TorchEncoder, load_encoder
 
 log = structlog.get_logger(__name__)
 
@@ -86,7 +86,7 @@ class EmbeddingScorer(SemanticScorer):
             return
         if self.encoder_kind is EncoderKind.ONNX and self.model_name is not None:
             return  # another model runs on torch (``load_encoder``)
-        from monitor.equivalence.encoders import EncoderUnavailable, int8_model
+        from monitor.embeddings.encoders import EncoderUnavailable, int8_model
 
         try:
             int8_model(self.model_name, quantised=self.encoder_kind is EncoderKind.INT8)

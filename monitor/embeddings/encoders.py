@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import structlog
 
-from monitor.equivalence.int8_export import RECIPE, ExportFailed, cached_int8_model, file_sha256
+from monitor.embeddings.int8_export import RECIPE, ExportFailed, cached_int8_model, file_sha256
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
