@@ -337,7 +337,7 @@ class Monitor:
         event_time = event.epoch_seconds if record_ms <= 0 else None
         seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
         self.metrics.see_release(event.agent, event.release, seen_at)
-        result = self.processor.process(event, position, received, raw)
+        result = self.processor.process(event, position, seen_at, raw)  # latency from the clamped time
         self.progress.saw(result.event_outcome, event.conversation_id)
         if result.event_outcome:
             self.metrics.record_event(result.event_outcome)
