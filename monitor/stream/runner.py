@@ -290,7 +290,9 @@ class Monitor:
                     decoded += [(e, p, _broker_time(rec), None) for e, p in _positions(got.events)]
                     self.checkpoint.completed(_refs(got.done))
                 else:
-                    decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec), rec.value))
+                    event = decode_event(rec.value, self.limits)
+                    _check_key(rec.key, event)
+                    decoded.append((event, position, _broker_time(rec), rec.value))
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self.checkpoint.completed([position])
@@ -443,6 +445,14 @@ def _positions(items: Iterable[tuple[T, Any]]) -> list[tuple[T, Position]]:
 
 def _refs(refs: Iterable[Any]) -> list[Position]:
     return [ref for _, ref in _positions((None, r) for r in refs)]
+
+
+def _check_key(key: bytes | None, event: TraceEvent) -> None:
+    """The record key must be the conversation_id (docs/trace-events.md): with another key, turns of one
+    conversation land on different partitions, and so on different monitors. A record without a key is read."""
+    if key is not None and key != event.conversation_id.encode("utf-8"):
+        shown = key[:80].decode("utf-8", errors="replace")
+        raise InvalidEvent(f"record key {shown!r} differs from conversation_id {event.conversation_id[:80]!r}", "key")
 
 
 def _source(ref: Any) -> str:
