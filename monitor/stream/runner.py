@@ -325,9 +325,9 @@ class Monitor:
         pairs: list[Pair] = []
         for event, _, _, raw in decoded:
             try:
-                inline = isinstance(event.gold_turn, ToolCall | Reply)
-                if inline and oversize(event, work, len(raw) if raw else None) is None:
-                    pairs.append((event.gold_turn, event.predict_turn))
+                gold = event.gold_turn
+                if isinstance(gold, ToolCall | Reply) and oversize(event, work, len(raw) if raw else None) is None:
+                    pairs.append((gold, event.predict_turn))
             except Exception as exc:  # its scoring meets the same problem, guarded
                 log.warning("prefetch_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
         return pairs
