@@ -89,21 +89,39 @@ class Tally:
         return self.passed / self.scored if self.scored else None
 
 
-def chunks(dialogs: Iterable[Dialog], size: int = CHUNK) -> Iterator[list[Dialog]]:
+def chunks(dialogs: Iterable[tuple[str, Dialog]], size: int = CHUNK) -> Iterator[list[tuple[str, Dialog]]]:
     it = iter(dialogs)
     while chunk := list(islice(it, size)):
         yield chunk
 
 
-def all_dialogs(paths: Iterable[str]) -> Iterator[Dialog]:
+def all_dialogs(paths: Iterable[str]) -> Iterator[tuple[str, Dialog]]:
+    """Each dialog with the file it comes from."""
     for path in paths:
-        yield from iter_dialogs(path)
+        for dialog in iter_dialogs(path):
+            yield path, dialog
+
+
+def scored(engine: ScoringEngine, chunk: list[tuple[str, Dialog]]) -> list[DialogResult]:
+    """Score a chunk in one batch; if that raises, dialog by dialog, so the error names the one that failed."""
+    try:
+        return engine.score_dialogs([dialog for _, dialog in chunk])
+    except Exception:  # found again below, with its file and dialog
+        pass
+    results = []
+    for path, dialog in chunk:
+        try:
+            results.append(engine.score_dialog(dialog))
+        except Exception as exc:  # a dialog the scorer cannot handle: one line naming it, never a traceback
+            reason = f"scoring failed ({type(exc).__name__}: {str(exc)[:200]})"
+            raise InputError(path, reason, dialog=dialog.dialog_id) from None
+    return results
 
 
 def stream_jsonl(engine: ScoringEngine, paths: Iterable[str], out: TextIO) -> Tally:
     tally = Tally()
     for chunk in chunks(all_dialogs(paths)):
-        for result in engine.score_dialogs(chunk):
+        for result in scored(engine, chunk):
             out.write(result.model_dump_json() + "\n")
             tally.add(result)
         out.flush()
@@ -111,7 +129,7 @@ def stream_jsonl(engine: ScoringEngine, paths: Iterable[str], out: TextIO) -> Ta
 
 
 def write_all(engine: ScoringEngine, paths: Iterable[str], fmt: str, out: TextIO) -> Tally:
-    results = [r for chunk in chunks(all_dialogs(paths)) for r in engine.score_dialogs(chunk)]
+    results = [r for chunk in chunks(all_dialogs(paths)) for r in scored(engine, chunk)]
     summary = summarize(results)
     if fmt == "json":
         doc = {"dialogs": [r.model_dump(mode="json") for r in results], "summary": summary}

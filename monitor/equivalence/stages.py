@@ -101,10 +101,16 @@ def boolean(pair: Pair) -> Match | None:
     return _verdict(gb is not None and gb == pb, "bool")
 
 
+def _exact_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def json_numbers(pair: Pair) -> Match | None:
     """Two numbers that are not strings: numerically equal or not."""
     if isinstance(pair.gold, str) or isinstance(pair.pred, str):
         return None
+    if _exact_int(pair.gold) and _exact_int(pair.pred):  # any size: never through a float
+        return _verdict(pair.gold == pair.pred, "number")
     gn, pn = pair.numbers
     return _verdict(typed.numbers_close(gn, pn), "number") if gn is not None and pn is not None else None
 

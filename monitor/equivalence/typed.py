@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
@@ -90,9 +91,21 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+_FLOAT_INT_MAX = int(sys.float_info.max)  # larger integers have no float: float() raises OverflowError
+
+
 @lru_cache(maxsize=65536)
 def parse_number(text: str) -> float | None:
-    """A plain number, with scale words and number words ("1.2 million", "one hundred", "3k")."""
+    """A plain number, with scale words and number words ("1.2 million", "one hundred", "3k"); None for
+    one too large for a float (digits past its range are compared as text)."""
+    try:
+        number = _parse_number(text)
+    except OverflowError:
+        return None
+    return number if number is None or math.isfinite(number) else None
+
+
+def _parse_number(text: str) -> float | None:
     t = canon(text).replace("\u2212", "-")
     if t.endswith("%"):
         t = t[:-1].strip()
@@ -140,10 +153,13 @@ def _grouped_count(t: str) -> float | None:
 
 
 def number_of(value: object) -> float | None:
+    """A number as a float; None for a JSON integer too large for one (it is compared exactly, as an int)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
+    if isinstance(value, int):
+        return float(value) if abs(value) <= _FLOAT_INT_MAX else None
+    if isinstance(value, float):
+        return value
     if isinstance(value, str):
         return parse_number(value)
     return None

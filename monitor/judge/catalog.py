@@ -23,7 +23,6 @@ Checks on a tool call, in contract order (docs/taxonomy.md), the first failing o
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.protocols import Validator
 from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
+from referencing.exceptions import Unresolvable
 
+from monitor.judge.schema_regex import SchemaProblem, safe_validator, search
 from monitor.models.dialog import ToolCall, ToolSpec
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
@@ -52,7 +54,7 @@ class CatalogEntry:
     """One tool action with its compiled argument validator."""
 
     spec: ToolSpec
-    validator: Draft202012Validator
+    validator: Validator  # never fetches a `$ref`, never backtracks on a pattern (schema_regex.py)
 
     @property
     def schema(self) -> Mapping[str, Any]:
@@ -74,7 +76,7 @@ class CatalogEntry:
         if key in props:
             return True
         patterns = self.schema.get("patternProperties")
-        if isinstance(patterns, Mapping) and any(re.search(p, key) for p in patterns):
+        if isinstance(patterns, Mapping) and any(search(p, key) for p in patterns):
             return True
         additional = self.schema.get("additionalProperties", False)  # absent → closed (see module doc)
         return additional is not False
@@ -116,15 +118,17 @@ class ToolCatalog:
         key = (spec.tool_id, spec.action)
         try:
             Draft202012Validator.check_schema(spec.parameters)
-        except SchemaError as exc:
-            problem = CatalogProblem(spec.tool_id, spec.action, _schema_error_text(exc))
+            validator = safe_validator(spec.parameters, _FORMAT_CHECKER)
+        except (SchemaError, SchemaProblem) as exc:
+            text = _schema_error_text(exc) if isinstance(exc, SchemaError) else str(exc)
+            problem = CatalogProblem(spec.tool_id, spec.action, text)
             if strict:
                 raise CatalogError(str(problem)) from None
             self.entries.pop(key, None)
             self.invalid[key] = problem
             return
         self.invalid.pop(key, None)
-        self.entries[key] = CatalogEntry(spec, Draft202012Validator(spec.parameters, format_checker=_FORMAT_CHECKER))
+        self.entries[key] = CatalogEntry(spec, validator)
 
     def merged(self, specs: Iterable[ToolSpec]) -> ToolCatalog:
         """A copy of this catalog with ``specs`` added on top (an event's tools override the configured file)."""
@@ -202,7 +206,11 @@ def _check_against(entry: CatalogEntry, args: Mapping[str, Any]) -> CheckResult 
             score=(len(args) - len(extra)) / len(args),
             detail=f"keys not in the schema {extra}",
         )
-    errors = [e for e in entry.validator.iter_errors(dict(args)) if not _is_key_error(e)]
+    try:
+        errors = [e for e in entry.validator.iter_errors(dict(args)) if not _is_key_error(e)]
+    except Unresolvable as exc:  # only references inside the schema are followed: nothing is fetched
+        reason = f"parameters schema: $ref {str(exc)[:200]} (only references within the schema resolve)"
+        return CheckResult.unscored(reason)
     nested_missing = [e for e in errors if e.validator == "required"]
     if nested_missing:
         first = nested_missing[0]

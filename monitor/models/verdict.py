@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, SubMetric, TurnType
+
+MAX_DETAIL_CHARS = 1_000  # a verdict's `detail` is cut to this (values quoted in it can be of any size)
 
 
 class Decision(BaseModel):
@@ -40,6 +42,13 @@ class TurnVerdict(BaseModel):
     symptom: FailureReason | None = None  # for a cascade: what the checks saw (e.g. inconsistent_parameter_values)
     detail: str | None = None
     decision: Decision | None = None  # reply turns: which check decided, and on what
+
+    @field_validator("detail")
+    @classmethod
+    def _bounded(cls, detail: str | None) -> str | None:
+        if detail is None or len(detail) <= MAX_DETAIL_CHARS:
+            return detail
+        return detail[: MAX_DETAIL_CHARS - 14] + " …[truncated]"
 
     @property
     def turn_type(self) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import structlog
+
 from monitor.embeddings import SemanticScorer
 from monitor.equivalence.reference_texts import reference_texts
 from monitor.models.dialog import Dialog, Payload, Reply, ToolSpec
@@ -15,6 +17,7 @@ from monitor.scoring.session import DialogSession, ReferenceFreeChecker
 from monitor.scoring.types import DialogMeta, ObservedTurn, ReferenceTurn
 
 _PREFETCH_BATCH = 512
+log = structlog.get_logger(__name__)
 
 
 def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
@@ -98,10 +101,24 @@ class ScoringEngine:
         for pair in pairs:
             batch.append(pair)
             if len(batch) >= _PREFETCH_BATCH:
-                self.checker.prefetch(batch)
+                self._prefetch_batch(batch)
                 batch = []
         if batch:
+            self._prefetch_batch(batch)
+
+    def _prefetch_batch(self, batch: list[tuple[Payload, Payload]]) -> None:
+        """Never raises: warming is an optimisation. A batch that fails is warmed pair by pair, and the pair
+        that fails is left to its turn's scoring, where the failure is handled (the per-event guard)."""
+        try:
             self.checker.prefetch(batch)
+            return
+        except Exception as exc:
+            log.warning("prefetch_failed", pairs=len(batch), error=repr(exc)[:300])
+        for pair in batch:
+            try:
+                self.checker.prefetch([pair])
+            except Exception:  # this pair is scored (and fails, guarded) without the warm cache
+                continue
 
     def prepare_encoder(self) -> None:
         """Build the encoder's ONNX export now if it is not cached (a long-running monitor pays it at start-up,

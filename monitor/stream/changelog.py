@@ -4,7 +4,7 @@ conversation (status, next turn, verdicts emitted); a tombstone (value None) for
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,17 +20,37 @@ class StateRecord:
     value: bytes | None
 
 
-def group_changelog(records: Mapping[str, bytes]) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
-    """The latest changelog records of a partition, per conversation: (head, event records)."""
+def group_changelog(
+    records: Mapping[str, bytes], skipped: Callable[[str, str], None] | None = None
+) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
+    """The latest changelog records of a partition, per conversation: (head, event records).
+
+    A record that is not a JSON object of either kind is left out, and `skipped(key, reason)` told.
+    """
     heads: dict[str, dict[str, Any]] = {}
     events: dict[str, list[bytes]] = {}
     for key, value in records.items():
-        doc = json.loads(value)
-        if "conversation_id" in doc:  # an event
+        try:
+            doc = json.loads(value)
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, an integer past the digit limit
+            _skip(skipped, key, f"not JSON ({type(exc).__name__})")
+            continue
+        if isinstance(doc, dict) and isinstance(doc.get("conversation_id"), str):  # an event
             events.setdefault(doc["conversation_id"], []).append(value)
-        elif "status" in doc:
-            heads[doc.get("cid", key)] = doc  # version 1 heads carry no "cid": their key is it
+        elif isinstance(doc, dict) and "status" in doc:
+            cid = doc.get("cid", key)  # version 1 heads carry no "cid": their key is it
+            if isinstance(cid, str):
+                heads[cid] = doc
+            else:
+                _skip(skipped, key, "head without a conversation id")
+        else:
+            _skip(skipped, key, "neither an event nor a head")
     return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
+
+
+def _skip(skipped: Callable[[str, str], None] | None, key: str, reason: str) -> None:
+    if skipped is not None:
+        skipped(key, reason)
 
 
 def event_key(conversation_id: str, turn_no: int) -> str:

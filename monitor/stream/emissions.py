@@ -83,6 +83,7 @@ class Failure:
     event: TraceEvent
     ref: SourceRef
     reason: str
+    raw: bytes | None = None  # the bytes it was decoded from, when known (the DLQ keeps them as they came)
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage, error_path
 
@@ -17,7 +17,7 @@ class TraceEvent(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    schema_version: Literal[1]
+    schema_version: Annotated[StrictInt, Field(ge=1, le=1)]  # the integer 1 (not true, 1.0 or "1")
     conversation_id: str = Field(min_length=1, max_length=512)
     agent: str = Field("default", min_length=1, max_length=200)
     release: str = Field(min_length=1, max_length=200)
@@ -120,7 +120,7 @@ def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidE
     if not isinstance(data, dict):
         return InvalidEvent(f"expected a JSON object, got {type(data).__name__}")
     version = data.get("schema_version")
-    if version != 1:
+    if type(version) is not int or version != 1:
         return InvalidEvent(f"unsupported schema_version {version!r} (this monitor reads 1)", "schema_version")
     return _first_error(error)
 

@@ -184,11 +184,13 @@ def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: flo
         def do_HEAD(self) -> None:
             self._send(405, "text/plain; charset=utf-8", b"")
 
-        do_POST = do_PUT = do_DELETE = do_HEAD
+        do_POST = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = do_TRACE = do_CONNECT = do_HEAD
 
         def _send(self, status: int, content_type: str, data: bytes) -> None:
             try:
                 self.send_response(status)
+                if status == 405:
+                    self.send_header("Allow", "GET")
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

@@ -82,6 +82,9 @@ class MonitorMetrics:
         self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
         self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
         self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self.state_skipped = Counter(
+            "aem_state_records_skipped", "State-topic records restore could not read (left out)", ["reason"], registry=r
+        )
         self.too_large = Counter(
             "aem_turns_too_large",
             "Turns left unscored (reason too_large) by the per-event work limit they passed",

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
@@ -83,6 +84,7 @@ class PartitionState:
         self.restored: set[TopicPartition] = set()  # partitions whose changelog is loaded
         self.rebalances = Rebalances()
         self.rebalancing = False  # a rebalance began, the new assignment not yet known
+        self.on_skipped: Callable[[str], None] = lambda reason: None  # a state record restore left out
 
     def ready(self, tp: TopicPartition) -> bool:
         """Events are scored only outside a rebalance, once their partition's conversations are restored."""
@@ -122,14 +124,15 @@ class PartitionState:
         cutoff = time.time() - self.finished_retention_s
         for number, records in loaded.items():
             tp = by_number[number]
-            for cid, (head, events) in group_changelog(records).items():
-                finished = head.get("status") == "finished"
-                if finished and head.get("at", 0) < cutoff:
-                    self.store.save(number, cid, None, source=f"{tp.topic}/{tp.partition}")
-                    continue
-                if not finished:
-                    self.owner[cid] = tp
-                restored.extend(self.processor.restore(cid, head, events))
+            for cid, (head, events) in group_changelog(records, self._skipped).items():
+                try:
+                    restored.extend(self._restore_one(tp, cid, head, events, cutoff))
+                except KafkaError:
+                    raise  # the loop retries the whole restore
+                except Exception as exc:  # one conversation's records: left out, the others restored
+                    self.processor.drop([cid])
+                    self.owner.pop(cid, None)
+                    self._skipped(cid, f"restore failed ({type(exc).__name__}: {str(exc)[:200]})", 1 + len(events))
         self.restored |= partitions
         log.info(
             "state_restored",
@@ -138,6 +141,24 @@ class PartitionState:
             emitted_on_restore=len(restored.emissions),
         )
         return restored
+
+    def _restore_one(
+        self, tp: TopicPartition, cid: str, head: dict[str, Any], events: list[bytes], cutoff: float
+    ) -> Outcome:
+        finished = head.get("status") == "finished"
+        if finished and float(head.get("at", 0)) < cutoff:
+            assert self.store is not None
+            self.store.save(tp.partition, cid, None, source=f"{tp.topic}/{tp.partition}")
+            return Outcome()
+        if not finished:
+            self.owner[cid] = tp
+        return self.processor.restore(cid, head, events)
+
+    def _skipped(self, key: str, reason: str, records: int = 1) -> None:
+        """A state record (or a conversation's records) restore could not read: logged and counted."""
+        log.error("state_record_skipped", key=key[:200], reason=reason, records=records)
+        for _ in range(records):
+            self.on_skipped(reason.split(" (")[0])
 
     def write_changes(self) -> None:
         """The changelog records of every conversation changed since the last call."""

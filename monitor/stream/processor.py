@@ -93,7 +93,7 @@ class TurnProcessor:
             if conv is not None:  # its position must not wait for a verdict that will never come
                 conv.waiting.pop(event.turn_no, None)
                 conv.held.pop(event.turn_no, None)
-            return Outcome(failed=[Failure(event, ref, _reason(exc))])
+            return Outcome(failed=[Failure(event, ref, _reason(exc), raw)])
 
     def _process(self, event: TraceEvent, ref: SourceRef, received: float, raw: bytes | None) -> Outcome:
         now = self.clock()

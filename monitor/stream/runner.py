@@ -17,7 +17,7 @@ from kafka import TopicPartition
 from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
-from monitor.models.dialog import Reply, ToolCall
+from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.scoring.warmup import warm_up
 from monitor.sources.files import read_dialogs
@@ -43,6 +43,7 @@ from monitor.verifier import VerifierReplyComparator
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
+Pair = tuple[Payload, Payload]
 
 __all__ = ["Monitor", "RunStats", "load_references"]
 
@@ -107,6 +108,7 @@ class Monitor:
         self._producer = producer
         self._store = store
         self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
+        self.partitions.on_skipped = lambda reason: self.metrics.state_skipped.labels(reason).inc()
         stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
         self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats, stats_labels)]
         self.checkpoint: Checkpoint | None = None
@@ -120,6 +122,7 @@ class Monitor:
         self.failure: BrokerUnreachable | None = None
         self.dlq_policy = s.dlq_policy
         self._probe: BrokerProbe | None = None
+        self._records: dict[Position, Any] = {}  # the records of the poll being stepped, by position
         self._frozen = False  # `start` froze the set-up heap (monitor/stream/heap.py)
 
     @property
@@ -278,48 +281,74 @@ class Monitor:
     def step(self, records: Sequence[Any]) -> None:
         assert self.checkpoint is not None
         decoded: list[tuple[TraceEvent, Position, float, bytes | None]] = []
+        self._records = {}
         for rec in records:
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
             self.checkpoint.seen(position)
             self.stats.events += 1
+            self._records[position] = rec
             try:
                 if self.otlp is not None:  # OTLP batches: many spans per record, ready when their trace is
                     got = self.otlp.decode(rec.value, position)
                     decoded += [(e, p, _broker_time(rec), None) for e, p in _positions(got.events)]
                     self.checkpoint.completed(_refs(got.done))
                 else:
-                    decoded.append((decode_event(rec.value, self.limits), position, _broker_time(rec), rec.value))
+                    event = decode_event(rec.value, self.limits)
+                    _check_key(rec.key, event)
+                    decoded.append((event, position, _broker_time(rec), rec.value))
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
+                self.checkpoint.completed([position])
+            except Exception as exc:  # the per-event guard: whatever a record does, the loop moves on
+                log.error("event_decode_failed", source=_source(position), error=repr(exc)[:300])
+                self._dead_letter(rec, _failure_reason("decoding", exc))
                 self.checkpoint.completed([position])
         if self.otlp is not None and not self.partitions.rebalancing:
             held = self.otlp.tick()
             decoded += [(e, p, time.time(), None) for e, p in _positions(held.events)]
             self.checkpoint.completed(_refs(held.done))
-        work = self.processor.limits.work
-        self.engine.prefetch(  # embeddings in one batch; never for an event too large to score
-            (e.gold_turn, e.predict_turn)
-            for e, _, _, raw in decoded
-            if isinstance(e.gold_turn, ToolCall | Reply) and oversize(e, work, len(raw) if raw else None) is None
-        )
+        self.engine.prefetch(self._prefetch_pairs(decoded))  # embeddings in one batch; never raises
         for event, position, received, raw in decoded:
-            self.partitions.track(event.conversation_id, position[0])
-            record_ms = int(received * 1000)  # the broker's time wins: the event's own is read only without it
-            event_time = event.epoch_seconds if record_ms <= 0 else None
-            seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
-            self.metrics.see_release(event.agent, event.release, seen_at)
-            result = self.processor.process(event, position, received, raw)
-            self.progress.saw(result.event_outcome, event.conversation_id)
-            if result.event_outcome:
-                self.metrics.record_event(result.event_outcome)
-            elif event.turn == "User":
-                self.metrics.record_event("scored")
-            self._emit(result)
+            try:
+                self._step_event(event, position, received, raw)
+            except Exception as exc:  # the per-event guard: to the DLQ with its reason, the loop moves on
+                log.error("event_step_failed", conversation=event.conversation_id, error=repr(exc)[:300])
+                self._failed(Failure(event, position, _failure_reason("processing", exc), raw))
+                self.checkpoint.completed([position])
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
+        self._records = {}
         self._judge_backpressure()
         if self.checkpoint.due(idle=not records):
             self.checkpoint.commit(timeout=30)
+
+    def _prefetch_pairs(self, decoded: Sequence[tuple[TraceEvent, Position, float, bytes | None]]) -> list[Pair]:
+        """The (gold, predicted) pairs worth warming: inline gold, never an event too large to score."""
+        work = self.processor.limits.work
+        pairs: list[Pair] = []
+        for event, _, _, raw in decoded:
+            try:
+                gold = event.gold_turn
+                if isinstance(gold, ToolCall | Reply) and oversize(event, work, len(raw) if raw else None) is None:
+                    pairs.append((gold, event.predict_turn))
+            except Exception as exc:  # its scoring meets the same problem, guarded
+                log.warning("prefetch_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
+        return pairs
+
+    def _step_event(self, event: TraceEvent, position: Position, received: float, raw: bytes | None) -> None:
+        """Score one decoded event and hand on what it produced."""
+        self.partitions.track(event.conversation_id, position[0])
+        record_ms = int(received * 1000)  # the broker's time wins: the event's own is read only without it
+        event_time = event.epoch_seconds if record_ms <= 0 else None
+        seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
+        self.metrics.see_release(event.agent, event.release, seen_at)
+        result = self.processor.process(event, position, seen_at, raw)  # latency from the clamped time
+        self.progress.saw(result.event_outcome, event.conversation_id)
+        if result.event_outcome:
+            self.metrics.record_event(result.event_outcome)
+        elif event.turn == "User":
+            self.metrics.record_event("scored")
+        self._emit(result)
 
     def _broker_reachable(self) -> bool:
         """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""
@@ -367,12 +396,18 @@ class Monitor:
         self.stats.invalid += 1
 
     def _failed(self, failure: Failure) -> None:
-        """An event whose scoring raised: to the DLQ (re-encoded)."""
+        """An event whose scoring raised: to the DLQ as it came (key, bytes and headers of its record, when
+        it is from this poll; otherwise the event re-encoded)."""
         assert self.dlq is not None
         ref = failure.ref
-        source = f"{ref[0].topic}/{ref[0].partition}/{ref[1]}" if isinstance(ref, tuple) else str(ref)
-        value = failure.event.model_dump_json(exclude_none=True).encode("utf-8")
-        self.dlq.send(DeadLetter(failure.reason, value, source))
+        rec = self._records.get(ref) if isinstance(ref, tuple) else None
+        source = _source(ref)
+        if rec is not None and self.otlp is None:
+            letter = DeadLetter(failure.reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ()))
+        else:
+            value = failure.raw or failure.event.model_dump_json(exclude_none=True).encode("utf-8")
+            letter = DeadLetter(failure.reason, value, source)
+        self.dlq.send(letter)
         self.stats.invalid += 1
 
     def _rewind(self, batch: dict[Any, list[Any]]) -> None:
@@ -413,6 +448,23 @@ def _positions(items: Iterable[tuple[T, Any]]) -> list[tuple[T, Position]]:
 
 def _refs(refs: Iterable[Any]) -> list[Position]:
     return [ref for _, ref in _positions((None, r) for r in refs)]
+
+
+def _check_key(key: bytes | None, event: TraceEvent) -> None:
+    """The record key must be the conversation_id (docs/trace-events.md): with another key, turns of one
+    conversation land on different partitions, and so on different monitors. A record without a key is read."""
+    if key is not None and key != event.conversation_id.encode("utf-8"):
+        shown = key[:80].decode("utf-8", errors="replace")
+        raise InvalidEvent(f"record key {shown!r} differs from conversation_id {event.conversation_id[:80]!r}", "key")
+
+
+def _source(ref: Any) -> str:
+    """A position as the DLQ names it: topic/partition/offset."""
+    return f"{ref[0].topic}/{ref[0].partition}/{ref[1]}" if isinstance(ref, tuple) else str(ref)
+
+
+def _failure_reason(stage: str, exc: BaseException) -> str:
+    return f"{stage} failed: {type(exc).__name__}: {str(exc)[:300]}"
 
 
 def _broker_time(rec: Any) -> float:

@@ -38,7 +38,7 @@ class MonitorSettings(LayeredSettings):
     # "aem.state.<group_id>", "" disables recovery.
     state_topic: str | None = None
     group_id: str = "aem-monitor"
-    metrics_host: str = "0.0.0.0"
+    metrics_host: str = "127.0.0.1"  # the container and Kubernetes files set 0.0.0.0
     metrics_port: int = Field(9464, ge=0, le=65535)
     http_max_connections: int = Field(8, ge=1, le=256)  # /metrics and /healthz served at once; more wait
     # `aem run` exits non-zero after this long without any successful broker contact (0: never).

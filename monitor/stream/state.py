@@ -78,7 +78,7 @@ class KafkaStateStore(StateStore):
                 drained = not remaining and not polled
                 for tp, records in polled.items():
                     for rec in records:
-                        key = rec.key.decode("utf-8") if rec.key else None
+                        key = rec.key.decode("utf-8", errors="replace") if rec.key else None
                         if key is None:
                             continue
                         if rec.value is None:

@@ -168,3 +168,21 @@ def test_a_dialog_without_a_release_is_unknown_everywhere(capsys):
     table = capsys.readouterr().out
     assert "release=unknown" in table
     assert "overall: 1 dialog (0 passed), 5 scored turns" in table
+
+
+def test_an_integer_too_large_for_a_float_is_scored_not_a_traceback(tmp_path):
+    huge = "7" * 400
+    dialog = (
+        '{"dialog_id": "big", "turns": [{"turn_no": 1, "turn": "Tool",'
+        f' "gold_turn": {{"tool_id": "pay", "action": "Transfer", "args": {{"amount": {huge}}}}},'
+        f' "predict_turn": {{"tool_id": "pay", "action": "Transfer", "args": {{"amount": {huge}8}}}}}}]}}'
+    )
+    path = tmp_path / "big.json"
+    path.write_text(dialog)
+    proc = subprocess.run([AEM, "score", str(path)], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    [line] = proc.stdout.splitlines()
+    [turn] = json.loads(line)["turns"]
+    assert (turn["success"], turn["failure_reason"]) == (False, "inconsistent_parameter_values")
+    assert turn["field"] == "amount"

@@ -40,3 +40,14 @@ def test_grounding_is_its_own_module_and_the_comparator_still_answers():
     assert values.supported("18:30", ["see you at half past six in the evening"]).equivalent
     assert not values.supported("C$ 5", ["it costs US$ 5"]).equivalent
     assert values.supported("+1 415-555-0100", [{"phone": "(415) 555-0100"}]).equivalent
+
+
+def test_integers_beyond_a_float_are_compared_exactly():
+    values = ValueComparator(semantic=None)
+    huge = int("9" * 400)
+    assert values.compare(huge, huge).equivalent
+    assert not values.compare(huge, huge + 1).equivalent
+    assert not values.compare(10**17, 10**17 + 1).equivalent  # equal as floats, different as integers
+    assert values.compare(huge, str(huge)).equivalent  # as text
+    assert not values.compare(str(huge), str(huge - 1)).equivalent
+    assert not values.compare(huge, 1.5).equivalent

@@ -58,6 +58,11 @@ def test_only_metrics_and_healthz_answer(served: tuple[HealthServer, Health]) ->
     for path in ("/", "/metrics/x", "/healthz/", "/admin", "/../etc/passwd"):
         assert get(server.port, path)[0] == 404, path
     assert get(server.port, "/metrics", method="POST")[0] == 405
+    for method in ("OPTIONS", "PATCH", "TRACE", "PUT", "DELETE"):
+        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/metrics", method=method)
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=30)
+        assert (answer.value.code, answer.value.headers["Allow"]) == (405, "GET"), method
 
 
 def test_healthz_follows_polls_and_broker_contact(served: tuple[HealthServer, Health], clock: Clock) -> None:

@@ -249,3 +249,63 @@ def test_example_catalog_is_valid() -> None:
     catalog = load_catalog(EXAMPLES / "catalogs" / "tools_catalog.json")
     assert ("payments", "charge") in catalog.entries
     assert not catalog.invalid
+
+
+def _spec(action: str, parameters: dict) -> ToolSpec:
+    return ToolSpec(tool_id="t", action=action, parameters=parameters)
+
+
+def test_a_ref_outside_the_schema_is_never_fetched_and_the_call_is_unscored() -> None:
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "integer"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/schema.json"
+        outside = _spec("remote", {"type": "object", "properties": {"n": {"$ref": url}}})
+        inside = _spec(
+            "local", {"type": "object", "$defs": {"n": {"type": "integer"}}, "properties": {"n": {"$ref": "#/$defs/n"}}}
+        )
+        catalog = ToolCatalog.from_specs([outside, inside])
+        failure, _ = catalog.check(ToolCall(tool_id="t", action="remote", args={"n": "x"}))
+        assert failure is not None and failure.failure_reason == "unscored" and "$ref" in (failure.detail or "")
+        assert catalog.check(ToolCall(tool_id="t", action="local", args={"n": 3}))[0] is None
+        failure, _ = catalog.check(ToolCall(tool_id="t", action="local", args={"n": "x"}))
+        assert failure is not None and failure.failure_reason == "inconsistent_parameter_values"
+    finally:
+        server.shutdown()
+    assert hits == []
+
+
+def test_catastrophic_patterns_match_in_linear_time() -> None:
+    nested = _spec("p", {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}})
+    keys = _spec("k", {"type": "object", "properties": {}, "patternProperties": {"^(a+)+$": {"type": "integer"}}})
+    catalog = ToolCatalog.from_specs([nested, keys])
+    failure, _ = catalog.check(ToolCall(tool_id="t", action="p", args={"s": "a" * 5_000 + "b"}))
+    assert failure is not None and failure.failure_reason == "inconsistent_parameter_values"
+    assert catalog.check(ToolCall(tool_id="t", action="p", args={"s": "a" * 5_000}))[0] is None
+    failure, _ = catalog.check(ToolCall(tool_id="t", action="k", args={"a" * 5_000 + "b": 1}))
+    assert failure is not None and failure.failure_reason == "extra_parameters"
+    failure, _ = catalog.check(ToolCall(tool_id="t", action="k", args={"a" * 5_000: "x"}))
+    assert failure is not None and failure.failure_reason == "inconsistent_parameter_values"
+
+
+def test_a_pattern_that_needs_backtracking_makes_the_schema_invalid() -> None:
+    catalog = ToolCatalog.from_specs([_spec("b", {"type": "string", "pattern": "(a)\\1"})])
+    failure, _ = catalog.check(ToolCall(tool_id="t", action="b", args={}))
+    assert failure is not None and failure.failure_reason == "unscored" and "not supported" in (failure.detail or "")
+    with pytest.raises(CatalogError, match="not supported"):
+        ToolCatalog.from_specs([_spec("b", {"type": "string", "pattern": "(?=a)a"})], strict=True)

@@ -217,3 +217,26 @@ def test_extreme_values_that_decode_are_processed_without_raising(engine, raw):
         out.extend(processor._finish(conv, reason="test"))
     released = [r for e in out.emissions for r in e.refs] + out.done + [f.ref for f in out.failed]
     assert released == [("p", 0)]
+
+
+@pytest.mark.parametrize("version", ["true", "1.0", '"1"'])
+def test_schema_version_is_the_integer_one(version):
+    raw = json.dumps(VALID_EVENTS[0]).replace('"schema_version": 1', f'"schema_version": {version}').encode()
+    with pytest.raises(InvalidEvent) as err:
+        decode_event(raw)
+    assert err.value.field == "schema_version" and "unsupported schema_version" in err.value.reason
+
+
+def test_a_verdict_detail_is_bounded():
+    from monitor.models.verdict import MAX_DETAIL_CHARS, TurnVerdict
+
+    verdict = TurnVerdict.model_validate({"turn_no": 1, "turn": "Tool", "success": False, "detail": "x" * 20_000})
+    assert verdict.detail is not None and len(verdict.detail) <= MAX_DETAIL_CHARS
+    assert verdict.detail.endswith("…[truncated]")
+
+
+def test_metrics_listen_on_loopback_unless_told_otherwise(monkeypatch):
+    from monitor.stream.settings import MonitorSettings
+
+    monkeypatch.delenv("AEM_METRICS_HOST", raising=False)
+    assert MonitorSettings().metrics_host == "127.0.0.1"
