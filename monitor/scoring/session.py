@@ -19,6 +19,7 @@ from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
     TOO_LARGE,
+    UNKNOWN_REFERENCE,
     CheckResult,
     DialogMeta,
     ObservedTurn,
@@ -74,6 +75,8 @@ class DialogSession:
     judge: ReferenceFreeChecker | None = None
     reference: Sequence[ReferenceTurn] | None = None
     tools: Sequence[ToolSpec] = ()
+    # a reference_id the reference set does not hold: turns without inline gold are unscored, never judged
+    unknown_reference: str | None = None
     history: list[PackedTurn] = field(default_factory=list)  # what the agent said and saw, packed (packed.py)
     scored: list[ScoredTurn] = field(default_factory=list)
     released: int = 0  # verdicts released: `scored[:released]` (released in the order they were scored)
@@ -123,6 +126,8 @@ class DialogSession:
     def needs_judge(self, turn: ObservedTurn) -> bool:
         """`add(turn)` would go to a judge that can run its check in the background (`start_judge`)."""
         if turn.gold is not None or self._aligner is not None or turn.too_large is not None:
+            return False
+        if self.unknown_reference is not None:
             return False  # a reference decides it (the cheap tests first: this runs for every turn)
         judge = _deferring(self.judge)
         return judge is not None and turn.scored and turn.predict is not None and judge.defers(turn)
@@ -175,6 +180,10 @@ class DialogSession:
             else:
                 gold_index = decision.gold.index
                 check = self.checker.check(decision.gold.gold, turn.predict)
+        elif self.unknown_reference is not None:  # it names a reference: judging it instead would be a silent pass
+            self.used_reference = True
+            detail = f"reference_id {self.unknown_reference!r} is not in the loaded reference set (--reference)"
+            check = CheckResult(success=None, failure_reason=UNKNOWN_REFERENCE, detail=detail)
         elif self.judge is not None:
             self.used_judge, mode = True, Mode.JUDGE
             if turn.judged is not None:
