@@ -254,3 +254,29 @@ def test_reference_set_and_judge_only_paths_stream_like_aem_score(
         for o in ("pass", "fail")
     )
     assert scored == len([t for t in batch["turns"] if t["success"] is not None])
+
+
+def test_an_unknown_reference_id_is_unscored_and_counted_never_judged(broker, engine):
+    """The same unaligned dialog, streamed to a monitor that was not given its reference set."""
+    path = EXAMPLES / "unaligned_trip.json"
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine).start()
+    try:
+        dialog = Dialog.model_validate(json.loads(path.read_text()))
+        predicted = len([t for t in dialog.predict_turns or [] if t.turn != "User"])
+        send(broker.bootstrap, topics.traces, dialog_events(dialog))
+        out = read_until_summary(broker.bootstrap, topics.verdicts, expect=predicted + 1)
+    finally:
+        monitor.stop()
+    turns = [v for v in out if v["kind"] == "turn"]
+    assert len(turns) == predicted
+    assert {(t["success"], t["failure_reason"], t["mode"]) for t in turns} == {(None, "unknown_reference", "reference")}
+    summary = next(v for v in out if v["kind"] == "dialog")
+    assert summary["success_rate"] is None and summary["unscored_count"] == predicted
+    assert monitor.value("aem_turns_unscored_total", reason="unknown_reference") == predicted
+    judged = sum(
+        monitor.value("aem_turns_total", agent=dialog.agent, release=dialog.release or "unknown", mode="judge",
+                      turn_type=tt, outcome=o)
+        for tt in ("action", "response") for o in ("pass", "fail")
+    )  # fmt: skip
+    assert judged == 0
