@@ -34,7 +34,7 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
-from monitor.models.dialog import ToolCall, ToolSpec
+from monitor.models.dialog import ToolCall, ToolSpec, error_message
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
 
@@ -258,7 +258,7 @@ def parse_catalog(raw: Any, source: str = "tools") -> list[ToolSpec]:
     except PydanticValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise CatalogError(f"{source}: tools[{where}]: {first['msg']}") from None
+        raise CatalogError(f"{source}: tools[{where}]: {error_message(first)}") from None
 
 
 def load_catalog(path: str | Path, strict: bool = True) -> ToolCatalog:

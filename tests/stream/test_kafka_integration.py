@@ -280,3 +280,31 @@ def test_an_unknown_reference_id_is_unscored_and_counted_never_judged(broker, en
         for tt in ("action", "response") for o in ("pass", "fail")
     )  # fmt: skip
     assert judged == 0
+
+
+def test_unknown_event_fields_go_to_the_dlq_naming_the_field_and_extra_is_metadata(broker, engine):
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine).start()
+    event = {
+        "schema_version": 1, "conversation_id": "typo-1", "release": "r", "turn_no": 1, "turn": "Tool",
+        "timestamp": "2026-01-01T00:00:00Z", "predict_turn": {"tool_id": "a", "action": "b", "args": {"x": 1}},
+        "gold_turn": {"tool_id": "a", "action": "b", "args": {"x": 1}}, "final": True,
+    }  # fmt: skip
+    misspelt_gold = {**event, "conversation_id": "typo-2", "gold": event["gold_turn"]}
+    del misspelt_gold["gold_turn"]
+    misspelt_args = {**event, "conversation_id": "typo-3", "predict_turn": {"tool_id": "a", "action": "b", "arguments": {}}}
+    with_metadata = {**event, "conversation_id": "meta-1", "extra": {"team": "search", "trace": {"span": "ab12"}}}
+    try:
+        send(broker.bootstrap, topics.traces, [misspelt_gold, misspelt_args, with_metadata])
+        dlq = read_all(broker.bootstrap, topics.dlq, expect=2)
+        good = read_until_summary(broker.bootstrap, topics.verdicts, expect=2)
+    finally:
+        monitor.stop()
+    errors = {json.loads(r.value)["conversation_id"]: dict(r.headers)["aem-error"].decode() for r in dlq}
+    assert set(errors) == {"typo-2", "typo-3"}
+    assert errors["typo-2"].startswith("gold: unknown field")
+    assert errors["typo-3"].startswith("predict_turn.arguments: unknown field")
+    assert all("aem-source" in dict(r.headers) for r in dlq)
+    turns = [v for v in good if v["kind"] == "turn"]
+    assert [(t["conversation_id"], t["success"]) for t in turns] == [("meta-1", True)]
+    assert monitor.value("aem_events_total", outcome="invalid") == 2
