@@ -181,7 +181,11 @@ def test_an_unknown_field_is_one_line_naming_file_dialog_and_field(tmp_path, tur
 
 def test_user_metadata_in_extra_is_accepted_and_not_scored(tmp_path, capsys):
     dialog = json.loads((EXAMPLES / "sales_report.json").read_text())
-    tagged = {"dialog_id": "m1", "extra": {"ticket": "T-1"}, "turns": [{**t, "extra": {"n": i}} for i, t in enumerate(dialog)]}
+    tagged = {
+        "dialog_id": "m1",
+        "extra": {"ticket": "T-1"},
+        "turns": [{**t, "extra": {"n": i}} for i, t in enumerate(dialog)],
+    }
     plain = {"dialog_id": "m1", "turns": dialog}
     (tmp_path / "tagged.json").write_text(json.dumps(tagged))
     (tmp_path / "plain.json").write_text(json.dumps(plain))

@@ -292,7 +292,11 @@ def test_unknown_event_fields_go_to_the_dlq_naming_the_field_and_extra_is_metada
     }  # fmt: skip
     misspelt_gold = {**event, "conversation_id": "typo-2", "gold": event["gold_turn"]}
     del misspelt_gold["gold_turn"]
-    misspelt_args = {**event, "conversation_id": "typo-3", "predict_turn": {"tool_id": "a", "action": "b", "arguments": {}}}
+    misspelt_args = {
+        **event,
+        "conversation_id": "typo-3",
+        "predict_turn": {"tool_id": "a", "action": "b", "arguments": {}},
+    }
     with_metadata = {**event, "conversation_id": "meta-1", "extra": {"team": "search", "trace": {"span": "ab12"}}}
     try:
         send(broker.bootstrap, topics.traces, [misspelt_gold, misspelt_args, with_metadata])
