@@ -48,10 +48,32 @@ class ScoringConfig(BaseModel):
         return tool_id in self.side_effect_free or f"{tool_id}.{action}" in self.side_effect_free
 
 
+class ConfigFileError(ValueError):
+    """A config file that cannot be read or parsed; the message is one line naming the file."""
+
+
 def load_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file into a dict (YAML is a superset of JSON)."""
-    text = Path(path).read_text(encoding="utf-8")
-    data = yaml.safe_load(text) or {}
+    """Read a YAML or JSON config file into a dict (YAML is a superset of JSON); ConfigFileError if it
+    is missing, unreadable, not YAML or not a mapping."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigFileError(f"{path}: cannot read the config file: {reason}") from None
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigFileError(f"{path}: invalid YAML{_where(exc)}: {_problem(exc)}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config file must hold a mapping, not {type(data).__name__}")
+        raise ConfigFileError(f"{path}: a config file must hold a mapping, not {type(data).__name__}")
     return data
+
+
+def _where(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None)
+    return str(problem) if problem else str(exc).splitlines()[0]
