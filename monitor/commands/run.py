@@ -129,7 +129,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as exc:  # the port is taken (another `aem run` on this host) or not ours to bind
         where = f"{settings.metrics_host}:{settings.metrics_port}"
         reason = exc.strerror or str(exc)
-        return error("run", f"cannot serve metrics on {where}: {reason}; choose another --metrics-port (0: any free port)")
+        hint = "choose another --metrics-port (0: any free port)"
+        return error("run", f"cannot serve metrics on {where}: {reason}; {hint}")
     sys.stderr.write(f"aem run: metrics on http://{settings.metrics_host}:{port}/metrics\n")
     install_stop(monitor.stop)
     returned = threading.Event()
