@@ -118,6 +118,7 @@ class ToolSpec(_Model):
     action: str
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
     description: str | None = None
+    read_only: bool = False  # no side effects: an extra call of it is not a failure (reference alignment)
     extra: Extra = None
 
 

@@ -93,7 +93,9 @@ class DialogSession:
 
     def __post_init__(self) -> None:
         if self.reference is not None:
-            self._aligner = OnlineAligner(self.reference, lookahead=self.config.alignment_lookahead)
+            self._aligner = OnlineAligner(
+                self.reference, lookahead=self.config.alignment_lookahead, excused=self._side_effect_free
+            )
 
     # -- input ---------------------------------------------------------------------------------
 
@@ -217,8 +219,15 @@ class DialogSession:
         else:
             self._close_chain()
 
+    def _side_effect_free(self, call: ToolCall) -> bool:
+        """Extra calls of it are no failure: listed in `side_effect_free` (the tool, or `tool.action`), or
+        declared `read_only` in the tool catalog."""
+        if self.config.is_side_effect_free(call.tool_id, call.action):
+            return True
+        return any(s.read_only and s.tool_id == call.tool_id and s.action == call.action for s in self.tools)
+
     def _unexpected(self, pred: Payload) -> CheckResult:
-        if isinstance(pred, ToolCall) and self.config.is_side_effect_free(pred.tool_id, pred.action):
+        if isinstance(pred, ToolCall) and self._side_effect_free(pred):
             return CheckResult(success=True, score=1.0, detail="extra call to a side-effect-free action")
         return CheckResult.failed(
             FailureReason.UNEXPECTED_TURN, STRUCTURAL, detail="no reference step matches this turn"

@@ -98,3 +98,48 @@ def test_online_verdicts_are_never_revised(engine):
         emitted += session.add(turn)
     final, result = session.finish()
     assert emitted + final == result.turns
+
+
+SEARCH = call("flights", "search", to="Paris")
+STATUS = call("flights", "status", flight="AF-1")  # an extra read of the same tool
+BOOK = call("flights", "book", flight="AF-1")
+
+
+def _status_between() -> Dialog:
+    return unaligned([SEARCH, STATUS, BOOK], [(SEARCH, None), (BOOK, None)])
+
+
+def test_an_extra_call_to_the_same_tool_fails_unless_excused(engine):
+    turns = by_turn(engine.score_dialog(_status_between()))
+    assert turns[2].failure_reason == "action_mismatch"  # nothing says status is harmless
+
+
+def test_a_side_effect_free_action_of_the_same_tool_is_excused_and_the_booking_aligns(make_engine):
+    result = make_engine(side_effect_free=["flights.status"]).score_dialog(_status_between())
+    turns = by_turn(result)
+    assert turns[2].success is True and turns[2].gold_index is None
+    assert turns[3].success is True and turns[3].gold_index == 2  # the booking step (1-based)
+    assert result.total_failures == 0
+
+
+def test_excusing_one_action_leaves_the_others_of_the_tool_checked(make_engine):
+    cancel = call("flights", "cancel", flight="AF-1")
+    d = unaligned([SEARCH, cancel, BOOK], [(SEARCH, None), (BOOK, None)])
+    turns = by_turn(make_engine(side_effect_free=["flights.status"]).score_dialog(d))
+    assert turns[2].failure_reason == "action_mismatch"
+
+
+def test_a_read_only_catalog_action_is_excused_by_default(engine):
+    catalog = [
+        {"tool_id": "flights", "action": "status", "read_only": True},
+        {"tool_id": "flights", "action": "book"},
+    ]
+    d = unaligned([SEARCH, STATUS, BOOK], [(SEARCH, None), (BOOK, None)], tools=catalog)
+    result = engine.score_dialog(d)
+    assert [t.success for t in result.turns] == [True, True, True]
+    not_read_only = unaligned(
+        [SEARCH, STATUS, BOOK],
+        [(SEARCH, None), (BOOK, None)],
+        tools=[*catalog[1:], {"tool_id": "flights", "action": "status"}],
+    )
+    assert engine.score_dialog(not_read_only).total_failures == 2
