@@ -11,7 +11,7 @@ from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode
 from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
 from monitor.scoring.attribute import attribute, chain_bucket
-from monitor.scoring.checks import TurnChecker
+from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.packed import PackedTurn, pack_turn, unpack_turns, with_gold
@@ -207,7 +207,9 @@ class DialogSession:
             gold_index=gold_index,
             mode=mode,
         )
-        scored.attribution, scored.caused_by = attribute(scored, self.scored)
+        failed = check.success is False
+        same = self.checker.same_value if failed and isinstance(self.checker, ValueEquality) else None
+        scored.attribution, scored.caused_by = attribute(scored, self.scored, same)
         self.scored.append(scored)
         self._pending.append(scored)
         if turn.is_action:
