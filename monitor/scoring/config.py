@@ -35,6 +35,9 @@ class ScoringConfig(BaseModel):
     side_effect_free: list[str] = Field(default_factory=list)
     # How far ahead in the reference online alignment looks for a predicted step's counterpart.
     alignment_lookahead: int = Field(8, ge=1)
+    # How unaligned dialogs' predicted steps must match the reference: strict (online, in order, extras fail),
+    # in_order, any_order, subset, superset (monitor/scoring/trajectory.py, docs/taxonomy.md).
+    trajectory: Literal["strict", "in_order", "any_order", "subset", "superset"] = "strict"
     composition: CompositionConfig = Field(default_factory=CompositionConfig)
     embedding_model: str | None = None
     # onnx (the packaged weights on ONNX Runtime: torch's vectors, faster), fp32 (torch, the reference) or int8

@@ -15,6 +15,7 @@ from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.packed import PackedTurn, pack_turn, unpack_turns, with_gold
+from monitor.scoring.trajectory import EXTRAS_ALLOWED, TrajectoryMode, match_trajectory
 from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
@@ -83,6 +84,7 @@ class DialogSession:
     _pending: list[ScoredTurn] = field(default_factory=list)
     _chain: list[ScoredTurn] = field(default_factory=list)
     _group: list[PackedTurn] = field(default_factory=list)
+    _trajectory: list[PackedTurn] = field(default_factory=list)  # non-strict modes: matched when the dialog ends
     _aligner: OnlineAligner | None = None
     used_reference: bool = False
     used_judge: bool = False
@@ -116,6 +118,8 @@ class DialogSession:
             self._close_chain()
         elif group_tag is not None:
             self._group.append(with_gold(entry, turn.gold))
+        elif self._whole_trajectory(turn):
+            self._trajectory.append(entry)
         else:
             self._score(turn)
         self.history.append(entry)
@@ -146,6 +150,7 @@ class DialogSession:
         """End the conversation: flush what waits, emit missing gold steps, compose the result."""
         if not self.finished:
             self._flush_group()
+            self._match_trajectory()
             if self._aligner is not None:
                 for gold in self._aligner.remaining():
                     self._record_missing(gold)
@@ -162,7 +167,36 @@ class DialogSession:
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, turn: ObservedTurn, gold: Payload | None = None) -> None:
+    def _whole_trajectory(self, turn: ObservedTurn) -> bool:
+        """The turn is matched with the whole trajectory when the dialog ends (a non-strict mode)."""
+        return (
+            self._aligner is not None
+            and self.config.trajectory != TrajectoryMode.STRICT
+            and turn.gold is None
+            and turn.too_large is None
+            and turn.predict is not None
+        )
+
+    def _match_trajectory(self) -> None:
+        packed, self._trajectory = self._trajectory, []
+        if not packed or self._aligner is None:
+            return
+        turns = unpack_turns(packed)
+        steps = self._aligner.remaining()  # nothing was aligned online: every reference step
+        preds = [t.predict for t in turns if t.predict is not None]
+        found = match_trajectory(
+            TrajectoryMode(self.config.trajectory), [s.gold for s in steps], preds, self.checker.check
+        )
+        for turn, position in zip(turns, found.assignment, strict=True):
+            self._score(turn, step=steps[position] if position is not None else None, placed=True)
+        for position in found.missing:
+            self._record_missing(steps[position])
+
+    def _score(
+        self, turn: ObservedTurn, gold: Payload | None = None, step: ReferenceTurn | None = None, placed: bool = False
+    ) -> None:
+        """Score a turn: against `gold`, or (`placed`) the reference `step` the trajectory matcher gave it
+        (None: an extra step), or through the online aligner or the judge."""
         assert turn.predict is not None
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
@@ -172,6 +206,13 @@ class DialogSession:
         elif gold is not None:
             self.used_reference = True
             check = self.checker.check(gold, turn.predict)
+        elif placed:
+            self.used_reference = True
+            if step is None:
+                check = self._extra_step(turn.predict)
+            else:
+                gold_index = step.index
+                check = self.checker.check(step.gold, turn.predict)
         elif self._aligner is not None:
             self.used_reference = True
             decision = self._aligner.align(turn.predict, self.checker.check)
@@ -227,6 +268,13 @@ class DialogSession:
         if self.config.is_side_effect_free(call.tool_id, call.action):
             return True
         return any(s.read_only and s.tool_id == call.tool_id and s.action == call.action for s in self.tools)
+
+    def _extra_step(self, pred: Payload) -> CheckResult:
+        if self.config.trajectory in EXTRAS_ALLOWED:
+            return CheckResult(
+                success=True, score=1.0, detail=f"extra step, allowed by trajectory {self.config.trajectory}"
+            )
+        return self._unexpected(pred)
 
     def _unexpected(self, pred: Payload) -> CheckResult:
         if isinstance(pred, ToolCall) and self._side_effect_free(pred):
