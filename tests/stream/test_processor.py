@@ -358,3 +358,20 @@ def test_a_known_reference_id_is_scored_against_it_and_no_reference_is_judged(en
     out = run(TurnProcessor(engine), events_of(judged))
     modes = {e.verdict.mode for e in out.emissions if e.kind == "turn"}
     assert modes == {"judge"}
+
+
+def test_a_trajectory_mode_streams_like_batch_its_verdicts_at_the_end(make_engine):
+    """any_order: the verdicts of an unaligned conversation wait for its end, then equal `aem score`'s."""
+    from monitor.stream.runner import load_references
+
+    engine = make_engine(trajectory="any_order")
+    dialog = _unaligned_trip()
+    references = load_references([str(EXAMPLES / "unaligned_trip.json")])
+    events = events_of(dialog)
+    processor = TurnProcessor(engine, references=references)
+    before_end = run(processor, events[:-1])
+    assert [e for e in before_end.emissions if e.kind == "turn"] == []
+    last = processor.process(events[-1], ("p0", len(events) - 1))
+    summary = next(e.result for e in last.emissions if e.kind == "dialog")
+    assert summary == engine.score_dialog(dialog)
+    assert summary != make_engine().score_dialog(dialog)  # the mode changed the result
