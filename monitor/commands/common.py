@@ -15,6 +15,7 @@ import structlog
 from kafka.errors import KafkaError
 from pydantic import ValidationError
 
+from monitor.scoring.config import ConfigFileError
 from monitor.sources.files import validation_error
 from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
 from monitor.stream.security import KafkaClient, SaslMechanism, SecurityProtocol
@@ -103,7 +104,10 @@ def connect(command: str, args: argparse.Namespace) -> KafkaClient | None:
     except ValidationError as exc:
         error(command, validation_error(str(args.config or "settings"), None, exc))
         return None
-    except (OSError, ValueError) as exc:  # an unreadable or malformed config file
+    except ConfigFileError as exc:  # a missing, unreadable or malformed config file (names the file)
+        error(command, exc)
+        return None
+    except (OSError, ValueError) as exc:
         error(command, f"{args.config}: {exc}")
         return None
     return cluster if reach_broker(command, cluster, args.connect_timeout) is not None else None

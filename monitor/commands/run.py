@@ -25,6 +25,7 @@ from monitor.commands.common import (
     positive_float,
     reach_broker,
 )
+from monitor.scoring.config import ConfigFileError
 from monitor.sources.files import InputError, validation_error
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings, load_settings
@@ -115,7 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         settings = load_settings(args.config, overrides=overrides)
     except ValidationError as exc:
         return error("run", validation_error(str(args.config or "settings"), None, exc))
-    except InputError as exc:
+    except (InputError, ConfigFileError) as exc:
         return error("run", exc)
     if reach_broker("run", settings.cluster, args.connect_timeout) is None:
         return EXIT_USAGE
@@ -125,7 +126,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         return error("run", validation_error(str(args.config or "settings"), None, exc))
     except InputError as exc:
         return error("run", exc)
-    port = monitor.serve_metrics()
+    try:
+        port = monitor.serve_metrics()
+    except OSError as exc:  # the port is taken (another `aem run` on this host) or not ours to bind
+        where = f"{settings.metrics_host}:{settings.metrics_port}"
+        reason = exc.strerror or str(exc)
+        hint = "choose another --metrics-port (0: any free port)"
+        return error("run", f"cannot serve metrics on {where}: {reason}; {hint}")
     sys.stderr.write(f"aem run: metrics on http://{settings.metrics_host}:{port}/metrics\n")
     install_stop(monitor.stop)
     returned = threading.Event()

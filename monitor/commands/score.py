@@ -23,7 +23,7 @@ from monitor.models.dialog import Dialog
 from monitor.models.verdict import DialogResult
 from monitor.report import render_table, summarize
 from monitor.scoring import ScoringConfig, ScoringEngine
-from monitor.scoring.config import load_config_file
+from monitor.scoring.config import ConfigFileError, load_config_file
 from monitor.sources.files import InputError, iter_dialogs, validation_error
 from monitor.wiring import build_engine, judge_from_env, read_catalog
 
@@ -168,6 +168,6 @@ def run_score(args: argparse.Namespace) -> int:
             tally = stream_jsonl(engine, args.paths, sys.stdout)
         else:
             tally = write_all(engine, args.paths, args.format, sys.stdout)
-    except InputError as exc:
+    except (InputError, ConfigFileError) as exc:
         return error("score", exc)
     return gate(tally, args.fail_under)

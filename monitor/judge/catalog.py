@@ -36,7 +36,7 @@ from pydantic import ValidationError as PydanticValidationError
 from referencing.exceptions import Unresolvable
 
 from monitor.judge.schema_regex import SchemaProblem, safe_validator, search
-from monitor.models.dialog import ToolCall, ToolSpec
+from monitor.models.dialog import ToolCall, ToolSpec, error_message
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
 
@@ -266,7 +266,7 @@ def parse_catalog(raw: Any, source: str = "tools") -> list[ToolSpec]:
     except PydanticValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise CatalogError(f"{source}: tools[{where}]: {first['msg']}") from None
+        raise CatalogError(f"{source}: tools[{where}]: {error_message(first)}") from None
 
 
 def load_catalog(path: str | Path, strict: bool = True) -> ToolCatalog:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from monitor.models.vocabulary import TurnType
 
@@ -21,8 +21,21 @@ def _shared_fields_set(fields: set[str]) -> set[str]:
     return shared
 
 
+UNKNOWN_FIELD = "unknown field (user metadata goes in an 'extra' object)"
+
+
+def error_message(error: ErrorDetails) -> str:
+    """A validation error's message for people: an unknown field says where metadata goes instead."""
+    return UNKNOWN_FIELD if error["type"] == "extra_forbidden" else error["msg"]
+
+
+# Free-form user metadata: accepted on dialogs, turns, tool specs and trace events, never read by scoring.
+Extra = dict[str, Any] | None
+
+
 class _Model(BaseModel):
-    """Frozen, extra fields ignored; instances share their fields-set with every like instance.
+    """Frozen, unknown fields forbidden (a typo must not silently drop a field); instances share their
+    fields-set with every like instance.
 
     pydantic gives each instance its own set of the field names it was given (216 bytes for a payload
     of a few fields), and an open conversation holds a payload per turn. A frozen model never adds to
@@ -30,7 +43,7 @@ class _Model(BaseModel):
     combination is safe (tests/scoring/test_payload_fields_set.py).
     """
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     def model_post_init(self, context: Any, /) -> None:
         object.__setattr__(self, "__pydantic_fields_set__", _shared_fields_set(self.__pydantic_fields_set__))
@@ -77,7 +90,8 @@ def parse_payload(turn: str, value: Any, key: str = "payload") -> Payload | None
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         path = ".".join([key, *(str(p) for p in first["loc"])])
-        raise PydanticCustomError("payload", "{path}: {message}", {"path": path, "message": first["msg"]}) from None
+        message = error_message(first)
+        raise PydanticCustomError("payload", "{path}: {message}", {"path": path, "message": message}) from None
 
 
 # Names pydantic puts in an error location for union members and validators, not fields.
@@ -104,10 +118,13 @@ class ToolSpec(_Model):
     action: str
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
     description: str | None = None
+    read_only: bool = False  # no side effects: an extra call of it is not a failure (reference alignment)
+    extra: Extra = None
 
 
 class _TypedTurn(_Model):
     turn: TurnType
+    extra: Extra = None
 
     @model_validator(mode="before")
     @classmethod
@@ -166,6 +183,7 @@ class Dialog(_Model):
     gold_turns: list[GoldTurnIn] | None = None
     predict_turns: list[PredictTurnIn] | None = None
     tools: list[ToolSpec] | None = None
+    extra: Extra = None
 
     @model_validator(mode="after")
     def _one_shape(self) -> Dialog:

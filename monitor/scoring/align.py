@@ -73,11 +73,14 @@ class OnlineAligner:
     A prediction takes the first unconsumed gold step of the same kind (same tool and action, or a
     reply) within `lookahead`; gold steps passed over are missing. Within an order-invariant group
     the prediction takes the best-matching unconsumed member. A call to the right tool with another
-    action is aligned (an action mismatch) rather than declared unexpected.
+    action is aligned (an action mismatch) rather than declared unexpected — unless `excused` says the
+    call is side-effect free (a read-only action): then it is an extra call, and the gold step stays
+    open for the call that really takes it.
     """
 
     reference: Sequence[ReferenceTurn]
     lookahead: int = 8
+    excused: Callable[[ToolCall], bool] = lambda call: False
     position: int = 0
     consumed: set[int] = field(default_factory=set)
 
@@ -117,6 +120,8 @@ class OnlineAligner:
             if _same_step(gold.gold, pred):
                 return self._take(gold, pending)
         if isinstance(pred, ToolCall) and isinstance(head.gold, ToolCall) and head.gold.tool_id == pred.tool_id:
+            if self.excused(pred):
+                return StepDecision(gold=None)
             return self._take(head, pending)
         return StepDecision(gold=None)
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from monitor.models.vocabulary import Attribution, ChainBucket
 from monitor.scoring.types import CASCADING, ROOT_CAUSE, TRUTHFULNESS, ScoredTurn
 
 _MIN_CONTAINED = 3  # shorter strings only match by equality: "EU" must not be "found" inside "EUR"
+
+SameValue = Callable[[Any, Any], bool]  # equal by meaning under the typed comparators ("March 4" = "2025-03-04")
 
 
 def leaves(value: Any) -> Iterator[str]:
@@ -38,8 +40,21 @@ def _contains(haystack: str, needle: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", haystack) is not None
 
 
-def flows_from(value: Any, earlier: ScoredTurn) -> bool:
-    """Does `value` come from `earlier`: equal to or inside its output, or repeating its mismatched value."""
+def scalars(value: Any) -> Iterator[Any]:
+    """Every scalar inside a JSON value, as it is."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from scalars(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from scalars(item)
+    elif value is not None:
+        yield value
+
+
+def flows_from(value: Any, earlier: ScoredTurn, same: SameValue | None = None) -> bool:
+    """Does `value` come from `earlier`: equal to or inside its output, or repeating its mismatched value
+    (as a string, or, with `same`, restated in another format: a date, amount, number or place)."""
     for text in leaves(value):
         for source in leaves(earlier.output):
             if text == source or _contains(source, text) or _contains(text, source):
@@ -47,11 +62,17 @@ def flows_from(value: Any, earlier: ScoredTurn) -> bool:
         for bad in leaves(list(earlier.check.mismatched)):
             if text == bad or _contains(text, bad) or _contains(bad, text):
                 return True
+    if same is not None:
+        wrong = list(scalars(list(earlier.check.mismatched)))
+        return any(same(bad, item) for item in scalars(value) for bad in wrong)
     return False
 
 
-def attribute(current: ScoredTurn, history: Sequence[ScoredTurn]) -> tuple[Attribution | None, int | None]:
-    """(attribution, caused_by) of a checked turn, given the turns before it.
+def attribute(
+    current: ScoredTurn, history: Sequence[ScoredTurn], same: SameValue | None = None
+) -> tuple[Attribution | None, int | None]:
+    """(attribution, caused_by) of a checked turn, given the turns before it (`same`: the typed value
+    equality that also recognises a wrong value restated in another format).
 
     Structural and completeness failures are the turn's own. A truthfulness failure cascades when
     the turn depends on an earlier failed turn (declared in `depends_on`, or visible as data flow)
@@ -70,7 +91,7 @@ def attribute(current: ScoredTurn, history: Sequence[ScoredTurn]) -> tuple[Attri
     explaining: list[ScoredTurn] = list(declared)
     flow_visible = False
     for value in check.mismatched:
-        sources = [t for t in failed_before if flows_from(value, t)]
+        sources = [t for t in failed_before if flows_from(value, t, same)]
         if sources:
             flow_visible = True
             explaining.extend(sources)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from monitor.equivalence.reply_facts import compared_values
-from monitor.equivalence.types import ReplyComparing, ReplyMatch, ValueComparing, reply_reason
+from monitor.equivalence.types import Match, ReplyComparing, ReplyMatch, ValueComparing, reply_reason
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
@@ -21,12 +21,33 @@ class TurnChecker(Protocol):
     def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None: ...
 
 
+@runtime_checkable
+class ValueEquality(Protocol):
+    """Tells two values equal by meaning without a model: attribution asks it whether a wrong value is one
+    an earlier failed turn got wrong, restated in another format."""
+
+    def same_value(self, a: Any, b: Any) -> bool: ...
+
+
+@runtime_checkable
+class _TypedValues(Protocol):
+    def typed(self, gold: Any, pred: Any) -> Match | None: ...
+
+
 class ReferenceChecker:
     """Reference-mode checks for action and response turns, through the value/reply comparators."""
 
     def __init__(self, values: ValueComparing, replies: ReplyComparing) -> None:
         self.values = values
         self.replies = replies
+
+    def same_value(self, a: Any, b: Any) -> bool:
+        """Equal under the typed comparators (dates, money, numbers, places in any format); the semantic
+        stage is not asked."""
+        if not isinstance(self.values, _TypedValues):
+            return False
+        match = self.values.typed(a, b)
+        return match is not None and match.equivalent
 
     def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None:
         """Batch the semantic work of many turns before they are checked one by one.

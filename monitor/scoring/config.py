@@ -55,6 +55,9 @@ class ScoringConfig(BaseModel):
     side_effect_free: list[str] = Field(default_factory=list)
     # How far ahead in the reference online alignment looks for a predicted step's counterpart.
     alignment_lookahead: int = Field(8, ge=1)
+    # How unaligned dialogs' predicted steps must match the reference: strict (online, in order, extras fail),
+    # in_order, any_order, subset, superset (monitor/scoring/trajectory.py, docs/taxonomy.md).
+    trajectory: Literal["strict", "in_order", "any_order", "subset", "superset"] = "strict"
     composition: CompositionConfig = Field(default_factory=CompositionConfig)
     embedding_model: str | None = None
     # onnx (the packaged weights on ONNX Runtime: torch's vectors, faster), fp32 (torch, the reference) or int8
@@ -68,10 +71,32 @@ class ScoringConfig(BaseModel):
         return tool_id in self.side_effect_free or f"{tool_id}.{action}" in self.side_effect_free
 
 
+class ConfigFileError(ValueError):
+    """A config file that cannot be read or parsed; the message is one line naming the file."""
+
+
 def load_config_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON config file into a dict (YAML is a superset of JSON)."""
-    text = Path(path).read_text(encoding="utf-8")
-    data = yaml.safe_load(text) or {}
+    """Read a YAML or JSON config file into a dict (YAML is a superset of JSON); ConfigFileError if it
+    is missing, unreadable, not YAML or not a mapping."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigFileError(f"{path}: cannot read the config file: {reason}") from None
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigFileError(f"{path}: invalid YAML{_where(exc)}: {_problem(exc)}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config file must hold a mapping, not {type(data).__name__}")
+        raise ConfigFileError(f"{path}: a config file must hold a mapping, not {type(data).__name__}")
     return data
+
+
+def _where(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None)
+    return str(problem) if problem else str(exc).splitlines()[0]

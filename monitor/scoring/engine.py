@@ -83,8 +83,10 @@ class ScoringEngine:
         reference: Sequence[ReferenceTurn] | None = None,
         tools: Sequence[ToolSpec] | None = None,
         early: bool = False,
+        unknown_reference: str | None = None,
     ) -> DialogSession:
-        """A scoring session; `early` releases action verdicts before their chain bucket is known."""
+        """A scoring session; `early` releases action verdicts before their chain bucket is known;
+        `unknown_reference`: the reference_id the conversation names but the reference set lacks."""
         return DialogSession(
             meta=DialogMeta(dialog_id=dialog_id, release=release, agent=agent),
             checker=self.checker,
@@ -93,6 +95,7 @@ class ScoringEngine:
             reference=reference,
             tools=tuple(tools) if tools is not None else tuple(self.tools),
             early=early,
+            unknown_reference=unknown_reference,
         )
 
     def prefetch(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:

@@ -11,14 +11,16 @@ from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode
 from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
 from monitor.scoring.attribute import attribute, chain_bucket
-from monitor.scoring.checks import TurnChecker
+from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.packed import PackedTurn, pack_turn, unpack_turns, with_gold
+from monitor.scoring.trajectory import EXTRAS_ALLOWED, TrajectoryMode, match_trajectory
 from monitor.scoring.types import (
     COMPLETENESS,
     STRUCTURAL,
     TOO_LARGE,
+    UNKNOWN_REFERENCE,
     CheckResult,
     DialogMeta,
     ObservedTurn,
@@ -74,12 +76,15 @@ class DialogSession:
     judge: ReferenceFreeChecker | None = None
     reference: Sequence[ReferenceTurn] | None = None
     tools: Sequence[ToolSpec] = ()
+    # a reference_id the reference set does not hold: turns without inline gold are unscored, never judged
+    unknown_reference: str | None = None
     history: list[PackedTurn] = field(default_factory=list)  # what the agent said and saw, packed (packed.py)
     scored: list[ScoredTurn] = field(default_factory=list)
     released: int = 0  # verdicts released: `scored[:released]` (released in the order they were scored)
     _pending: list[ScoredTurn] = field(default_factory=list)
     _chain: list[ScoredTurn] = field(default_factory=list)
     _group: list[PackedTurn] = field(default_factory=list)
+    _trajectory: list[PackedTurn] = field(default_factory=list)  # non-strict modes: matched when the dialog ends
     _aligner: OnlineAligner | None = None
     used_reference: bool = False
     used_judge: bool = False
@@ -90,7 +95,9 @@ class DialogSession:
 
     def __post_init__(self) -> None:
         if self.reference is not None:
-            self._aligner = OnlineAligner(self.reference, lookahead=self.config.alignment_lookahead)
+            self._aligner = OnlineAligner(
+                self.reference, lookahead=self.config.alignment_lookahead, excused=self._side_effect_free
+            )
 
     # -- input ---------------------------------------------------------------------------------
 
@@ -111,6 +118,8 @@ class DialogSession:
             self._close_chain()
         elif group_tag is not None:
             self._group.append(with_gold(entry, turn.gold))
+        elif self._whole_trajectory(turn):
+            self._trajectory.append(entry)
         else:
             self._score(turn)
         self.history.append(entry)
@@ -123,6 +132,8 @@ class DialogSession:
     def needs_judge(self, turn: ObservedTurn) -> bool:
         """`add(turn)` would go to a judge that can run its check in the background (`start_judge`)."""
         if turn.gold is not None or self._aligner is not None or turn.too_large is not None:
+            return False
+        if self.unknown_reference is not None:
             return False  # a reference decides it (the cheap tests first: this runs for every turn)
         judge = _deferring(self.judge)
         return judge is not None and turn.scored and turn.predict is not None and judge.defers(turn)
@@ -139,6 +150,7 @@ class DialogSession:
         """End the conversation: flush what waits, emit missing gold steps, compose the result."""
         if not self.finished:
             self._flush_group()
+            self._match_trajectory()
             if self._aligner is not None:
                 for gold in self._aligner.remaining():
                     self._record_missing(gold)
@@ -155,7 +167,36 @@ class DialogSession:
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, turn: ObservedTurn, gold: Payload | None = None) -> None:
+    def _whole_trajectory(self, turn: ObservedTurn) -> bool:
+        """The turn is matched with the whole trajectory when the dialog ends (a non-strict mode)."""
+        return (
+            self._aligner is not None
+            and self.config.trajectory != TrajectoryMode.STRICT
+            and turn.gold is None
+            and turn.too_large is None
+            and turn.predict is not None
+        )
+
+    def _match_trajectory(self) -> None:
+        packed, self._trajectory = self._trajectory, []
+        if not packed or self._aligner is None:
+            return
+        turns = unpack_turns(packed)
+        steps = self._aligner.remaining()  # nothing was aligned online: every reference step
+        preds = [t.predict for t in turns if t.predict is not None]
+        found = match_trajectory(
+            TrajectoryMode(self.config.trajectory), [s.gold for s in steps], preds, self.checker.check
+        )
+        for turn, position in zip(turns, found.assignment, strict=True):
+            self._score(turn, step=steps[position] if position is not None else None, placed=True)
+        for position in found.missing:
+            self._record_missing(steps[position])
+
+    def _score(
+        self, turn: ObservedTurn, gold: Payload | None = None, step: ReferenceTurn | None = None, placed: bool = False
+    ) -> None:
+        """Score a turn: against `gold`, or (`placed`) the reference `step` the trajectory matcher gave it
+        (None: an extra step), or through the online aligner or the judge."""
         assert turn.predict is not None
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
@@ -165,6 +206,13 @@ class DialogSession:
         elif gold is not None:
             self.used_reference = True
             check = self.checker.check(gold, turn.predict)
+        elif placed:
+            self.used_reference = True
+            if step is None:
+                check = self._extra_step(turn.predict)
+            else:
+                gold_index = step.index
+                check = self.checker.check(step.gold, turn.predict)
         elif self._aligner is not None:
             self.used_reference = True
             decision = self._aligner.align(turn.predict, self.checker.check)
@@ -175,6 +223,10 @@ class DialogSession:
             else:
                 gold_index = decision.gold.index
                 check = self.checker.check(decision.gold.gold, turn.predict)
+        elif self.unknown_reference is not None:  # it names a reference: judging it instead would be a silent pass
+            self.used_reference = True
+            detail = f"reference_id {self.unknown_reference!r} is not in the loaded reference set (--reference)"
+            check = CheckResult(success=None, failure_reason=UNKNOWN_REFERENCE, detail=detail)
         elif self.judge is not None:
             self.used_judge, mode = True, Mode.JUDGE
             if turn.judged is not None:
@@ -196,7 +248,9 @@ class DialogSession:
             gold_index=gold_index,
             mode=mode,
         )
-        scored.attribution, scored.caused_by = attribute(scored, self.scored)
+        failed = check.success is False
+        same = self.checker.same_value if failed and isinstance(self.checker, ValueEquality) else None
+        scored.attribution, scored.caused_by = attribute(scored, self.scored, same)
         self.scored.append(scored)
         self._pending.append(scored)
         if turn.is_action:
@@ -208,8 +262,22 @@ class DialogSession:
         else:
             self._close_chain()
 
+    def _side_effect_free(self, call: ToolCall) -> bool:
+        """Extra calls of it are no failure: listed in `side_effect_free` (the tool, or `tool.action`), or
+        declared `read_only` in the tool catalog."""
+        if self.config.is_side_effect_free(call.tool_id, call.action):
+            return True
+        return any(s.read_only and s.tool_id == call.tool_id and s.action == call.action for s in self.tools)
+
+    def _extra_step(self, pred: Payload) -> CheckResult:
+        if self.config.trajectory in EXTRAS_ALLOWED:
+            return CheckResult(
+                success=True, score=1.0, detail=f"extra step, allowed by trajectory {self.config.trajectory}"
+            )
+        return self._unexpected(pred)
+
     def _unexpected(self, pred: Payload) -> CheckResult:
-        if isinstance(pred, ToolCall) and self.config.is_side_effect_free(pred.tool_id, pred.action):
+        if isinstance(pred, ToolCall) and self._side_effect_free(pred):
             return CheckResult(success=True, score=1.0, detail="extra call to a side-effect-free action")
         return CheckResult.failed(
             FailureReason.UNEXPECTED_TURN, STRUCTURAL, detail="no reference step matches this turn"

@@ -17,6 +17,7 @@ ROOT_CAUSE = Attribution.ROOT_CAUSE
 CASCADING = Attribution.CASCADING
 UNSCORED = FailureReason.UNSCORED
 TOO_LARGE = FailureReason.TOO_LARGE
+UNKNOWN_REFERENCE = FailureReason.UNKNOWN_REFERENCE
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.models.dialog import Dialog, error_path
+from monitor.models.dialog import Dialog, error_message, error_path
 
 
 class InputError(ValueError):
@@ -38,7 +38,7 @@ def plain_message(message: str) -> str:
 
 def validation_error(file: str, dialog: str | None, error: ValidationError, prefix: str = "") -> InputError:
     first = error.errors(include_url=False)[0]
-    field, message = error_path(tuple(first["loc"])), plain_message(first["msg"])
+    field, message = error_path(tuple(first["loc"])), plain_message(error_message(first))
     if first["type"] == "payload":  # an error inside a gold/predict payload: extend the path
         ctx = first.get("ctx", {})
         field = ".".join(p for p in (field, ctx.get("path")) if p)

@@ -9,13 +9,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
-from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage, error_path
+from monitor.models.dialog import Extra, Reply, ToolCall, ToolSpec, UserMessage, error_message, error_path
 
 
 class TraceEvent(BaseModel):
     """One turn of a live conversation (validate with `parse_event`: the payload type follows `turn`)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)  # a misspelt field is an error, not a silent default
 
     schema_version: Annotated[StrictInt, Field(ge=1, le=1)]  # the integer 1 (not true, 1.0 or "1")
     conversation_id: str = Field(min_length=1, max_length=512)
@@ -31,6 +31,7 @@ class TraceEvent(BaseModel):
     tags: list[str] = Field(default_factory=list)
     tools: list[ToolSpec] | None = None
     final: bool = False
+    extra: Extra = None  # user metadata, never read by scoring
 
     @property
     def epoch_seconds(self) -> float:
@@ -129,7 +130,7 @@ def _first_error(error: ValidationError) -> InvalidEvent:
     first = error.errors(include_url=False)[0]
     if first["type"].startswith("union_tag"):
         return InvalidEvent("turn must be one of Agent, Tool, User", "turn")
-    return InvalidEvent(first["msg"], error_path(tuple(first["loc"])) or None)
+    return InvalidEvent(error_message(first), error_path(tuple(first["loc"])) or None)
 
 
 def decode_event(raw: bytes | None, limits: EventLimits = EventLimits()) -> TraceEvent:

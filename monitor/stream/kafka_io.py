@@ -82,7 +82,8 @@ def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int,
     except KafkaError as exc:
         raise RuntimeError(
             f"topic {topic} has {have} partitions but needs {partitions} (as many as the trace topic), "
-            f"and adding them failed: {exc!r}"
+            f"and adding them failed: {exc!r}; give this monitor a state topic of its own: another --group-id "
+            f"(the state topic is aem.state.<group_id>) or AEM_STATE_TOPIC"
         ) from exc
     finally:
         admin.close()

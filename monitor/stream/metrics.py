@@ -11,11 +11,13 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from monitor.models.verdict import DialogResult, TurnVerdict
+from monitor.models.vocabulary import FailureReason
 from monitor.stream.labels import LabelGuard
 
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
+UNSCORED_REASONS = (FailureReason.UNSCORED, FailureReason.TOO_LARGE, FailureReason.UNKNOWN_REFERENCE)
 EXEMPLAR_MAX_CHARS = 128  # OpenMetrics: label names and values of one exemplar, together
 ROOT_CAUSE_FIELDS_PER_RELEASE = 50  # distinct `field` values per (agent, release); the rest count as "other"
 
@@ -91,6 +93,14 @@ class MonitorMetrics:
             ["limit"],
             registry=r,
         )
+        self.unscored = Counter(
+            "aem_turns_unscored",
+            "Turns left unscored (success null), by reason: never counted as passes",
+            ["reason"],
+            registry=r,
+        )
+        # every reason exists from the start, so an alert on its increase sees the first one
+        self._unscored = {reason: self.unscored.labels(reason) for reason in UNSCORED_REASONS}  # never removed
         self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "Event bytes held by open conversations", registry=r)
         self.dlq_reduced = Counter(
             "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
@@ -167,6 +177,9 @@ class MonitorMetrics:
         success = verdict.success
         if success is None:
             self._events["unscored"].inc()
+            reason = verdict.failure_reason or FailureReason.UNSCORED
+            child = self._unscored.get(reason)
+            (child if child is not None else self.unscored.labels(reason)).inc()
             return
         turn_type = verdict.turn_type
         turns, score = self._series(agent, release, mode, turn_type, success)

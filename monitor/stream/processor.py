@@ -257,14 +257,21 @@ class TurnProcessor:
     # -- internals -----------------------------------------------------------------------------
 
     def _open(self, event: TraceEvent, now: float) -> Conversation:
-        reference = None
+        reference, unknown = None, None
         if event.reference_id is not None:
             reference = self.references.get(event.reference_id)
-            if reference is None:
-                log.warning("unknown_reference_id", reference_id=event.reference_id, conversation=event.conversation_id)
+            if reference is None:  # its turns are unscored (unknown_reference), never judged instead
+                unknown = event.reference_id
+                log.warning("unknown_reference_id", reference_id=unknown, conversation=event.conversation_id)
         agent, release = sys.intern(event.agent), sys.intern(event.release)  # one copy for all their conversations
         session = self.engine.session(
-            event.conversation_id, release, agent, reference=reference, tools=event.tools, early=True
+            event.conversation_id,
+            release,
+            agent,
+            reference=reference,
+            tools=event.tools,
+            early=True,
+            unknown_reference=unknown,
         )
         conv = Conversation(event.conversation_id, agent, release, session, last_activity=now)
         self.open[event.conversation_id] = conv

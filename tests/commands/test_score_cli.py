@@ -186,3 +186,39 @@ def test_an_integer_too_large_for_a_float_is_scored_not_a_traceback(tmp_path):
     [turn] = json.loads(line)["turns"]
     assert (turn["success"], turn["failure_reason"]) == (False, "inconsistent_parameter_values")
     assert turn["field"] == "amount"
+
+
+@pytest.mark.parametrize(
+    ("turn", "field"),
+    [
+        ({"turn_no": 1, "turn": "Tool", "predict_turn": {"tool_id": "a", "action": "b"}, "gold": {}}, "turns[0].gold"),
+        (
+            {"turn_no": 1, "turn": "Tool", "predict_turn": {"tool_id": "a", "action": "b", "arguments": {"x": 1}}},
+            "turns[0].predict_turn.arguments",
+        ),
+    ],
+)
+def test_an_unknown_field_is_one_line_naming_file_dialog_and_field(tmp_path, turn, field):
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps({"dialog_id": "t1", "turns": [turn]}))
+    proc = subprocess.run([AEM, "score", str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert f"typo.json: dialog 't1': field {field}: unknown field" in lines[0], lines[0]
+
+
+def test_user_metadata_in_extra_is_accepted_and_not_scored(tmp_path, capsys):
+    dialog = json.loads((EXAMPLES / "sales_report.json").read_text())
+    tagged = {
+        "dialog_id": "m1",
+        "extra": {"ticket": "T-1"},
+        "turns": [{**t, "extra": {"n": i}} for i, t in enumerate(dialog)],
+    }
+    plain = {"dialog_id": "m1", "turns": dialog}
+    (tmp_path / "tagged.json").write_text(json.dumps(tagged))
+    (tmp_path / "plain.json").write_text(json.dumps(plain))
+    assert main(["score", str(tmp_path / "tagged.json")]) == 0
+    with_meta = json.loads(capsys.readouterr().out)
+    assert main(["score", str(tmp_path / "plain.json")]) == 0
+    assert with_meta == json.loads(capsys.readouterr().out)

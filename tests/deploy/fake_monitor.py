@@ -67,6 +67,7 @@ class FakeMonitor:
         self.dlq = Counter("aem_dlq_messages", "", registry=r)
         self.dlq_reduced = Counter("aem_dlq_reduced", "", ["form"], registry=r)
         self.too_large = Counter("aem_turns_too_large", "", ["limit"], registry=r)
+        self.unscored = Counter("aem_turns_unscored", "", ["reason"], registry=r)
         self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "", registry=r)
         self.label_overflow = Counter("aem_label_overflow", "", registry=r)
         self.judge_requests = Counter("aem_judge_requests", "", ["outcome"], registry=r)
@@ -115,6 +116,8 @@ class FakeMonitor:
                 self.dialogs.labels(agent, release, mode, "pass" if rng.random() < p_pass - 0.2 else "fail").inc()
         for outcome, n in (("unscored", 1), ("invalid", rng.randint(0, 2)), ("duplicate", 1), ("late", 1)):
             self.events.labels(outcome).inc(n)
+        self.unscored.labels("unscored").inc()
+        self.unscored.labels("unknown_reference").inc(0)
         self.dlq.inc(rng.randint(0, 2))
         for partition in range(3):
             self.lag.labels("aem.traces", str(partition)).set(rng.randint(0, 40))

@@ -37,6 +37,7 @@ EXTRA_METRICS = {
     "aem_dlq_messages_total": "counter",
     "aem_dlq_reduced_total": "counter",
     "aem_turns_too_large_total": "counter",
+    "aem_turns_unscored_total": "counter",
     "aem_open_dialog_bytes": "gauge",
     "aem_label_overflow_total": "counter",
     "aem_judge_requests_total": "counter",

@@ -134,3 +134,40 @@ def test_chain_buckets(engine):
     assert turns[3].chain_length == turns[4].chain_length == "2"
     assert {turns[n].chain_length for n in (6, 7, 8, 9)} == {"3+"}
     assert turns[2].chain_length is None
+
+
+def _booked_then_restated(reply: str):
+    book_gold = call("flights", "book", flight="AF-1", date="2025-03-03")
+    book_pred = call("flights", "book", flight="AF-1", date="2025-03-04")
+    return dialog(
+        tool_turn(1, book_gold, book_pred),
+        reply_turn(2, "Your flight is on March 3.", reply),
+    )
+
+
+def test_a_reply_restating_the_wrong_value_in_another_format_is_a_cascade(engine):
+    turns = by_turn(engine.score_dialog(_booked_then_restated("Your flight is on March 4.")))
+    assert turns[1].failure_reason == "inconsistent_parameter_values" and turns[1].attribution == "root_cause"
+    assert turns[2].success is False
+    assert (turns[2].failure_reason, turns[2].attribution, turns[2].caused_by) == (
+        "prior_action_failed",
+        "cascading",
+        1,
+    )
+
+
+def test_a_reply_with_a_wrong_value_of_its_own_is_a_root_cause(engine):
+    turns = by_turn(engine.score_dialog(_booked_then_restated("Your flight is on March 9.")))
+    assert turns[2].success is False
+    assert turns[2].attribution == "root_cause" and turns[2].failure_reason != "prior_action_failed"
+
+
+def test_a_wrong_amount_restated_in_words_is_a_cascade(engine):
+    pay_gold = call("payments", "charge", amount="$300.00")
+    pay_pred = call("payments", "charge", amount="$350.00")
+    d = dialog(
+        tool_turn(1, pay_gold, pay_pred),
+        reply_turn(2, "I charged 300 dollars to your card.", "I charged 350 dollars to your card."),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert (turns[2].failure_reason, turns[2].caused_by) == ("prior_action_failed", 1)

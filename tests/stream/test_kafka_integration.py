@@ -254,3 +254,61 @@ def test_reference_set_and_judge_only_paths_stream_like_aem_score(
         for o in ("pass", "fail")
     )
     assert scored == len([t for t in batch["turns"] if t["success"] is not None])
+
+
+def test_an_unknown_reference_id_is_unscored_and_counted_never_judged(broker, engine):
+    """The same unaligned dialog, streamed to a monitor that was not given its reference set."""
+    path = EXAMPLES / "unaligned_trip.json"
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine).start()
+    try:
+        dialog = Dialog.model_validate(json.loads(path.read_text()))
+        predicted = len([t for t in dialog.predict_turns or [] if t.turn != "User"])
+        send(broker.bootstrap, topics.traces, dialog_events(dialog))
+        out = read_until_summary(broker.bootstrap, topics.verdicts, expect=predicted + 1)
+    finally:
+        monitor.stop()
+    turns = [v for v in out if v["kind"] == "turn"]
+    assert len(turns) == predicted
+    assert {(t["success"], t["failure_reason"], t["mode"]) for t in turns} == {(None, "unknown_reference", "reference")}
+    summary = next(v for v in out if v["kind"] == "dialog")
+    assert summary["success_rate"] is None and summary["unscored_count"] == predicted
+    assert monitor.value("aem_turns_unscored_total", reason="unknown_reference") == predicted
+    judged = sum(
+        monitor.value("aem_turns_total", agent=dialog.agent, release=dialog.release or "unknown", mode="judge",
+                      turn_type=tt, outcome=o)
+        for tt in ("action", "response") for o in ("pass", "fail")
+    )  # fmt: skip
+    assert judged == 0
+
+
+def test_unknown_event_fields_go_to_the_dlq_naming_the_field_and_extra_is_metadata(broker, engine):
+    topics = TopicSet.fresh(broker.bootstrap)
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics), engine).start()
+    event = {
+        "schema_version": 1, "conversation_id": "typo-1", "release": "r", "turn_no": 1, "turn": "Tool",
+        "timestamp": "2026-01-01T00:00:00Z", "predict_turn": {"tool_id": "a", "action": "b", "args": {"x": 1}},
+        "gold_turn": {"tool_id": "a", "action": "b", "args": {"x": 1}}, "final": True,
+    }  # fmt: skip
+    misspelt_gold = {**event, "conversation_id": "typo-2", "gold": event["gold_turn"]}
+    del misspelt_gold["gold_turn"]
+    misspelt_args = {
+        **event,
+        "conversation_id": "typo-3",
+        "predict_turn": {"tool_id": "a", "action": "b", "arguments": {}},
+    }
+    with_metadata = {**event, "conversation_id": "meta-1", "extra": {"team": "search", "trace": {"span": "ab12"}}}
+    try:
+        send(broker.bootstrap, topics.traces, [misspelt_gold, misspelt_args, with_metadata])
+        dlq = read_all(broker.bootstrap, topics.dlq, expect=2)
+        good = read_until_summary(broker.bootstrap, topics.verdicts, expect=2)
+    finally:
+        monitor.stop()
+    errors = {json.loads(r.value)["conversation_id"]: dict(r.headers)["aem-error"].decode() for r in dlq}
+    assert set(errors) == {"typo-2", "typo-3"}
+    assert errors["typo-2"].startswith("gold: unknown field")
+    assert errors["typo-3"].startswith("predict_turn.arguments: unknown field")
+    assert all("aem-source" in dict(r.headers) for r in dlq)
+    turns = [v for v in good if v["kind"] == "turn"]
+    assert [(t["conversation_id"], t["success"]) for t in turns] == [("meta-1", True)]
+    assert monitor.value("aem_events_total", outcome="invalid") == 2

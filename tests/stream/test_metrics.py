@@ -87,6 +87,21 @@ def test_unscored_turns_are_counted_not_passed():
     )
 
 
+def test_unscored_turns_are_counted_by_reason_from_zero():
+    metrics = MonitorMetrics()
+    get = metrics.registry.get_sample_value
+    # every reason is exported at 0 before the first one, so an alert on its increase sees it
+    assert get("aem_turns_unscored_total", {"reason": "unknown_reference"}) == 0
+    for reason in ("unknown_reference", "unknown_reference", "too_large"):
+        metrics.record_turn(
+            verdict(success=None, failure_reason=reason, sub_metric=None, score=None), "a", "r", "reference"
+        )
+    assert get("aem_turns_unscored_total", {"reason": "unknown_reference"}) == 2
+    assert get("aem_turns_unscored_total", {"reason": "too_large"}) == 1
+    assert get("aem_turns_unscored_total", {"reason": "unscored"}) == 0
+    assert get("aem_events_total", {"outcome": "unscored"}) == 3
+
+
 def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
     clock = FakeClock()
     metrics = MonitorMetrics(release_ttl_seconds=3600, clock=clock)

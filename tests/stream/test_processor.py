@@ -324,3 +324,54 @@ def test_streamed_response_turns_score_as_aem_score_does(embedding_scorer):
     outcomes = {t.success for r in expected for t in r.turns}
     assert outcomes == {True, False}  # the pairs exercise both verdicts
     assert engine.semantic.encoded_texts == encoded  # every text scoring needed came in the poll's batch
+
+
+def _unaligned_trip() -> Dialog:
+    return Dialog.model_validate(json.loads((EXAMPLES / "unaligned_trip.json").read_text()))
+
+
+def test_an_unknown_reference_id_leaves_the_turns_unscored_never_judged(engine):
+    """A conversation that names a reference the monitor lacks is not scored reference-free instead."""
+    dialog = _unaligned_trip()
+    out = run(TurnProcessor(engine), events_of(dialog))
+    turns = [e.verdict for e in out.emissions if e.kind == "turn"]
+    agent_turns = [t for t in turns if t.turn_no is not None]
+    assert agent_turns and all(t.success is None for t in agent_turns)
+    assert {t.failure_reason for t in agent_turns} == {"unknown_reference"}
+    assert all("unaligned_trip" in (t.detail or "") for t in agent_turns)
+    assert {t.mode for t in turns} == {"reference"}
+    summary = next(e.result for e in out.emissions if e.kind == "dialog")
+    assert summary.success_rate is None and summary.test_pass is False
+    assert summary.unscored_count == len(agent_turns)
+
+
+def test_a_known_reference_id_is_scored_against_it_and_no_reference_is_judged(engine):
+    from monitor.stream.runner import load_references
+
+    dialog = _unaligned_trip()
+    references = load_references([str(EXAMPLES / "unaligned_trip.json")])
+    out = run(TurnProcessor(engine, references=references), events_of(dialog))
+    summary = next(e.result for e in out.emissions if e.kind == "dialog")
+    assert summary == engine.score_dialog(dialog)
+    assert all(e.verdict.failure_reason != "unknown_reference" for e in out.emissions if e.kind == "turn")
+    judged = Dialog.model_validate(json.loads((EXAMPLES / "judge_only_booking.json").read_text()))
+    out = run(TurnProcessor(engine), events_of(judged))
+    modes = {e.verdict.mode for e in out.emissions if e.kind == "turn"}
+    assert modes == {"judge"}
+
+
+def test_a_trajectory_mode_streams_like_batch_its_verdicts_at_the_end(make_engine):
+    """any_order: the verdicts of an unaligned conversation wait for its end, then equal `aem score`'s."""
+    from monitor.stream.runner import load_references
+
+    engine = make_engine(trajectory="any_order")
+    dialog = _unaligned_trip()
+    references = load_references([str(EXAMPLES / "unaligned_trip.json")])
+    events = events_of(dialog)
+    processor = TurnProcessor(engine, references=references)
+    before_end = run(processor, events[:-1])
+    assert [e for e in before_end.emissions if e.kind == "turn"] == []
+    last = processor.process(events[-1], ("p0", len(events) - 1))
+    summary = next(e.result for e in last.emissions if e.kind == "dialog")
+    assert summary == engine.score_dialog(dialog)
+    assert summary != make_engine().score_dialog(dialog)  # the mode changed the result
