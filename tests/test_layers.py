@@ -1,7 +1,8 @@
 """The package's layer order, checked on the import graph: a module imports only from its own layer or lower.
 
 models → equivalence → scoring → judge → sources → stream → wiring → demo → commands → cli
-(`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results beside `sources`.)
+(`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results and
+`calibration` measures them against people's labels, both beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
 
@@ -24,6 +25,7 @@ LAYERS: dict[str, int] = {
     "judge": 4,
     "sources": 5,
     "report": 5,
+    "calibration": 5,
     "stream": 6,
     "wiring": 7,
     "demo": 8,
