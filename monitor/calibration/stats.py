@@ -39,7 +39,7 @@ def _kappa(tn: NDArray[np.float64], fp: NDArray[np.float64], fn: NDArray[np.floa
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = (tp + tn) / n
         expected = ((tp + fn) * (tp + fp) + (tn + fp) * (tn + fn)) / (n * n)
-        return np.where(expected < 1, (observed - expected) / (1 - expected), 1.0)
+        return np.where(expected < 1, (observed - expected) / (1 - expected), np.nan)  # one class only: undefined
 
 
 METRICS = {"balanced_accuracy": _balanced_accuracy, "kappa": _kappa}

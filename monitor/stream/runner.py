@@ -30,6 +30,8 @@ from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, Health
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard, trusted_time
+from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
+from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import otlp_input
 from monitor.stream.partitions import PartitionState
@@ -108,6 +110,12 @@ class Monitor:
         self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
         stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
         self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats, stats_labels)]
+        calibration = s.calibration
+        self.sinks.append(ConfidenceSink(
+            CalibrationMetrics(self.metrics.registry, calibration),
+            {"scoring": s.scoring.model_dump(mode="json")},
+            calibration.low_confidence_margin if calibration is not None else LOW_CONFIDENCE_MARGIN,
+        ))
         self.checkpoint: Checkpoint | None = None
         self.dlq: DeadLetterSink | None = None
         self.progress = ProgressLog()
@@ -174,7 +182,7 @@ class Monitor:
         if self._consumer is None:
             self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
-        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic))
+        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic, s.calibration.id if s.calibration else None))
         self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
             self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy
         )
