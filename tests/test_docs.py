@@ -68,3 +68,11 @@ def test_nothing_depends_on_a_path_outside_the_repo():
             if pattern.search(path.read_text(encoding="utf-8")):
                 offenders.append(str(path.relative_to(REPO)))
     assert not offenders
+
+
+def test_the_label_record_example_is_a_label_record():
+    from monitor.calibration.labels import LabelRecord
+
+    (example,) = json_blocks(DOCS / "label-records.md")
+    record = LabelRecord.model_validate(example)
+    assert record.row.label == "pass" and record.row.scores == {"value_threshold": 0.41}
