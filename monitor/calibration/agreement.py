@@ -44,8 +44,9 @@ def groups(
         if part:
             c = cells([r.people_fail for r in part], [_monitor_fails(r, over) for r in part])
             found.append(Group(turn_type, None, c, agreement(c, seed)))
-    reasons = sorted({r.label for r in decided if r.people_fail} | {r.failure_reason for r in decided if r.monitor_fail}
-                     - {None})
+    reasons = sorted(
+        {r.label for r in decided if r.people_fail} | {r.failure_reason for r in decided if r.monitor_fail} - {None}
+    )
     for reason in reasons:
         truth = [r.label == reason for r in decided]
         predicted = [r.failure_reason == reason and _monitor_fails(r, over) for r in decided]
@@ -60,8 +61,10 @@ def _num(x: float) -> str:
 
 def render(found: Sequence[Group]) -> str:
     """The agreement table: one line per group, with the confusion matrix (people × monitor)."""
-    lines = [f"{'turns':<34} {'n':>4}  {'bal.acc [95% CI]':<22} {'kappa [95% CI]':<23} {'+labels':>7}  "
-             "matrix (people pass/fail × monitor pass/fail)"]
+    lines = [
+        f"{'turns':<34} {'n':>4}  {'bal.acc [95% CI]':<22} {'kappa [95% CI]':<23} {'+labels':>7}  "
+        "matrix (people pass/fail × monitor pass/fail)"
+    ]
     for g in found:
         name = g.turn_type if g.reason is None else f"reason {g.reason}"
         ba, kappa = g.estimates["balanced_accuracy"], g.estimates["kappa"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
@@ -42,7 +43,7 @@ def best_cut(scores: Sequence[float], fails: Sequence[bool], cut: Cut, current: 
     """The cut with the highest balanced accuracy on these turns (midpoints between distinct scores; ties go
     to the value closest to ``current``)."""
     distinct = sorted(set(scores))
-    candidates = [current] + [(a + b) / 2 for a, b in zip(distinct, distinct[1:], strict=False)]
+    candidates = [current] + [(a + b) / 2 for a, b in pairwise(distinct)]
     candidates += [distinct[0] - 1e-4, distinct[-1] + 1e-4]
 
     def quality(value: float) -> tuple[float, float]:
@@ -54,7 +55,11 @@ def best_cut(scores: Sequence[float], fails: Sequence[bool], cut: Cut, current: 
 
 
 def fit_cut(
-    cut: Cut, rows: Sequence[ReviewRow], current: float, folds: int = FOLDS, seed: int = 0,
+    cut: Cut,
+    rows: Sequence[ReviewRow],
+    current: float,
+    folds: int = FOLDS,
+    seed: int = 0,
     min_per_class: int = MIN_PER_CLASS,
 ) -> CutFit:
     decided = [r for r in rows if cut.name in r.scores]
@@ -65,8 +70,10 @@ def fit_cut(
         result.refusal = "fixed inside the scorer (no setting to fit)"
         return result
     if min(n_fail, n_pass) < min_per_class:
-        result.refusal = (f"{n_pass} pass and {n_fail} fail labels among the {len(decided)} turns it decides; "
-                          f"needs {min_per_class} of each")
+        result.refusal = (
+            f"{n_pass} pass and {n_fail} fail labels among the {len(decided)} turns it decides; "
+            f"needs {min_per_class} of each"
+        )
         return result
     scores = np.asarray([r.scores[cut.name] for r in decided])
     splitter = StratifiedKFold(n_splits=min(folds, n_fail, n_pass), shuffle=True, random_state=seed)

@@ -19,8 +19,22 @@ PASS = "pass"
 LABELS = (PASS, *(r.value for r in FailureReason if r not in (FailureReason.UNSCORED, FailureReason.TOO_LARGE)))
 JSON_COLUMNS = ("gold_turn", "predict_turn", "scores")  # CSV cells holding JSON
 COLUMNS = (
-    "conversation_id", "turn_no", "turn", "agent", "release", "gold_turn", "predict_turn", "verdict",
-    "failure_reason", "detail", "score", "scores", "margin", "calibration_id", "label", "note",
+    "conversation_id",
+    "turn_no",
+    "turn",
+    "agent",
+    "release",
+    "gold_turn",
+    "predict_turn",
+    "verdict",
+    "failure_reason",
+    "detail",
+    "score",
+    "scores",
+    "margin",
+    "calibration_id",
+    "label",
+    "note",
 )
 
 
@@ -164,8 +178,12 @@ def labelled(sources: Iterable[tuple[str, Sequence[tuple[int, ReviewRow]]]]) -> 
             if row.label is None:
                 continue
             if row.key in seen:
-                raise LabelError(file, n, "turn_no", f"turn {row.turn_no} of {row.conversation_id!r} is labelled "
-                                 f"twice (also {seen[row.key]})")
+                raise LabelError(
+                    file,
+                    n,
+                    "turn_no",
+                    f"turn {row.turn_no} of {row.conversation_id!r} is labelled twice (also {seen[row.key]})",
+                )
             seen[row.key] = f"{file} row {n}"
             out.append(row)
     return out

@@ -64,11 +64,21 @@ def now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-SCORING_KEYS = {"threshold", "side_effect_free", "alignment_lookahead", "composition", "embedding_model", "encoder",
-                "embedding_cache_size", "reference_cache_size"}
+SCORING_KEYS = {
+    "threshold",
+    "side_effect_free",
+    "alignment_lookahead",
+    "composition",
+    "embedding_model",
+    "encoder",
+    "embedding_cache_size",
+    "reference_cache_size",
+}
 
 
-def overlay(base: Mapping[str, Any], settings: Mapping[tuple[str, ...], float], calibration: Calibration) -> dict[str, Any]:
+def overlay(
+    base: Mapping[str, Any], settings: Mapping[tuple[str, ...], float], calibration: Calibration
+) -> dict[str, Any]:
     """``base`` (a config file's mapping, possibly empty) with the fitted ``settings`` set and the calibration
     section added, in a shape both `aem score --config` and `aem run --config` read."""
     out: dict[str, Any] = deepcopy(dict(base))

@@ -27,14 +27,16 @@ def cells(truth: Sequence[bool], predicted: Sequence[bool]) -> Cells:
     return (int(np.sum(~t & ~p)), int(np.sum(~t & p)), int(np.sum(t & ~p)), int(np.sum(t & p)))
 
 
-def _balanced_accuracy(tn: NDArray[np.float64], fp: NDArray[np.float64], fn: NDArray[np.float64],
-                       tp: NDArray[np.float64]) -> NDArray[np.float64]:
+def _balanced_accuracy(
+    tn: NDArray[np.float64], fp: NDArray[np.float64], fn: NDArray[np.float64], tp: NDArray[np.float64]
+) -> NDArray[np.float64]:
     with np.errstate(invalid="ignore", divide="ignore"):
         return (tp / (tp + fn) + tn / (tn + fp)) / 2
 
 
-def _kappa(tn: NDArray[np.float64], fp: NDArray[np.float64], fn: NDArray[np.float64],
-           tp: NDArray[np.float64]) -> NDArray[np.float64]:
+def _kappa(
+    tn: NDArray[np.float64], fp: NDArray[np.float64], fn: NDArray[np.float64], tp: NDArray[np.float64]
+) -> NDArray[np.float64]:
     n = tn + fp + fn + tp
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = (tp + tn) / n
@@ -73,7 +75,9 @@ def more_labels_for(n: int, half_width: float, target: float = TARGET_HALF_WIDTH
     return max(0, math.ceil(n * (half_width / target) ** 2) - n)
 
 
-def resampled_cells(c: Cells, rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES) -> list[NDArray[np.float64]]:
+def resampled_cells(
+    c: Cells, rng: np.random.Generator, resamples: int = BOOTSTRAP_RESAMPLES
+) -> list[NDArray[np.float64]]:
     """Bootstrap resamples of the labelled turns, as confusion-matrix cells (a multinomial draw per resample)."""
     n = sum(c)
     draws = rng.multinomial(n, np.asarray(c, dtype=float) / n, size=resamples).astype(float)

@@ -16,7 +16,15 @@ from monitor.calibration.agreement import Group, groups, render
 from monitor.calibration.cuts import CUTS, cut_config, low_confidence
 from monitor.calibration.fit import MIN_PER_CLASS, CutFit, fit_cut
 from monitor.calibration.labels import LabelError, LabelRecord, ReviewRow, labelled, read_rows
-from monitor.calibration.overlay import AgreementFigure, Calibration, CutChange, calibration_id, now, overlay, write_overlay
+from monitor.calibration.overlay import (
+    AgreementFigure,
+    Calibration,
+    CutChange,
+    calibration_id,
+    now,
+    overlay,
+    write_overlay,
+)
 from monitor.calibration.sample import payloads_of, review_row, turn_records
 from monitor.calibration.stats import point
 from monitor.commands import common
@@ -47,14 +55,25 @@ examples:
 
 
 def add_parser(sub: Any) -> None:
-    p = common.add_command(sub, "calibrate", "agreement with people's labels; fit the cuts to them",
-                           EPILOG, cmd_calibrate)
+    p = common.add_command(
+        sub, "calibrate", "agreement with people's labels; fit the cuts to them", EPILOG, cmd_calibrate
+    )
     p.add_argument("labels", nargs="*", metavar="LABELS", help="labelled review files (.jsonl or .csv)")
     p.add_argument("--from-topic", metavar="TOPIC", help="read label records from this topic (e.g. aem.labels)")
-    p.add_argument("--dialogs", nargs="+", default=[], metavar="PATH",
-                   help="score these dialogs now: every labelled turn must exist, its scores are the current ones")
-    p.add_argument("--scores", nargs="+", default=[], metavar="PATH",
-                   help="`aem score --format json` output to check the labelled turns against (instead of --dialogs)")
+    p.add_argument(
+        "--dialogs",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="score these dialogs now: every labelled turn must exist, its scores are the current ones",
+    )
+    p.add_argument(
+        "--scores",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="`aem score --format json` output to check the labelled turns against (instead of --dialogs)",
+    )
     p.add_argument("--write", type=Path, metavar="PATH", help="write the config overlay here (YAML)")
     p.add_argument("--seed", type=int, default=0, help="folds and bootstrap resamples")
     common.add_broker_args(p)  # --config: the scoring settings calibrated (and copied into the overlay)
@@ -96,8 +115,9 @@ def _population(args: argparse.Namespace, config: ScoringConfig) -> tuple[list[d
     return records, {}
 
 
-def _current(sources: Sequence[Source], records: list[dict[str, Any]], cfg: Mapping[str, Any],
-             payloads: dict[Any, Any]) -> list[ReviewRow]:
+def _current(
+    sources: Sequence[Source], records: list[dict[str, Any]], cfg: Mapping[str, Any], payloads: dict[Any, Any]
+) -> list[ReviewRow]:
     """The labelled rows, with verdicts and scores replaced by the current ones when there are records; a row
     for a turn the records do not have is an error."""
     rows = labelled(sources)
@@ -110,8 +130,13 @@ def _current(sources: Sequence[Source], records: list[dict[str, Any]], cfg: Mapp
         record = index.get(row.key)
         if record is None:
             file, n = where[row.key]
-            raise LabelError(file, n, "turn_no", f"conversation {row.conversation_id!r} has no turn {row.turn_no} "
-                             "in the scored dialogs (the turn no longer exists)")
+            raise LabelError(
+                file,
+                n,
+                "turn_no",
+                f"conversation {row.conversation_id!r} has no turn {row.turn_no} "
+                "in the scored dialogs (the turn no longer exists)",
+            )
         fresh = review_row(record, cfg, payloads)
         out.append(fresh.model_copy(update={"label": row.label, "note": row.note}))
     return out
@@ -145,29 +170,52 @@ def _print_fits(fits: Sequence[CutFit]) -> None:
 
 def _figures(found: Sequence[Group]) -> list[AgreementFigure]:
     return [
-        AgreementFigure(turn_type=g.turn_type, kind=e.kind, value=round(e.value, 4), low=round(e.low, 4),
-                        high=round(e.high, 4), labels=g.labels)
-        for g in found if g.reason is None for e in g.estimates.values() if e.value == e.value
+        AgreementFigure(
+            turn_type=g.turn_type,
+            kind=e.kind,
+            value=round(e.value, 4),
+            low=round(e.low, 4),
+            high=round(e.high, 4),
+            labels=g.labels,
+        )
+        for g in found
+        if g.reason is None
+        for e in g.estimates.values()
+        if e.value == e.value
     ]
 
 
-def _calibration(rows: Sequence[ReviewRow], fits: Sequence[CutFit], records: list[dict[str, Any]],
-                 new_cfg: Mapping[str, Any], seed: int) -> Calibration:
+def _calibration(
+    rows: Sequence[ReviewRow],
+    fits: Sequence[CutFit],
+    records: list[dict[str, Any]],
+    new_cfg: Mapping[str, Any],
+    seed: int,
+) -> Calibration:
     overrides = {k: v for f in fits if f.adopted for k, v in f.held_out.items()}
     changes = {
         f.cut.name: CutChange(
-            setting=".".join(f.cut.setting or ()), before=f.current, after=float(f.fitted or f.current),
+            setting=".".join(f.cut.setting or ()),
+            before=f.current,
+            after=float(f.fitted or f.current),
             held_out_before=round(point("balanced_accuracy", f.before), 4) if f.before else 0.0,
             held_out_after=round(point("balanced_accuracy", f.after), 4) if f.after else 0.0,
         )
-        for f in fits if f.adopted
+        for f in fits
+        if f.adopted
     }
     scored = [r for r in records if r.get("success") is not None]
     share = round(sum(low_confidence(r, new_cfg) for r in scored) / len(scored), 4) if scored else None
     created = now()
     cal_id = calibration_id([r.model_dump_json() for r in rows], {k: v.after for k, v in changes.items()}, created)
-    return Calibration(id=cal_id, created=created.isoformat().replace("+00:00", "Z"), labels=len(rows),
-                       agreement=_figures(groups(rows, overrides, seed)), cuts=changes, low_confidence_share=share)
+    return Calibration(
+        id=cal_id,
+        created=created.isoformat().replace("+00:00", "Z"),
+        labels=len(rows),
+        agreement=_figures(groups(rows, overrides, seed)),
+        cuts=changes,
+        low_confidence_share=share,
+    )
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

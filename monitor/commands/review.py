@@ -60,7 +60,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--until", type=moment, help="only verdicts written before (same forms)")
     p.add_argument("--max", type=common.positive_int, default=200, help="turns in the review file")
     p.add_argument("--seed", type=int, default=0, help="the same seed picks the same turns")
-    p.add_argument("--dialogs", nargs="+", default=[], metavar="PATH", help="dialog files: add gold and predicted turns")
+    p.add_argument(
+        "--dialogs", nargs="+", default=[], metavar="PATH", help="dialog files: add gold and predicted turns"
+    )
     p.add_argument("--out", type=Path, default=Path("review.jsonl"), help="review file (JSONL)")
     p.add_argument("--csv", action="store_true", help="also write the review file as CSV (same name, .csv)")
     common.add_broker_args(p)

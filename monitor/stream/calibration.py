@@ -20,8 +20,10 @@ class CalibrationMetrics:
     def __init__(self, registry: CollectorRegistry, calibration: Calibration | None) -> None:
         r = registry
         self.low_confidence = Counter(
-            "aem_low_confidence_turns", "Scored turns whose deciding score is within the margin of a cut",
-            ["turn_type"], registry=r,
+            "aem_low_confidence_turns",
+            "Scored turns whose deciding score is within the margin of a cut",
+            ["turn_type"],
+            registry=r,
         )
         self.checked = Counter(
             "aem_confidence_checked_turns", "Scored turns checked for closeness to a cut", ["turn_type"], registry=r
@@ -35,8 +37,9 @@ class CalibrationMetrics:
         value = Gauge("aem_calibration_agreement", "Agreement with people's labels at calibration", labels, registry=r)
         low = Gauge("aem_calibration_agreement_low", "Lower bound of its 95 % bootstrap interval", labels, registry=r)
         high = Gauge("aem_calibration_agreement_high", "Upper bound of its 95 % bootstrap interval", labels, registry=r)
-        labelled = Gauge("aem_calibration_labels", "Labelled turns the agreement was measured on", ["turn_type"],
-                         registry=r)
+        labelled = Gauge(
+            "aem_calibration_labels", "Labelled turns the agreement was measured on", ["turn_type"], registry=r
+        )
         for figure in calibration.agreement:
             value.labels(figure.turn_type, figure.kind).set(figure.value)
             low.labels(figure.turn_type, figure.kind).set(figure.low)
@@ -46,8 +49,11 @@ class CalibrationMetrics:
             {"id": calibration.id, "created": calibration.created}
         )
         if calibration.low_confidence_share is not None:
-            Gauge("aem_calibration_low_confidence_share", "Share of low-confidence verdicts on the calibrated traffic",
-                  registry=r).set(calibration.low_confidence_share)
+            Gauge(
+                "aem_calibration_low_confidence_share",
+                "Share of low-confidence verdicts on the calibrated traffic",
+                registry=r,
+            ).set(calibration.low_confidence_share)
 
 
 @dataclass
@@ -65,8 +71,14 @@ class ConfidenceSink:
             return
         turn_type = self._turns.get(verdict.turn, "response")
         self.metrics.checked.labels(turn_type).inc()
-        record = {"turn": verdict.turn, "success": verdict.success, "attribution": verdict.attribution,
-                  "failure_reason": verdict.failure_reason, "score": verdict.score, "detail": verdict.detail}
+        record = {
+            "turn": verdict.turn,
+            "success": verdict.success,
+            "attribution": verdict.attribution,
+            "failure_reason": verdict.failure_reason,
+            "score": verdict.score,
+            "detail": verdict.detail,
+        }
         if low_confidence(record, self.cut_config, self.margin):
             self.metrics.low_confidence.labels(turn_type).inc()
 

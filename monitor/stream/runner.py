@@ -17,11 +17,13 @@ from kafka import TopicPartition
 from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
+from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
 from monitor.models.dialog import Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.scoring.warmup import warm_up
 from monitor.sources.files import read_dialogs
 from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.emissions import Failure, Outcome
@@ -30,8 +32,6 @@ from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, Health
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard, trusted_time
-from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
-from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import otlp_input
 from monitor.stream.partitions import PartitionState
@@ -182,7 +182,8 @@ class Monitor:
         if self._consumer is None:
             self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
-        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic, s.calibration.id if s.calibration else None))
+        calibration_id = s.calibration.id if s.calibration else None
+        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic, calibration_id))
         self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
             self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy
         )

@@ -8,12 +8,25 @@ from pathlib import Path
 from typing import Any
 
 SYNONYMS = (
-    ("conference room", "meeting room"), ("weekly summary", "weekly overview"), ("customer list", "client list"),
-    ("invoice", "bill"), ("cheap flights", "budget flights"), ("coffee", "tea"), ("team meeting", "staff meeting"),
-    ("support ticket", "help request"), ("Italian restaurant", "pizza place"), ("project plan", "project schedule"),
-    ("sales figures", "sales numbers"), ("user account", "customer profile"), ("downtown office", "city center office"),
-    ("red apple", "green apple"), ("email draft", "letter draft"), ("main street", "high street"),
-    ("quarterly report", "quarter report"), ("annual budget", "yearly budget"), ("laptop", "notebook computer"),
+    ("conference room", "meeting room"),
+    ("weekly summary", "weekly overview"),
+    ("customer list", "client list"),
+    ("invoice", "bill"),
+    ("cheap flights", "budget flights"),
+    ("coffee", "tea"),
+    ("team meeting", "staff meeting"),
+    ("support ticket", "help request"),
+    ("Italian restaurant", "pizza place"),
+    ("project plan", "project schedule"),
+    ("sales figures", "sales numbers"),
+    ("user account", "customer profile"),
+    ("downtown office", "city center office"),
+    ("red apple", "green apple"),
+    ("email draft", "letter draft"),
+    ("main street", "high street"),
+    ("quarterly report", "quarter report"),
+    ("annual budget", "yearly budget"),
+    ("laptop", "notebook computer"),
 )
 CONTEXTS = ("", "the march", "our london", "next week's", "the team's", "the new")
 TEAM_CUT = 0.36  # the truth: this team calls two values the same from this score up

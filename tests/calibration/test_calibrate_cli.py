@@ -48,7 +48,7 @@ def test_review_is_stratified_least_certain_first_and_repeatable(scored, tmp_pat
     assert {(r["turn"], r["verdict"]) for r in first} == {("Tool", "fail"), ("Tool", "pass"), ("Agent", "pass")}
     margins = [r["margin"] for r in first if r["margin"] is not None]
     assert margins == sorted(margins) and margins
-    assert all(r["margin"] is None for r in first[len(margins):])  # no cut decided them: last
+    assert all(r["margin"] is None for r in first[len(margins) :])  # no cut decided them: last
     tool = next(r for r in first if r["turn"] == "Tool")
     assert tool["gold_turn"]["args"]["q"] and tool["predict_turn"]["args"]["q"]
     assert tool["label"] is None and tool["scores"]["value_threshold"] == tool["score"]
@@ -81,20 +81,25 @@ def test_calibrate_fits_the_value_cut_and_writes_an_overlay_score_and_run_read(s
     calibration = written["calibration"]
     action = {f["kind"]: f for f in calibration["agreement"] if f["turn_type"] == "action"}
     assert action["balanced_accuracy"]["low"] <= action["balanced_accuracy"]["value"] <= 1.0
-    assert calibration["cuts"]["value_threshold"]["held_out_after"] > calibration["cuts"]["value_threshold"]["held_out_before"]
+    assert (
+        calibration["cuts"]["value_threshold"]["held_out_after"]
+        > calibration["cuts"]["value_threshold"]["held_out_before"]
+    )
 
     settings = load_settings(overlay, environ={})
     assert settings.calibration is not None and settings.calibration.id == calibration["id"]
     assert settings.scoring.threshold == written["scoring"]["threshold"]
     assert main(["score", str(dialogs_path), "--config", str(overlay), "--format", "json"]) == 0
     rescored = turn_records(json.loads(capsys.readouterr().out))
-    agree = [truth[(t["conversation_id"], t["turn_no"])] == ("pass" if t["success"] else t["failure_reason"])
-             for t in rescored]
+    agree = [
+        truth[(t["conversation_id"], t["turn_no"])] == ("pass" if t["success"] else t["failure_reason"])
+        for t in rescored
+    ]
     assert all(agree)  # the truth is a cut, so the fitted cut reproduces it
 
 
 def test_calibrate_keeps_a_base_config(scored, tmp_path):
-    dialogs_path, _, truth = scored
+    _, _, truth = scored
     labels = _labelled(_review(scored, tmp_path / "review.jsonl"), truth, tmp_path / "labels.jsonl")
     base = tmp_path / "base.yaml"
     base.write_text("monitor:\n  topic: my.traces\nscoring:\n  side_effect_free: [files.search]\n")
@@ -140,8 +145,12 @@ def _bad(rows: list[dict], case: str) -> list[dict]:
 
 @pytest.mark.parametrize(
     ("case", "row", "field"),
-    [("unknown-label", 4, "label"), ("unknown-field", 4, "reviewer"), ("duplicate", None, "turn_no"),
-     ("gone", 4, "turn_no")],
+    [
+        ("unknown-label", 4, "label"),
+        ("unknown-field", 4, "reviewer"),
+        ("duplicate", None, "turn_no"),
+        ("gone", 4, "turn_no"),
+    ],
 )
 def test_bad_labels_name_file_row_and_field_and_write_nothing(scored, tmp_path, capsys, case, row, field):
     _, scores, truth = scored

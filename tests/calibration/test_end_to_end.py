@@ -56,7 +56,9 @@ def test_review_label_calibrate_restart_on_the_broker(broker, tmp_path):
     review = tmp_path / "review.jsonl"
     aem("review", scores, "--dialogs", labelled, "--out", review, "--max", "200", "--seed", "1")
     truth_file = tmp_path / "truth.json"
-    truth_file.write_text(json.dumps({f"{c} {t}": v for (c, t), v in truth_of(turn_records(json.loads(scores.read_text()))).items()}))
+    truth_file.write_text(
+        json.dumps({f"{c} {t}": v for (c, t), v in truth_of(turn_records(json.loads(scores.read_text()))).items()})
+    )
     truth = json.loads(truth_file.read_text())
     rows = [json.loads(line) for line in review.read_text().splitlines()]
     for row in rows:
@@ -93,20 +95,43 @@ def test_review_label_calibrate_restart_on_the_broker(broker, tmp_path):
     shipped_agreement, calibrated_agreement = (agreement(found, held_truth) for found in actions)
     assert shipped_agreement < 0.8  # the shipped cut fails every pair this team calls the same
     assert calibrated_agreement > shipped_agreement + 0.15
-    line = next(ln for ln in metrics.splitlines()
-                if ln.startswith('aem_calibration_agreement{kind="balanced_accuracy",turn_type="action"}'))
+    line = next(
+        ln
+        for ln in metrics.splitlines()
+        if ln.startswith('aem_calibration_agreement{kind="balanced_accuracy",turn_type="action"}')
+    )
     assert float(line.split()[-1]) > 0.9
     assert 'aem_calibration_info{created="' in metrics and f'id="{calibration_id}"' in metrics
     assert "aem_calibration_agreement_low{" in metrics and "aem_calibration_agreement_high{" in metrics
 
     # the verdict topic as review input, bounded by --max and a time window
     from_topic = tmp_path / "from-topic.jsonl"
-    aem("review", "--from-topic", calibrated_topics.verdicts, "--bootstrap-servers", bootstrap, "--since", "1h",
-        "--max", "20", "--out", from_topic)
+    aem(
+        "review",
+        "--from-topic",
+        calibrated_topics.verdicts,
+        "--bootstrap-servers",
+        bootstrap,
+        "--since",
+        "1h",
+        "--max",
+        "20",
+        "--out",
+        from_topic,
+    )
     picked = [json.loads(line) for line in from_topic.read_text().splitlines()]
     assert len(picked) == 20 and {r["calibration_id"] for r in picked} == {calibration_id}
-    aem("review", "--from-topic", calibrated_topics.verdicts, "--bootstrap-servers", bootstrap, "--until", "2h",
-        "--out", from_topic)
+    aem(
+        "review",
+        "--from-topic",
+        calibrated_topics.verdicts,
+        "--bootstrap-servers",
+        bootstrap,
+        "--until",
+        "2h",
+        "--out",
+        from_topic,
+    )
     assert from_topic.read_text() == ""  # nothing was written two hours ago
 
     # labels from a tool on a topic, read by calibrate
