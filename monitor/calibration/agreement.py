@@ -44,9 +44,8 @@ def groups(
         if part:
             c = cells([r.people_fail for r in part], [_monitor_fails(r, over) for r in part])
             found.append(Group(turn_type, None, c, agreement(c, seed)))
-    reasons = sorted(
-        {r.label for r in decided if r.people_fail} | {r.failure_reason for r in decided if r.monitor_fail} - {None}
-    )
+    named = [r.label for r in decided if r.people_fail] + [r.failure_reason for r in decided if r.monitor_fail]
+    reasons = sorted({reason for reason in named if reason is not None})
     for reason in reasons:
         truth = [r.label == reason for r in decided]
         predicted = [r.failure_reason == reason and _monitor_fails(r, over) for r in decided]

@@ -51,7 +51,8 @@ def best_cut(scores: Sequence[float], fails: Sequence[bool], cut: Cut, current: 
         ba = point("balanced_accuracy", cells(fails, predicted))
         return (ba, -abs(value - current))
 
-    return round(max(candidates, key=quality), 4)
+    best: float = max(candidates, key=quality)
+    return round(best, 4)
 
 
 def fit_cut(

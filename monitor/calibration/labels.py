@@ -156,7 +156,7 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
                 continue
             try:
                 yield n, json.loads(line)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 raise LabelError(str(path), n, None, f"not JSON ({exc.msg})") from None
 
 
