@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
 from monitor.calibration.cuts import Cut
 from monitor.calibration.labels import ReviewRow
@@ -76,6 +75,8 @@ def fit_cut(
             f"needs {min_per_class} of each"
         )
         return result
+    from sklearn.model_selection import StratifiedKFold  # only here: it costs every command's start-up otherwise
+
     scores = np.asarray([r.scores[cut.name] for r in decided])
     splitter = StratifiedKFold(n_splits=min(folds, n_fail, n_pass), shuffle=True, random_state=seed)
     before_pred = np.zeros(len(decided), dtype=bool)
