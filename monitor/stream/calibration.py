@@ -71,14 +71,8 @@ class ConfidenceSink:
             return
         turn_type = self._turns.get(verdict.turn, "response")
         self.metrics.checked.labels(turn_type).inc()
-        record = {
-            "turn": verdict.turn,
-            "success": verdict.success,
-            "attribution": verdict.attribution,
-            "failure_reason": verdict.failure_reason,
-            "score": verdict.score,
-            "detail": verdict.detail,
-        }
+        # the whole verdict: a cut may read any of its fields (StrEnum members compare equal to their strings)
+        record = verdict.model_dump()
         if low_confidence(record, self.cut_config, self.margin):
             self.metrics.low_confidence.labels(turn_type).inc()
 

@@ -167,3 +167,11 @@ def test_bad_labels_name_file_row_and_field_and_write_nothing(scored, tmp_path, 
     row_no = len(rows) if row is None else row
     assert err.startswith(f"aem calibrate: error: {labels}: row {row_no}: {field}: ")
     assert not overlay.exists()
+
+
+def test_review_refuses_what_is_not_score_output_in_one_line(scored, tmp_path, capsys):
+    dialogs_path, _, _ = scored
+    out = tmp_path / "review.jsonl"
+    assert main(["review", str(dialogs_path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(dialogs_path) in err and not out.exists()

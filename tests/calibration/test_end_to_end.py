@@ -103,6 +103,10 @@ def test_review_label_calibrate_restart_on_the_broker(broker, tmp_path):
     assert float(line.split()[-1]) > 0.9
     assert 'aem_calibration_info{created="' in metrics and f'id="{calibration_id}"' in metrics
     assert "aem_calibration_agreement_low{" in metrics and "aem_calibration_agreement_high{" in metrics
+    threshold = yaml.safe_load(overlay.read_text())["scoring"]["threshold"]
+    near = sum(abs(v["score"] - threshold) < 0.05 for v in after if v["turn"] == "Tool")
+    assert f'aem_confidence_checked_turns_total{{turn_type="action"}} {float(len(held_out))}' in metrics
+    assert f'aem_low_confidence_turns_total{{turn_type="action"}} {float(near)}' in metrics and near > 0
 
     # the verdict topic as review input, bounded by --max and a time window
     from_topic = tmp_path / "from-topic.jsonl"
