@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
+from monitor.scoring.config import ScoringConfig
 
 
 class AgreementFigure(BaseModel):
@@ -64,16 +65,7 @@ def now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-SCORING_KEYS = {
-    "threshold",
-    "side_effect_free",
-    "alignment_lookahead",
-    "composition",
-    "embedding_model",
-    "encoder",
-    "embedding_cache_size",
-    "reference_cache_size",
-}
+SCORING_KEYS = set(ScoringConfig.model_fields)  # a file holding only these is a bare scoring section
 
 
 def overlay(
