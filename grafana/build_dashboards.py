@@ -147,6 +147,28 @@ def judge_panel(title: str, expr: str, legend: str, unit: str) -> dict[str, Any]
     return p
 
 
+def agreement_panel() -> dict[str, Any]:
+    """How far the correctness beside it can be trusted: the calibration's agreement with people's labels."""
+    sel = f'{JOB},kind="balanced_accuracy",turn_type!="all"'
+    return panel(
+        "Agreement with people's labels (calibration)",
+        [
+            target(f"max by (turn_type) (aem_calibration_agreement{{{sel}}})", "{{turn_type}}", "A", instant=True),
+            target(
+                f"max by (turn_type) (aem_calibration_agreement_low{{{sel}}})", "{{turn_type}} low", "B", instant=True
+            ),
+            target(f"max by (turn_type) (aem_calibration_agreement_high{{{sel}}})", "{{turn_type}} high", "C",
+                   instant=True),
+        ],
+        kind="stat",
+        unit="percentunit",
+        description="Balanced accuracy of the verdicts against people's labels on this traffic, with its 95 % "
+        "bootstrap interval, as measured by `aem calibrate` (the calibration `aem run --config` was started with; "
+        "aem_calibration_info names it). Empty: the monitor runs uncalibrated (docs/trusting-verdicts.md).",
+        w=6,
+    )
+
+
 def variables() -> list[dict[str, Any]]:
     def var(name: str, query: str) -> dict[str, Any]:
         return {
@@ -271,15 +293,16 @@ def overview() -> dict[str, Any]:
             "{{agent}} {{release}}",
             "Share of scored turns that pass (aem_turns_total outcome=pass / all). Unscored turns are excluded. "
             "A release that fails every turn reads 0.",
-            w=16,
+            w=12,
         ),
         panel(
             "Turn correctness, last hour",
             [target(f"aem:turn_correctness:ratio_rate1h{{{SEL}}}", "{{agent}} {{release}}", instant=True)],
             kind="stat",
             unit="percentunit",
-            w=8,
+            w=6,
         ),
+        agreement_panel(),
         *release_comparison(),
         panel(
             "Scored turns/s by release",

@@ -113,3 +113,11 @@ def test_user_docs_carry_no_development_history():
     for page in [REPO / "README.md", *sorted(DOCS.glob("*.md"))]:
         for number, line in enumerate(page.read_text().splitlines(), 1):
             assert not history.search(line), f"{page.name}:{number}: {line.strip()}"
+
+
+def test_the_label_record_example_is_a_label_record():
+    from monitor.calibration.labels import LabelRecord
+
+    (example,) = json_blocks(DOCS / "label-records.md")
+    record = LabelRecord.model_validate(example)
+    assert record.row.label == "pass" and record.row.scores == {"value_threshold": 0.41}

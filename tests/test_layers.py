@@ -2,7 +2,8 @@
 
 models → embeddings, equivalence, verifier → scoring → judge → sources → stream → wiring → demo → commands
 → cli → docs_tables
-(`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results beside `sources`.)
+(`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results and
+`calibration` measures them against people's labels, both beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
 
@@ -28,6 +29,7 @@ LAYERS: dict[str, int] = {
     "sources": 5,
     "otel": 5,
     "report": 5,
+    "calibration": 5,
     "stream": 6,
     "wiring": 7,
     "demo": 8,

@@ -17,11 +17,13 @@ from kafka import TopicPartition
 from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
+from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
 from monitor.scoring.warmup import warm_up
 from monitor.sources.files import read_dialogs
 from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.emissions import Failure, Outcome
@@ -111,6 +113,12 @@ class Monitor:
         self.partitions.on_skipped = lambda reason: self.metrics.state_skipped.labels(reason).inc()
         stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
         self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats, stats_labels)]
+        calibration = s.calibration
+        self.sinks.append(ConfidenceSink(
+            CalibrationMetrics(self.metrics.registry, calibration),
+            {"scoring": s.scoring.model_dump(mode="json")},
+            calibration.low_confidence_margin if calibration is not None else LOW_CONFIDENCE_MARGIN,
+        ))
         self.checkpoint: Checkpoint | None = None
         self.dlq: DeadLetterSink | None = None
         self.progress = ProgressLog()
@@ -180,7 +188,8 @@ class Monitor:
         if self._consumer is None:
             self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
         self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
-        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic))
+        calibration_id = s.calibration.id if s.calibration else None
+        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic, calibration_id))
         self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
             self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy
         )

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
+from monitor.calibration.overlay import Calibration
 from monitor.judge.config import JudgeSettings
 from monitor.scoring.config import ScoringConfig, load_config_file
 from monitor.settings_sources import LayeredSettings, settings_context
@@ -82,6 +83,8 @@ class MonitorSettings(LayeredSettings):
     # What the trace topic carries: native events, or OpenTelemetry GenAI spans (docs/otlp.md).
     input_format: Literal["aem", "otlp_json", "otlp_proto"] = "aem"
     otlp: OtlpMapping = Field(default_factory=OtlpMapping)
+    # Written by `aem calibrate --write` (docs/trusting-verdicts.md): exported as metrics, its id on every verdict.
+    calibration: Calibration | None = None
 
     @property
     def resolved_state_topic(self) -> str:

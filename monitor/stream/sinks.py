@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic_core import to_json
+
 from monitor.stream.emissions import Emission
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import MonitorMetrics
@@ -33,9 +35,16 @@ class VerdictTopicSink:
 
     producer: RecordProducer
     topic: str
+    calibration_id: str | None = None  # added to every record when the monitor runs calibrated
+
+    def __post_init__(self) -> None:
+        self._suffix = b"" if self.calibration_id is None else b',"calibration_id":' + to_json(self.calibration_id)
 
     def add(self, emission: Emission) -> None:
-        self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=emission.encode())
+        value = emission.encode()
+        if self._suffix:
+            value = value[:-1] + self._suffix + b"}"
+        self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=value)
 
     def flush(self) -> None:
         """Records went to the producer in `add`; the checkpoint flushes the producer itself."""

@@ -15,7 +15,7 @@ import pytest
 from monitor.cli import COMMANDS, build_parser, main
 
 AEM = str(Path(sys.executable).with_name("aem"))
-NAMES = ["score", "run", "replay", "demo", "broker", "tail", "inspect", "redrive"]
+NAMES = ["score", "review", "calibrate", "run", "replay", "demo", "broker", "tail", "inspect", "redrive"]
 UNREACHABLE = "127.0.0.1:1"
 
 
@@ -79,6 +79,8 @@ def _one_line_exit_2(args: list[str], timeout: float = 60) -> tuple[str, float]:
         ["tail", "aem.verdicts"],
         ["inspect", "some-conversation"],
         ["redrive"],
+        ["review", "--from-topic", "aem.verdicts"],
+        ["calibrate", "--from-topic", "aem.labels"],
     ],
     ids=lambda a: a[0],
 )

@@ -14,6 +14,22 @@ from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from monitor.calibration.overlay import AgreementFigure, Calibration
+from monitor.stream.calibration import CalibrationMetrics
+
+# a calibration of 200 labels, as `aem calibrate --write` records it
+CALIBRATION = Calibration(
+    id="cal-20261201-0a1b2c3d4e",
+    created="2026-12-01T09:00:00Z",
+    labels=200,
+    agreement=[
+        AgreementFigure(turn_type=t, kind=k, value=v, low=v - 0.05, high=min(1.0, v + 0.04), labels=n)
+        for t, n in (("all", 200), ("action", 110), ("response", 90))
+        for k, v in (("balanced_accuracy", 0.91), ("kappa", 0.8))
+    ],
+    low_confidence_share=0.1,
+)
+
 # agent -> [(release, first_seen_timestamp, turn pass probability)], oldest first
 RELEASES = {
     "shop": [("v1.4.0", 1_700_000_000.0, 0.92), ("v1.5.0", 1_700_100_000.0, 0.81)],
@@ -75,6 +91,7 @@ class FakeMonitor:
         self.judge_configured = Gauge("aem_judge_configured", "", registry=r)
         self.judge_configured.set(1)
         self.root_causes = Counter("aem_root_causes", "", ["agent", "release", "reason", "field"], registry=r)
+        self.calibration = CalibrationMetrics(r, CALIBRATION)  # the real exporter: nothing to drift
         for agent, releases in RELEASES.items():
             for release, seen, _ in releases:
                 self.first_seen.labels(agent, release).set(seen)
@@ -128,6 +145,9 @@ class FakeMonitor:
         self.judge_requests.labels("ok").inc(rng.randint(1, 3))
         self.judge_requests.labels(rng.choice(["error", "timeout"])).inc()
         self.judge_latency.observe(rng.uniform(0.2, 2.0))
+        for turn_type in ("action", "response"):
+            self.calibration.checked.labels(turn_type).inc(10)
+            self.calibration.low_confidence.labels(turn_type).inc(rng.randint(0, 2))
 
     def _run(self) -> None:
         while not self._stop.wait(self.tick_seconds):

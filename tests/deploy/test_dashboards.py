@@ -47,6 +47,14 @@ EXTRA_METRICS = {
     "aem_cache_hits_total": "counter",
     "aem_cache_misses_total": "counter",
     "aem_cache_entries": "gauge",
+    "aem_low_confidence_turns_total": "counter",
+    "aem_confidence_checked_turns_total": "counter",
+    "aem_calibration_agreement": "gauge",
+    "aem_calibration_agreement_low": "gauge",
+    "aem_calibration_agreement_high": "gauge",
+    "aem_calibration_labels": "gauge",
+    "aem_calibration_info": "gauge",
+    "aem_calibration_low_confidence_share": "gauge",
 }
 PROMETHEUS_METRICS = {"up"}
 
@@ -165,8 +173,19 @@ def test_overview_covers_the_required_views():
         "aem:chain_turn_correctness:ratio_rate5m",
         "aem:dialog_pass:ratio_rate5m",
         "aem:turn_mode_share:ratio_rate5m",
+        "aem_calibration_agreement{",
+        "aem_calibration_agreement_low{",
+        "aem_calibration_agreement_high{",
     ]:
         assert needle in exprs, needle
+
+
+def test_overview_shows_agreement_beside_correctness():
+    """The calibration's agreement sits in the top row, next to the correctness it qualifies."""
+    panels = _panels(GRAFANA / "dashboards" / "aem-overview.json")
+    correctness = panels["Turn correctness by release (5m)"]["gridPos"]
+    agreement = panels["Agreement with people's labels (calibration)"]["gridPos"]
+    assert agreement["y"] == correctness["y"]
 
 
 def test_pipeline_covers_the_required_views():

@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from kafka import KafkaConsumer, TopicPartition
 
 from monitor.demo.traffic import sample_dialogs
@@ -38,6 +39,7 @@ from tests.support.prometheus import (
 )
 
 from .conftest import REPO_ROOT
+from .fake_monitor import CALIBRATION
 
 pytestmark = pytest.mark.integration
 
@@ -110,7 +112,10 @@ def live(broker, tmp_path_factory) -> Iterator[tuple[int, str, TopicSet]]:
     topics = TopicSet.fresh(broker.bootstrap)
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    monitor = MonitorProcess(topics.run_args(broker.bootstrap, "--idle-timeout", "20", port=port)).start()
+    calibration = tmp_path_factory.mktemp("calibration") / "calibration.yaml"
+    calibration.write_text(yaml.safe_dump({"scoring": {}, "calibration": CALIBRATION.model_dump(mode="json")}))
+    run_args = topics.run_args(broker.bootstrap, "--idle-timeout", "20", "--config", str(calibration), port=port)
+    monitor = MonitorProcess(run_args).start()
     common = ["--bootstrap-servers", broker.bootstrap, "--topic", topics.traces]
     traffic = [replay(["--sample", "--repeat", "100", "--rate", "30", *common], env)]
     try:

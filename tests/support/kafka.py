@@ -139,6 +139,7 @@ class MonitorProcess:
 
     args: list[str]
     env: dict[str, str] = field(default_factory=dict)  # extra AEM_* environment
+    cwd: Path = REPO  # relative paths in args are read from here
     process: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
     metrics_port: int | None = None
@@ -149,7 +150,7 @@ class MonitorProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            cwd=REPO,
+            cwd=self.cwd,
             env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **self.env},
         )
         threading.Thread(target=self._drain, daemon=True).start()

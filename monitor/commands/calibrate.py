@@ -1,0 +1,256 @@
+"""`aem calibrate`: agreement with people's labels, the cuts fitted to them, and the config overlay."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from monitor.calibration.agreement import Group, groups, render
+from monitor.calibration.cuts import CUTS, cut_config, low_confidence
+from monitor.calibration.fit import MIN_PER_CLASS, CutFit, fit_cut
+from monitor.calibration.labels import LabelError, LabelRecord, ReviewRow, labelled, read_rows
+from monitor.calibration.overlay import (
+    AgreementFigure,
+    Calibration,
+    CutChange,
+    calibration_id,
+    now,
+    overlay,
+    write_overlay,
+)
+from monitor.calibration.sample import payloads_of, review_row, turn_records
+from monitor.calibration.stats import point
+from monitor.commands import common
+from monitor.report.records import decode_json
+from monitor.scoring import ScoringConfig
+from monitor.scoring.config import load_config_file
+from monitor.sources.files import InputError, iter_dialogs
+from monitor.stream.topic_reader import TopicReader
+from monitor.wiring import build_engine
+
+EPILOG = f"""\
+Reads labelled review files (rows without a label are skipped) or label records from a topic, prints the
+monitor's agreement with the labels per turn type and per failure reason (balanced accuracy, Cohen's
+kappa, 95 % bootstrap intervals, labels still needed for ±0.02), fits the cuts on the labels by
+cross-validation and prints before / after on the held-out folds. With --write it writes a config
+overlay for `aem score --config` and `aem run --config`. A cut needs {MIN_PER_CLASS} labels of each
+class (pass, fail); with fewer it says so and nothing is written.
+
+examples:
+  aem calibrate review.jsonl --dialogs dialogs.jsonl --write calibration.yaml
+  aem calibrate --from-topic aem.labels --scores scores.json --write calibration.yaml
+
+""" + common.exit_codes(
+    "0  agreement printed (and the overlay written with --write)",
+    "1  too few labels to calibrate: nothing written",
+    "2  bad input (one line naming file, row and field) or options; nothing written",
+)
+
+
+def add_parser(sub: Any) -> None:
+    p = common.add_command(
+        sub, "calibrate", "agreement with people's labels; fit the cuts to them", EPILOG, cmd_calibrate
+    )
+    p.add_argument("labels", nargs="*", metavar="LABELS", help="labelled review files (.jsonl or .csv)")
+    p.add_argument("--from-topic", metavar="TOPIC", help="read label records from this topic (e.g. aem.labels)")
+    p.add_argument(
+        "--dialogs",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="score these dialogs now: every labelled turn must exist, its scores are the current ones",
+    )
+    p.add_argument(
+        "--scores",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="`aem score --format json` output to check the labelled turns against (instead of --dialogs)",
+    )
+    p.add_argument("--write", type=Path, metavar="PATH", help="write the config overlay here (YAML)")
+    p.add_argument("--seed", type=int, default=0, help="folds and bootstrap resamples")
+    common.add_broker_args(p)  # --config: the scoring settings calibrated (and copied into the overlay)
+
+
+Source = tuple[str, list[tuple[int, ReviewRow]]]
+
+
+def _topic_rows(reader: TopicReader, stop: threading.Event) -> list[tuple[int, ReviewRow]]:
+    """Label records in topic order; a later record for the same turn replaces an earlier one (a relabel)."""
+    reader.assign()
+    latest: dict[tuple[str, int | None], tuple[int, ReviewRow]] = {}
+    for record in reader.records(stop=stop):
+        where = f"{reader.topic} p{record.partition}@{record.offset}"
+        data = decode_json(record.value)
+        try:
+            row = LabelRecord.model_validate(data).row
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            field = ".".join(str(x) for x in first["loc"]) or "-"
+            message = "unknown field" if first["type"] == "extra_forbidden" else str(first["msg"])
+            raise LabelError(where, None, field, message.removeprefix("Value error, ")) from None
+        latest[row.key] = (record.offset, row)
+    return list(latest.values())
+
+
+def _population(args: argparse.Namespace, config: ScoringConfig) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
+    """The turn verdicts labelled rows are checked against (and their gold/predicted turns), if any."""
+    if args.dialogs:
+        dialogs = [d for path in args.dialogs for d in iter_dialogs(path)]
+        results = build_engine(config).score_dialogs(dialogs)
+        return turn_records({"dialogs": [r.model_dump(mode="json") for r in results]}), payloads_of(dialogs)
+    records: list[dict[str, Any]] = []
+    for path in args.scores:
+        try:
+            records += turn_records(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            raise InputError(path, f"not readable `aem score --format json` output ({exc})") from None
+    return records, {}
+
+
+def _current(
+    sources: Sequence[Source], records: list[dict[str, Any]], cfg: Mapping[str, Any], payloads: dict[Any, Any]
+) -> list[ReviewRow]:
+    """The labelled rows, with verdicts and scores replaced by the current ones when there are records; a row
+    for a turn the records do not have is an error."""
+    rows = labelled(sources)
+    if not records:
+        return rows
+    index = {(str(r["conversation_id"]), r.get("turn_no")): r for r in records}
+    where = {row.key: (file, n) for file, found in sources for n, row in found}
+    out = []
+    for row in rows:
+        record = index.get(row.key)
+        if record is None:
+            file, n = where[row.key]
+            raise LabelError(
+                file,
+                n,
+                "turn_no",
+                f"conversation {row.conversation_id!r} has no turn {row.turn_no} "
+                "in the scored dialogs (the turn no longer exists)",
+            )
+        fresh = review_row(record, cfg, payloads)
+        out.append(fresh.model_copy(update={"label": row.label, "note": row.note}))
+    return out
+
+
+def _refusals(rows: Sequence[ReviewRow], fits: Sequence[CutFit]) -> list[str]:
+    fails = sum(r.people_fail for r in rows if r.verdict != "unscored")
+    passes = sum(not r.people_fail for r in rows if r.verdict != "unscored")
+    found = []
+    if min(fails, passes) < MIN_PER_CLASS:
+        found.append(f"{len(rows)} labels ({passes} pass, {fails} fail): needs {MIN_PER_CLASS} of each")
+    found += [f"{f.cut.name}: {f.refusal}" for f in fits if f.refusal and f.cut.setting and f.labels]
+    return found
+
+
+def _print_fits(fits: Sequence[CutFit]) -> None:
+    out = sys.stdout
+    out.write("\ncuts (held-out folds: balanced accuracy / kappa, before → after)\n")
+    for f in fits:
+        if f.refusal is not None or f.before is None or f.after is None:
+            out.write(f"  {f.cut.name:<18} {f.current:.4f}  not fitted: {f.refusal}\n")
+            continue
+        b, a = f.before, f.after
+        verdict = "adopted" if f.adopted else "kept (no better on held-out folds)"
+        out.write(
+            f"  {f.cut.name:<18} {f.current:.4f} → {f.fitted:.4f}  {point('balanced_accuracy', b):.3f} → "
+            f"{point('balanced_accuracy', a):.3f} / {point('kappa', b):.3f} → {point('kappa', a):.3f}  "
+            f"({f.labels} labels) {verdict}\n"
+        )
+
+
+def _figures(found: Sequence[Group]) -> list[AgreementFigure]:
+    return [
+        AgreementFigure(
+            turn_type=g.turn_type,
+            kind=e.kind,
+            value=round(e.value, 4),
+            low=round(e.low, 4),
+            high=round(e.high, 4),
+            labels=g.labels,
+        )
+        for g in found
+        if g.reason is None
+        for e in g.estimates.values()
+        if e.value == e.value
+    ]
+
+
+def _calibration(
+    rows: Sequence[ReviewRow],
+    fits: Sequence[CutFit],
+    records: list[dict[str, Any]],
+    new_cfg: Mapping[str, Any],
+    seed: int,
+) -> Calibration:
+    overrides = {k: v for f in fits if f.adopted for k, v in f.held_out.items()}
+    changes = {
+        f.cut.name: CutChange(
+            setting=".".join(f.cut.setting or ()),
+            before=f.current,
+            after=float(f.fitted or f.current),
+            held_out_before=round(point("balanced_accuracy", f.before), 4) if f.before else 0.0,
+            held_out_after=round(point("balanced_accuracy", f.after), 4) if f.after else 0.0,
+        )
+        for f in fits
+        if f.adopted
+    }
+    scored = [r for r in records if r.get("success") is not None]
+    share = round(sum(low_confidence(r, new_cfg) for r in scored) / len(scored), 4) if scored else None
+    created = now()
+    cal_id = calibration_id([r.model_dump_json() for r in rows], {k: v.after for k, v in changes.items()}, created)
+    return Calibration(
+        id=cal_id,
+        created=created.isoformat().replace("+00:00", "Z"),
+        labels=len(rows),
+        agreement=_figures(groups(rows, overrides, seed)),
+        cuts=changes,
+        low_confidence_share=share,
+    )
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    if bool(args.labels) == bool(args.from_topic):
+        return common.error("calibrate", "give LABELS files or --from-topic TOPIC (one of them)")
+    if args.dialogs and args.scores:
+        return common.error("calibrate", "give --dialogs or --scores, not both")
+    try:
+        base = load_config_file(args.config) if args.config else {}
+        cfg = cut_config(base)
+        config = ScoringConfig.model_validate(cfg["scoring"])
+        if args.from_topic:
+            topic_rows = common.read_topic("calibrate", args, args.from_topic, lambda r, s: _topic_rows(r, s))
+            if topic_rows is None:
+                return common.EXIT_USAGE
+            sources: list[Source] = [(args.from_topic, topic_rows)]
+        else:
+            sources = [(str(path), read_rows(path)) for path in args.labels]
+        records, payloads = _population(args, config)
+        rows = _current(sources, records, cfg, payloads)
+    except (LabelError, InputError, ValidationError, OSError, ValueError) as exc:
+        return common.error("calibrate", exc)
+    sys.stdout.write(f"agreement on {len(rows)} labelled turns (shipped verdicts)\n")
+    sys.stdout.write(render(groups(rows, seed=args.seed)) + "\n")
+    fits = [fit_cut(c, rows, c.value_in(cfg), seed=args.seed) for c in CUTS]
+    _print_fits(fits)
+    refusals = _refusals(rows, fits)
+    if refusals:
+        sys.stdout.write("\ntoo few labels to calibrate, nothing changed: " + "; ".join(refusals) + "\n")
+        return common.EXIT_FAILED
+    if args.write is None:
+        return common.EXIT_OK
+    settings = {f.cut.setting: float(f.fitted) for f in fits if f.adopted and f.cut.setting and f.fitted is not None}
+    new_cfg = cut_config(overlay(base, settings, Calibration(id="-", created="-", labels=0)))
+    calibration = _calibration(rows, fits, records, new_cfg, args.seed)
+    write_overlay(args.write, overlay(base, settings, calibration))
+    sys.stdout.write(f"\nwrote {args.write} (calibration {calibration.id})\n")
+    return common.EXIT_OK
