@@ -37,11 +37,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from monitor.equivalence import EmbeddingScorer, ValueComparator
-from monitor.equivalence.types import (
-    ReplyMatch,
-    reply_reason,
-)
+from monitor.embeddings import EmbeddingScorer
+from monitor.equivalence import ValueComparator
+from monitor.equivalence.types import ReplyMatch, reply_reason
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
 from monitor.verifier.evidence import TypedValueEvidence
 from monitor.verifier.grounding import unsupported_sentences

@@ -18,25 +18,119 @@ Edit = Callable[[str, random.Random], str | None]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,:]\d+)*")
 _DETERMINERS = {"a", "an", "the", "his", "her", "their", "my", "your", "our", "this", "that"}
-_NEGATABLE = {
-    "is": "is not", "are": "are not", "was": "was not", "were": "were not", "can": "cannot",
-    "will": "will not", "has": "has not", "have": "have not", "does": "does not", "did": "did not",
-    "should": "should not", "could": "could not", "would": "would not",
+_OPENERS = {
+    "there",
+    "it",
+    "this",
+    "that",
+    "these",
+    "those",
+    "what",
+    "which",
+    "who",
+    "how",
+    "when",
+    "where",
+    "why",
+    "yes",
+    "no",
+    "sure",
+    "ok",
+    "okay",
+    "please",
+    "your",
+    "my",
+    "our",
+    "their",
+    "a",
+    "an",
+    "the",
+    "if",
+    "do",
+    "does",
+    "did",
+    "is",
+    "are",
+    "can",
+    "would",
+    "could",
+    "should",
+    "will",
+    "i",
+    "we",
+    "you",
+    "they",
+    "he",
+    "she",
 }
-_UNNEGATE = [(re.compile(r"\b(is|are|was|were|will|has|have|does|did|should|could|would) not\b", re.I), r"\1"),
-             (re.compile(r"\bcannot\b", re.I), "can"), (re.compile(r"\b(\w+)n't\b", re.I), r"\1"),
-             (re.compile(r"\bno longer\b", re.I), "still")]
-_PRONOUNS = {"he": "she", "she": "he", "him": "her", "his": "her", "her": "his", "himself": "herself",
-             "herself": "himself", "we": "they", "they": "we", "i": "you", "you": "I"}
+_NEGATABLE = {
+    "is": "is not",
+    "are": "are not",
+    "was": "was not",
+    "were": "were not",
+    "can": "cannot",
+    "will": "will not",
+    "has": "has not",
+    "have": "have not",
+    "does": "does not",
+    "did": "did not",
+    "should": "should not",
+    "could": "could not",
+    "would": "would not",
+}
+_UNNEGATE = [
+    (re.compile(r"\b(is|are|was|were|will|has|have|does|did|should|could|would) not\b", re.I), r"\1"),
+    (re.compile(r"\bcannot\b", re.I), "can"),
+    (re.compile(r"\b(\w+)n't\b", re.I), r"\1"),
+    (re.compile(r"\bno longer\b", re.I), "still"),
+]
+_PRONOUNS = {
+    "he": "she",
+    "she": "he",
+    "him": "her",
+    "his": "her",
+    "her": "his",
+    "himself": "herself",
+    "herself": "himself",
+    "we": "they",
+    "they": "we",
+    "i": "you",
+    "you": "I",
+}
 _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 # Verbs of one transactional family: one done instead of another is a different outcome for the user.
 _ACTION_FAMILIES = [
     ["booked", "cancelled", "moved", "rescheduled", "confirmed", "declined", "changed", "held"],
     ["approved", "rejected", "refunded", "charged", "denied", "paid", "sent", "received", "transferred"],
-    ["opened", "closed", "started", "stopped", "paused", "resumed", "played", "deleted", "saved", "added",
-     "removed", "created", "updated"],
+    [
+        "opened",
+        "closed",
+        "started",
+        "stopped",
+        "paused",
+        "resumed",
+        "played",
+        "deleted",
+        "saved",
+        "added",
+        "removed",
+        "created",
+        "updated",
+    ],
     ["increased", "decreased", "raised", "lowered", "rose", "fell", "gained", "lost", "won"],
     ["bought", "sold", "rented", "returned", "ordered", "shipped", "delivered"],
 ]
@@ -55,15 +149,22 @@ def _case_like(word: str, model: str) -> str:
     return word[:1].upper() + word[1:] if model[:1].isupper() else word
 
 
-def swap_participants(text: str, rng: random.Random) -> str | None:
-    """Two noun phrases trade places: 'Alice paid Bob' / 'Bob paid Alice', 'a man feeds a dog' / 'a dog feeds a man'."""
+def swap_participants(text: str, rng: random.Random, opening_names: bool = False) -> str | None:
+    """Two noun phrases trade places: 'Alice paid Bob' / 'Bob paid Alice', 'a man feeds a dog' / 'a dog feeds a man'.
+    ``opening_names``: a capitalised first word counts as a name unless it is a common opener ("There", "Your");
+    off, it counts only when WordNet calls it a name (the first training stage)."""
     toks = _tokens(text)
     slots: list[re.Match[str]] = []
     for i, tok in enumerate(toks):
         word = tok.group()
         after_det = i > 0 and toks[i - 1].group().lower() in _DETERMINERS
-        named = (word[:1].isupper() and (i > 0 or wordnet.is_name(word)) and word.lower() not in _PRONOUNS
-                 and word not in _WEEKDAYS + _MONTHS)
+        opening = opening_names and i == 0 and word.lower() not in _OPENERS  # "Alice paid Bob"
+        named = (
+            word[:1].isupper()
+            and (i > 0 or opening or wordnet.is_name(word))
+            and word.lower() not in _PRONOUNS
+            and word not in _WEEKDAYS + _MONTHS
+        )
         if (after_det and word.isalpha() and word.lower() not in _DETERMINERS) or named:
             slots.append(tok)
     distinct = [(a, b) for k, a in enumerate(slots) for b in slots[k + 1 :] if a.group().lower() != b.group().lower()]
@@ -169,7 +270,13 @@ def drop_conjunct(text: str, rng: random.Random) -> str | None:
 
 
 CHANGES: tuple[Edit, ...] = (
-    swap_participants, toggle_negation, change_number, change_calendar_word, change_pronoun, change_action, antonym,
+    swap_participants,
+    toggle_negation,
+    change_number,
+    change_calendar_word,
+    change_pronoun,
+    change_action,
+    antonym,
 )
 # Only a whole conjunct counts as a dropped fact: a trailing phrase left out ("... on his back") is a detail that
 # people still read as the same meaning (STS-B scores such pairs 3.8-4.4), so it is not a training omission.

@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--init", type=Path, default=None, help="continue from this checkpoint (default: MiniLM)")
     args = parser.parse_args()
 
     from sentence_transformers import CrossEncoder
@@ -88,7 +89,7 @@ def main() -> None:
     pairs = _load(args.pairs)
     held = pairs[: max(len(pairs) // 50, 200)]
     train = pairs[len(held) :]
-    encoder = CrossEncoder(default_model_path(), num_labels=3, max_length=args.max_length)
+    encoder = CrossEncoder(str(args.init or default_model_path()), num_labels=3, max_length=args.max_length)
     model, tokenizer = encoder.model, encoder.tokenizer
     model.config.id2label = dict(enumerate(LABELS))
     model.config.label2id = {name: i for i, name in enumerate(LABELS)}

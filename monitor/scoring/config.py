@@ -31,9 +31,9 @@ class VerifierSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # A reply passes when the verifier's P(same) of (gold, prediction) is at or above this.
-    pass_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    pass_threshold: float = Field(0.15, ge=0.0, le=1.0)
     # Reference-free: a reply sentence is unsupported when P(changed) of (conversation, sentence) reaches this.
-    grounding_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    grounding_threshold: float = Field(0.6, ge=0.0, le=1.0)
     # A gold number, amount, date, time, phone or id whose slot holds another value fails the reply.
     typed_values: bool = True
     # An omission stands only when the reverse reading (the reply as premise) does not support gold either.

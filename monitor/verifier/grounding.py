@@ -56,18 +56,33 @@ _COURTESY = frozenset(
 )
 
 
-def render_source(source: Any) -> str:
-    """One source as a line of text: user text as is, a tool output as ``key: value`` pairs."""
+def render_source(source: Any) -> list[str]:
+    """One source as lines of text: a user message as one line; a tool output as ``key: value`` pairs, one
+    line for its top-level values and one per record of a list inside it (so that a long result is compared
+    record by record, never cut off by the model's input length)."""
     if isinstance(source, str):
-        return f"User: {source.strip()}"
-    return "Tool result: " + "; ".join(_pairs(source, ""))
+        return [f"User: {source.strip()}"]
+    lines: list[str] = []
+    top = _records(source, "", lines)
+    if top:
+        lines.insert(0, "Tool result: " + "; ".join(top))
+    return lines or ["Tool result:"]
 
 
-def _pairs(value: Any, path: str) -> list[str]:
+def _records(value: Any, path: str, lines: list[str]) -> list[str]:
+    """The ``key: value`` pairs of ``value`` outside lists of records; each record goes to ``lines``."""
     if isinstance(value, Mapping):
-        return [p for k, v in value.items() for p in _pairs(v, f"{path} {k}".strip().replace("_", " "))]
+        return [p for k, v in value.items() for p in _records(v, f"{path} {k}".strip().replace("_", " "), lines)]
     if isinstance(value, list | tuple):
-        return [p for v in value for p in _pairs(v, path)]
+        if any(isinstance(v, Mapping) for v in value):
+            for v in value:
+                pairs = _records(v, "", lines)
+                if pairs:
+                    lines.append(
+                        f"Tool result ({path}): " + "; ".join(pairs) if path else "Tool result: " + "; ".join(pairs)
+                    )
+            return []
+        return [p for v in value for p in _records(v, path, lines)]
     shown = value if isinstance(value, str) else json.dumps(value)
     return [f"{path}: {shown}" if path else str(shown)]
 

@@ -34,8 +34,8 @@ _SHORT_SENTENCES = 3  # up to this many sentences on each side: one pair
 class VerifierConfig:
     """The verifier's cuts (``scoring.verifier`` in the config file; ``aem calibrate`` fits them)."""
 
-    pass_threshold: float = 0.5  # P(same) at or above which a reply passes
-    grounding_threshold: float = 0.5  # reference-free: P(changed) at or above which a sentence is unsupported
+    pass_threshold: float = 0.15  # P(same) at or above which a reply passes (chosen on the work parts)
+    grounding_threshold: float = 0.6  # reference-free: P(changed) at or above which a sentence is unsupported
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
     confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
 
@@ -114,7 +114,7 @@ class VerifierReplyComparator:
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and
         its typed values no source supports."""
-        lines = [render_source(s) for s in sources]
+        lines = [line for source in sources for line in render_source(source)]
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold)
         typed = (
             self.facts.unsupported_values(reply, sources) if self.facts is not None and self.config.typed_values else ()

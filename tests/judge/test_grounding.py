@@ -219,7 +219,7 @@ def test_ungrounded_amount_in_reply_fails(checker: GroundingChecker) -> None:
         "inconsistent_response",
         "truthfulness",
     )
-    assert result.mismatched == ("$35",)
+    assert result.mismatched[0] == "$35"  # the typed value first, then the sentence that carries it
     assert result.score is not None and 0.0 < result.score < 1.0
 
 

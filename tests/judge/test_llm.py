@@ -106,7 +106,7 @@ def test_grounding_failure_is_decided_without_the_llm(chat_server: ChatServer, r
     chat_server.answer_verdict("pass", 1.0)
     bad = ObservedTurn(turn_no=3, turn="Agent", predict=Reply(response="Booked UA-100, total $499."))
     result = checker.check(bad, HISTORY, ())
-    assert result.failure_reason == "inconsistent_response" and result.mismatched == ("$499",)
+    assert result.failure_reason == "inconsistent_response" and result.mismatched[0] == "$499"
     assert chat_server.requests == []
 
 
