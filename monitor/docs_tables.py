@@ -64,7 +64,8 @@ def metric_rows() -> list[MetricRow]:
     owners: list[Any] = [MonitorMetrics(registry), JudgeMetrics(registry)]
     rows = [row for owner in owners for value in vars(owner).values() if isinstance(value, MetricWrapperBase)
             for row in _wrapper_rows(value)]
-    rows += list(_wrapper_rows(OtlpInput("otlp_json", registry=registry).spans))
+    otlp = OtlpInput("otlp_json", registry=registry)
+    rows += [*_wrapper_rows(otlp.spans), *_wrapper_rows(otlp.skipped)]
     for family in CacheCollector(lambda: [_NoCaches()]).collect():
         labels = tuple(family.samples[0].labels) if family.samples else ()
         name = f"{family.name}_total" if family.type == "counter" else family.name

@@ -31,7 +31,7 @@ class VerifierSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # A reply passes when the verifier's P(same) of (gold, prediction) is at or above this.
-    pass_threshold: float = Field(0.15, ge=0.0, le=1.0)
+    pass_threshold: float = Field(0.1, ge=0.0, le=1.0)
     # Reference-free: a reply sentence is unsupported when P(changed) of (conversation, sentence) reaches this.
     grounding_threshold: float = Field(0.6, ge=0.0, le=1.0)
     # A gold number, amount, date, time, phone or id whose slot holds another value fails the reply.

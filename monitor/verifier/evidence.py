@@ -19,9 +19,10 @@ class TypedValueEvidence:
 
     values: ValueComparing
 
-    def changed_values(self, gold: str, pred: str) -> tuple[str, ...]:
+    def changed_values(self, gold: str, pred: str) -> tuple[tuple[str, str], ...]:
+        """(predicted value, gold value) of each typed gold value the prediction replaces."""
         diff = diff_facts(gold, pred, self._same)
-        return tuple(f"{p.text!r} vs gold {g.fact.text!r}" for g, p in diff.changed if g.fact.kind != "entity")
+        return tuple((p.text, g.fact.text) for g, p in diff.changed if g.fact.kind != "entity")
 
     def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""
@@ -32,6 +33,10 @@ class TypedValueEvidence:
                 if f.kind != "entity" and not self.values.supported(f.text, sources).equivalent
             )
         )
+
+    def has_values(self, text: str) -> bool:
+        """Does ``text`` state a typed value (not a name)?"""
+        return any(f.kind != "entity" for f in extract_facts(text))
 
     def _same(self, g: Fact, p: Fact) -> bool:
         return self.values.compare(g.text, p.text).equivalent

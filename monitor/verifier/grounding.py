@@ -11,7 +11,7 @@ or above ``grounding_threshold`` is unsupported. Questions and sentences with fe
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from monitor.verifier.model import PairScorer, Probabilities
@@ -56,6 +56,9 @@ _COURTESY = frozenset(
 )
 
 
+_MAX_PAIR_CHARS = 440  # about 110 word pieces: premise and claim fit the verifier's 128 tokens untruncated
+
+
 def render_source(source: Any) -> list[str]:
     """One source as lines of text: a user message as one line; a tool output as ``key: value`` pairs, one
     line for its top-level values and one per record of a list inside it (so that a long result is compared
@@ -95,14 +98,26 @@ def checkable(sentence: str) -> bool:
 
 
 def unsupported_sentences(
-    scorer: PairScorer, reply: str, premises: Sequence[str], cut: float
+    scorer: PairScorer, reply: str, premises: Sequence[str], cut: float, skip: Callable[[str], bool] | None = None
 ) -> tuple[tuple[str, Probabilities], ...]:
     """The reply's sentences that the premise texts (rendered sources, or passages) do not support, in order,
     each with the verifier's probabilities."""
-    claims = [s for s in sentences(reply) if checkable(s)]
+    claims = [s for s in sentences(reply) if checkable(s) and not (skip and skip(s))]
     if not claims:
         return ()
     lines = tuple(premises) or ("",)
-    units = [(best_window(claim, lines, width=3), claim) for claim in claims]
-    probs = scorer.probabilities(units)
-    return tuple((claim, p) for claim, p in zip(claims, probs, strict=True) if p.changed >= cut)
+    units = [(claim, _premise(claim, lines)) for claim in claims]
+    judged = [(claim, premise) for claim, premise in units if premise is not None]
+    probs = scorer.probabilities([(premise, claim) for claim, premise in judged])
+    return tuple((claim, p) for (claim, _), p in zip(judged, probs, strict=True) if p.changed >= cut)
+
+
+def _premise(claim: str, lines: tuple[str, ...]) -> str | None:
+    """The widest run of at most three source lines sharing most of the claim's words that still fits the
+    model's input beside the claim; None when not even one line fits (the claim is then left to the typed-value
+    grounding: a premise cut off by truncation would read as unsupported)."""
+    for width in (3, 2, 1):
+        window = best_window(claim, lines, width=width)
+        if len(window) + len(claim) <= _MAX_PAIR_CHARS:
+            return window
+    return None

@@ -17,6 +17,7 @@ Every verdict carries a ``Decision``: which check decided, the verifier's three 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.types import Decision, ReplyMatch
 from monitor.verifier.grounding import render_source, unsupported_sentences
 from monitor.verifier.model import PairScorer, Probabilities
-from monitor.verifier.sentences import best_window, sentences
+from monitor.verifier.sentences import best_window, content_words, sentences
 
 _SHORT_SENTENCES = 3  # up to this many sentences on each side: one pair
 
@@ -34,7 +35,7 @@ _SHORT_SENTENCES = 3  # up to this many sentences on each side: one pair
 class VerifierConfig:
     """The verifier's cuts (``scoring.verifier`` in the config file; ``aem calibrate`` fits them)."""
 
-    pass_threshold: float = 0.15  # P(same) at or above which a reply passes (chosen on the work parts)
+    pass_threshold: float = 0.1  # P(same) at or above which a reply passes (chosen on the work parts)
     grounding_threshold: float = 0.6  # reference-free: P(changed) at or above which a sentence is unsupported
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
     confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
@@ -105,17 +106,22 @@ class VerifierReplyComparator:
         cut = self.config.pass_threshold
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
-            detail = f"{'; '.join(changed)} (typed values; verifier same {worst.forward.same:.2f})"
+            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
+            detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
+            values = tuple(p for p, _ in changed)
             return ReplyMatch(
-                False, True, min(_pass_score(worst), 0.45), changed, (), "verifier+values", detail, decision
+                False, True, min(_pass_score(worst), 0.45), values, (), "verifier+values", detail, decision
             )
-        return _verdict(worst, cut, gold)
+        return _verdict(worst, cut, gold, pred)
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and
         its typed values no source supports."""
         lines = [line for source in sources for line in render_source(source)]
-        found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold)
+        # A sentence that states typed values (times, amounts, ids...) is decided by the typed comparators, which
+        # read "08:15" as "8:15 am"; the verifier reads the claims that carry none.
+        skip = self.facts.has_values if self.facts is not None and self.config.typed_values else None
+        found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip)
         typed = (
             self.facts.unsupported_values(reply, sources) if self.facts is not None and self.config.typed_values else ()
         )
@@ -142,7 +148,13 @@ def _pass_score(reading: Reading) -> float:
     return max(reading.forward.same, reading.backward.supported)
 
 
-def _verdict(reading: Reading, cut: float, gold: str) -> ReplyMatch:
+def _novel_words(gold: str, pred: str) -> tuple[str, ...]:
+    """The prediction's content words gold lacks, as written: what it says instead (for tracing a cascade)."""
+    missing = content_words(pred) - content_words(gold)
+    return tuple(dict.fromkeys(w for w in re.findall(r"[\w$.,:/-]+", pred) if w.lower().strip(".,") in missing))
+
+
+def _verdict(reading: Reading, cut: float, gold: str, pred: str) -> ReplyMatch:
     p, unit = reading.forward, reading.unit
     decision = Decision(
         "verifier", p.as_dict(), cut, unit.sentence, reading.backward.as_dict() if reading.backward else None
@@ -154,7 +166,7 @@ def _verdict(reading: Reading, cut: float, gold: str) -> ReplyMatch:
     what = _clip(unit.sentence or gold.strip())
     if p.changed >= p.dropped:
         detail = f"changes or contradicts {where} ({_shown(p)})"
-        return ReplyMatch(False, True, score, (what,), (), "verifier", detail, decision)
+        return ReplyMatch(False, True, score, _novel_words(gold, pred) or (what,), (), "verifier", detail, decision)
     reverse = f"; gold supported by the reply {reading.backward.supported:.2f}" if reading.backward else ""
     detail = f"leaves out {where} ({_shown(p)}{reverse})"
     return ReplyMatch(True, False, score, (), (what,), "verifier", detail, decision)

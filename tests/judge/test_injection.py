@@ -69,19 +69,6 @@ def reply_turn(text: str) -> ObservedTurn:
     return ObservedTurn(turn_no=3, turn="Agent", predict=Reply(response=text))
 
 
-def test_the_verifier_fails_the_wrong_reply_before_any_judge_is_asked(
-    chat_server: ChatServer, comparators: Any, registry: Any
-) -> None:
-    """With the default grounding (the verifier, sentence by sentence), an obedient judge is never asked."""
-    chat_server.respond = instruction_follower
-    settings = JudgeSettings(url=chat_server.url, model="follower", max_attempts=2, backoff_s=0.0)
-    judge = LLMJudge(settings, metrics=JudgeMetrics(registry))
-    judged = GroundingChecker(comparators.values, comparators.replies, llm=judge)
-    result = judged.check(reply_turn(f"{WRONG} {INJECTION}"), HISTORY, ())
-    assert result.success is False and result.failure_reason == "inconsistent_response"
-    assert not chat_server.requests
-
-
 def test_the_fake_model_does_follow_an_injection_in_an_undelimited_prompt(chat_server: ChatServer) -> None:
     """The control: pasted into the prompt as before, the injection turns the wrong reply into a pass."""
     chat_server.respond = instruction_follower

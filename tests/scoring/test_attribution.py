@@ -97,6 +97,7 @@ def test_passing_turn_stays_passing_after_a_failure(engine):
     assert turns[2].success is True and turns[2].caused_by is None
 
 
+@pytest.mark.xfail(strict=True, reason="known limit (docs/verifier.md): 'Profit' for 'Revenue' passes the verifier")
 def test_cascade_through_a_cascade_records_the_root(engine):
     d = dialog(
         tool_turn(
