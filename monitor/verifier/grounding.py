@@ -106,18 +106,16 @@ def unsupported_sentences(
     if not claims:
         return ()
     lines = tuple(premises) or ("",)
-    units = [(claim, _premise(claim, lines)) for claim in claims]
-    judged = [(claim, premise) for claim, premise in units if premise is not None]
-    probs = scorer.probabilities([(premise, claim) for claim, premise in judged])
-    return tuple((claim, p) for (claim, _), p in zip(judged, probs, strict=True) if p.changed >= cut)
+    probs = scorer.probabilities([(_premise(claim, lines), claim) for claim in claims])
+    return tuple((claim, p) for claim, p in zip(claims, probs, strict=True) if p.changed >= cut)
 
 
-def _premise(claim: str, lines: tuple[str, ...]) -> str | None:
+def _premise(claim: str, lines: tuple[str, ...]) -> str:
     """The widest run of at most three source lines sharing most of the claim's words that still fits the
-    model's input beside the claim; None when not even one line fits (the claim is then left to the typed-value
-    grounding: a premise cut off by truncation would read as unsupported)."""
-    for width in (3, 2, 1):
+    model's input beside the claim (a run cut off by truncation would lose the lines at its end); a single line
+    longer than that (a passage) is read as far as the input goes, as in training."""
+    for width in (3, 2):
         window = best_window(claim, lines, width=width)
         if len(window) + len(claim) <= _MAX_PAIR_CHARS:
             return window
-    return None
+    return best_window(claim, lines, width=1)
