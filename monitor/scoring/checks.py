@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
-from monitor.equivalence.reply_facts import compared_values
 from monitor.equivalence.types import Match, ReplyComparing, ReplyMatch, ValueComparing, reply_reason
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
@@ -53,8 +52,7 @@ class ReferenceChecker:
         """Batch the semantic work of many turns before they are checked one by one.
 
         Only what `check` will compare: the arguments of calls that pass the structural and completeness
-        checks (same tool, action and argument names), the texts of reply pairs and the values of their facts
-        that a typed check may not decide (each would otherwise be encoded on its own, mid-check).
+        checks (same tool, action and argument names) and the texts of reply pairs.
         """
         value_pairs: list[tuple[Any, Any]] = []
         reply_pairs: list[tuple[str, str]] = []
@@ -64,7 +62,6 @@ class ReferenceChecker:
                     value_pairs.extend((gold.args[k], pred.args[k]) for k in gold.args)
             elif isinstance(gold, Reply) and isinstance(pred, Reply):
                 reply_pairs.append((gold.response, pred.response))
-                value_pairs.extend(compared_values(gold.response, pred.response))
         if value_pairs:
             self.values.prefetch(value_pairs)
         if reply_pairs:
