@@ -60,25 +60,20 @@ def value_score(record: VerdictRecord) -> float | None:
     return float(score) if isinstance(score, int | float) and 0.0 < score < 1.0 else None
 
 
-OFF_TOPIC = "says something other than gold"
-
-
-def reply_score(record: VerdictRecord) -> float | None:
-    """A reply's score (the comparator maps its cosine cut to 0.5) when the whole-reply similarity decided:
-    passed, or failed only for saying something other than gold."""
+def verifier_same(record: VerdictRecord) -> float | None:
+    """A reply's P(same) when the verifier decided it (its ``decision``): passed, or failed by the verifier."""
     if record.get("turn") != "Agent" or not _root_decision(record):
         return None
-    score = record.get("score")
-    if not isinstance(score, int | float) or not 0.0 < score < 1.0:
+    decision = record.get("decision")
+    if not isinstance(decision, Mapping) or decision.get("check") != "verifier":
         return None
-    if record.get("success") is True or str(record.get("detail") or "").startswith(OFF_TOPIC):
-        return float(score)
-    return None
+    same = (decision.get("probabilities") or {}).get("same")
+    return float(same) if isinstance(same, int | float) else None
 
 
 CUTS: tuple[Cut, ...] = (
     Cut("value_threshold", ("scoring", "threshold"), value_score, default=0.5),
-    Cut("reply_similarity", None, reply_score, default=0.5),
+    Cut("verifier_pass", ("scoring", "verifier", "pass_threshold"), verifier_same, default=0.1),
 )
 
 
