@@ -23,8 +23,10 @@ from prometheus_client.metrics import MetricWrapperBase
 from pydantic import BaseModel
 
 from monitor.cache import CacheCollector, CacheStats
+from monitor.calibration.overlay import AgreementFigure, Calibration
 from monitor.cli import build_parser
 from monitor.judge.llm import JudgeMetrics
+from monitor.stream.calibration import CalibrationMetrics
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import OtlpInput
 from monitor.stream.security import KafkaSecurity
@@ -58,6 +60,22 @@ def _wrapper_rows(metric: MetricWrapperBase) -> Iterator[MetricRow]:
         yield MetricRow(name, family.type, labels, family.documentation)
 
 
+def _calibration_rows() -> list[MetricRow]:
+    """The metrics `aem run` exports when started with a calibration (a sample one, to see them all)."""
+    registry = CollectorRegistry()
+    figure = AgreementFigure(turn_type="action", kind="kappa", value=1.0, low=1.0, high=1.0, labels=1)
+    sample = Calibration(id="x", created="", labels=1, agreement=[figure], low_confidence_share=0.1)
+    CalibrationMetrics(registry, sample)
+    rows = []
+    for family in registry.collect():
+        labels = tuple(k for k in (family.samples[0].labels if family.samples else {}) if k not in ("id", "created"))
+        labels = ("id", "created") if family.type == "info" else labels
+        name = f"{family.name}_total" if family.type == "counter" else family.name
+        kind = "gauge" if family.type == "info" else family.type
+        rows.append(MetricRow(f"{name}_info" if family.type == "info" else name, kind, labels, family.documentation))
+    return rows
+
+
 def metric_rows() -> list[MetricRow]:
     """Every metric `aem run` can export, from the classes that define them."""
     registry = CollectorRegistry()
@@ -66,6 +84,7 @@ def metric_rows() -> list[MetricRow]:
             for row in _wrapper_rows(value)]
     otlp = OtlpInput("otlp_json", registry=registry)
     rows += [*_wrapper_rows(otlp.spans), *_wrapper_rows(otlp.skipped)]
+    rows += _calibration_rows()
     for family in CacheCollector(lambda: [_NoCaches()]).collect():
         labels = tuple(family.samples[0].labels) if family.samples else ()
         name = f"{family.name}_total" if family.type == "counter" else family.name

@@ -37,9 +37,10 @@ from monitor.scoring.checks import ReferenceChecker
 from monitor.sources.files import InputError
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
-from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
+from monitor.verifier import VerifierConfig, VerifierReplyComparator
 from monitor.verifier.embedding import EmbeddingReplyComparator
 from monitor.verifier.evidence import TypedValueEvidence
+from monitor.verifier.model import LazyVerifier
 
 
 def read_catalog(path: str | Path | None) -> ToolCatalog | tuple[ToolSpec, ...]:
@@ -110,7 +111,7 @@ def reply_comparator(
         return LLMReplyComparator(llm, values)
     v = config.verifier
     cuts = VerifierConfig(v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions)
-    return VerifierReplyComparator(load_verifier(v.model), cuts, TypedValueEvidence(values))
+    return VerifierReplyComparator(LazyVerifier(v.model), cuts, TypedValueEvidence(values))
 
 
 def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:

@@ -10,9 +10,11 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor import docs_tables
+from monitor.calibration.overlay import AgreementFigure, Calibration
 from monitor.judge.config import JudgeSettings
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring.config import ScoringConfig
+from monitor.stream.calibration import CalibrationMetrics
 from monitor.stream.events import parse_event
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import OtlpInput
@@ -68,7 +70,11 @@ def test_the_metric_page_lists_exactly_what_the_monitor_exports():
     build_engine(ScoringConfig(), registry=registry, judge=JudgeSettings(url="http://127.0.0.1:1/v1", model="m"))
     MonitorMetrics(registry)
     OtlpInput("otlp_json", registry=registry)
+    figure = AgreementFigure(turn_type="action", kind="kappa", value=0.8, low=0.7, high=0.9, labels=50)
+    calibration = Calibration(id="c1", created="", labels=50, agreement=[figure], low_confidence_share=0.1)
+    CalibrationMetrics(registry, calibration)
     exported = {f"{m.name}_total" if m.type == "counter" else m.name for m in registry.collect()}
+    exported = {f"{name}_info" if name == "aem_calibration" else name for name in exported}
     assert {"aem_root_causes_total", "aem_turns_total", "aem_judge_requests_total"} <= exported
     assert documented == {name for name in exported if name.startswith("aem_")}
 

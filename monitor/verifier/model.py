@@ -112,14 +112,8 @@ class OnnxVerifier(CachedScorer):
     @classmethod
     def load(cls, folder: Path | None = None, threads: int | None = None, cache_size: int = 50_000) -> OnnxVerifier:
         folder = folder or Path(os.environ.get(MODEL_ENV) or MODEL_DIR)
-        card_path, onnx_path = folder / CARD_FILE, folder / ONNX_FILE
-        try:
-            card = json.loads(card_path.read_text(encoding="utf-8"))
-            sha = file_sha256(onnx_path)
-        except (OSError, ValueError) as exc:
-            raise VerifierUnavailable(f"verifier model in {folder}: {exc}") from None
-        if sha != card.get("sha256"):
-            raise VerifierUnavailable(f"{onnx_path}: sha256 {sha[:12]}… differs from {card_path.name}; reinstall")
+        card, sha = checked_card(folder)
+        onnx_path = folder / ONNX_FILE
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -141,6 +135,36 @@ class OnnxVerifier(CachedScorer):
             "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
         }
         return np.asarray(self._session.run(["logits"], {k: v for k, v in feed.items() if k in self._inputs})[0])
+
+
+def checked_card(folder: Path) -> tuple[dict[str, Any], str]:
+    """The model card of ``folder`` and the ONNX file's sha256, which must be the card's; a clear error else."""
+    card_path, onnx_path = folder / CARD_FILE, folder / ONNX_FILE
+    try:
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        sha = file_sha256(onnx_path)
+    except (OSError, ValueError) as exc:
+        raise VerifierUnavailable(f"verifier model in {folder}: {exc}") from None
+    if sha != card.get("sha256"):
+        raise VerifierUnavailable(f"{onnx_path}: sha256 {sha[:12]}… differs from {card_path.name}; reinstall")
+    return card, sha
+
+
+class LazyVerifier:
+    """The verifier of a model folder, checked now (card and sha256: a bad file is a start-up error) and loaded
+    at its first question, so a process that scores no reply never imports ONNX Runtime for it."""
+
+    def __init__(self, folder: str | None = None) -> None:
+        self._folder = folder
+        path = Path(folder or os.environ.get(MODEL_ENV) or MODEL_DIR)
+        if not ((path / "config.json").is_file() and not (path / ONNX_FILE).is_file()):
+            card, sha = checked_card(path)
+            self.model_id = str(card.get("model_id", sha[:12]))
+        else:
+            self.model_id = f"torch:{path.name}"
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[Probabilities]:
+        return load_verifier(self._folder).probabilities(pairs) if pairs else []
 
 
 class TorchVerifier(CachedScorer):

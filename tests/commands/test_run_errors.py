@@ -63,7 +63,7 @@ def test_a_busy_metrics_port_is_one_line_naming_it(broker):
         port = taken.getsockname()[1]
         proc = run_aem("run", *topics.run_args(broker.bootstrap, port=port), "--connect-timeout", "10")
     line = one_line(proc)
-    assert f"0.0.0.0:{port}: Address already in use" in line and "--metrics-port" in line, line
+    assert f"127.0.0.1:{port}: Address already in use" in line and "--metrics-port" in line, line
 
 
 @pytest.mark.integration

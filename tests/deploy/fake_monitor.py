@@ -84,6 +84,7 @@ class FakeMonitor:
         self.dlq_reduced = Counter("aem_dlq_reduced", "", ["form"], registry=r)
         self.too_large = Counter("aem_turns_too_large", "", ["limit"], registry=r)
         self.unscored = Counter("aem_turns_unscored", "", ["reason"], registry=r)
+        self.state_skipped = Counter("aem_state_records_skipped", "", ["reason"], registry=r)
         self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "", registry=r)
         self.label_overflow = Counter("aem_label_overflow", "", registry=r)
         self.judge_requests = Counter("aem_judge_requests", "", ["outcome"], registry=r)
