@@ -30,7 +30,10 @@ MODEL_DIR = Path(__file__).resolve().parent / "model"
 ONNX_FILE = "verifier-int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CARD_FILE = "verifier.json"
-_BATCH = 32
+# One pair per run: the int8 graph quantises activations per tensor, so a pair's probabilities would depend on
+# the other pairs of its batch (and their padding); scored alone, a pair gets the same answer in `aem score`, in
+# `aem run` and after a restart.
+_BATCH = 1
 
 
 class VerifierUnavailable(RuntimeError):
