@@ -141,7 +141,7 @@ def outcome(match: ReplyMatch) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=split.DATA_DIR)
+    parser.add_argument("--data", type=Path, default=split.DATA_DIR, help="data folder (default: benchmarks/data)")
     parser.add_argument("--part", choices=("work", "sealed"), default="sealed")
     parser.add_argument("--verifier", default=None, help="model folder (default: the shipped model)")
     parser.add_argument("--scorers", default="embedding,verifier,shipped,grounding",

@@ -129,7 +129,7 @@ def test_aem_replay_and_aem_run_on_otlp_json_from_the_command_line(broker):
         capture_output=True, text=True, timeout=120, cwd=REPO,
     )  # fmt: skip
     assert replay.returncode == 0, replay.stderr
-    assert "published 1 otlp_json batches" in replay.stderr
+    assert "published 1 otlp_json batch" in replay.stderr
     run = MonitorProcess(
         topics.run_args(broker.bootstrap, "--input-format", "otlp_json", "--reference", SALES_FILE)
     ).start()
