@@ -195,7 +195,7 @@ def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
     return matched, used
 
 
-ALIGNED_MEMO_SIZE = 4096  # pairs: a poll's worth (``compared_values`` before, ``diff_facts`` in its check)
+ALIGNED_MEMO_SIZE = 4096  # pairs: a poll's worth
 
 
 @lru_cache(maxsize=ALIGNED_MEMO_SIZE)
@@ -288,25 +288,6 @@ def _placed_elsewhere(gold: str, name: str, after: str) -> bool:
     """Whether the words after ``name`` place it somewhere gold's city is not ("Nola, Italy")."""
     where = re.match(r",\s*([A-Z][\w'’. -]*?)(?=\s*(?:[.;:!?(]|,\s*[a-z]|$))", after)
     return where is not None and place_relation(gold, f"{name}, {where.group(1)}") == "different"
-
-
-def compared_values(gold: str, pred: str) -> list[tuple[str, str]]:
-    """The (gold, predicted) fact texts ``diff_facts`` may hand to ``same_value``: gold facts that no predicted
-    fact agrees with and that ``pred`` does not mention, against the predicted facts of their slot group.
-
-    A caller encodes what these comparisons need for many replies in one batch, before comparing them one by one.
-    """
-    g_facts = reply_facts(gold)[1]
-    p_norm, p_facts = reply_facts(pred)
-    matched, used = aligned(gold, pred)
-    out: list[tuple[str, str]] = []
-    for gi, g in enumerate(g_facts):
-        if gi in matched or _mentioned(g, _unclaimed_text(p_norm, p_facts, used, g)) or _named_otherwise(
-                g, p_norm, p_facts, used):
-            continue
-        out += [(g.text, p.text) for i, p in enumerate(p_facts)
-                if i not in used and SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind]]
-    return out
 
 
 def _amount(f: Fact) -> float | None:
