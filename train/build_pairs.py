@@ -13,10 +13,12 @@ premise). Sources:
 * ``sgd_edit``: a turn's value replaced in its own words or in a paraphrase's (the minimal pair).
 * ``sgd_grounded`` / ``sgd_ungrounded``: the premise is what the user said and the tool returned (the acts'
   slots and values), the hypothesis the system turn, as is or with a value the tool did not return.
-* ``stsb``: STS-B train pairs scored >= 4 (same) or <= 1 (changed), both ways.
+* ``stsb``: STS-B pairs scored >= 4 (same) or <= 1 (changed), both ways: the train file's work part and the
+  dev file's fit half.
+* ``reply_pairs``: the fit half of the SGD reply pairs file (same / changed / dropped).
 * ``edit_*``: an STS-B sentence (or its paraphrase) with one meaning-changing or fact-dropping edit
   (``train/perturb.py``); ``passage_*``: two or three sentences, one of them edited or dropped.
-* ``begin``: BEGIN dev, knowledge / response, fully attributable (dropped: supported) or not (changed).
+* ``begin``: BEGIN dev's fit half, knowledge / response, fully attributable (dropped: supported) or not (changed).
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ TARGETS = {
 # "the same meaning" is the scarcest signal, and the edits above must not teach that any detail left out fails.
 STSB_COPIES = 2
 BEGIN_COPIES = 3
+# The fit half of the SGD reply pairs file (agent replies with one value changed or one fact dropped, written
+# by people, as the monitor meets them) is written this many times.
+REPLY_PAIR_COPIES = 3
+REPLY_PAIR_LABEL = {"same": SAME, "changed": CHANGED, "dropped": DROPPED}
 
 
 def _act_key(act: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
@@ -222,6 +228,12 @@ def _join(sentences: list[str]) -> str:
     return " ".join(s if s.rstrip()[-1:] in ".!?\"'" else s.rstrip() + "." for s in sentences)
 
 
+def reply_pairs(rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for row in rows:
+        for _ in range(REPLY_PAIR_COPIES):
+            yield _pair(row["gold"], row["predicted"], REPLY_PAIR_LABEL[row["kind"]], "reply_pairs")
+
+
 def begin_pairs(rows: list[dict[str, str]]) -> Iterator[dict[str, Any]]:
     for row in rows:
         if row["label"] == "Generic":
@@ -235,8 +247,10 @@ def build(seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work"))
     pairs = list(sgd_pairs(turns, rng))
-    pairs += stsb_pairs(list(split.stsb("work", "stsb_en_train.csv")), rng)
-    pairs += begin_pairs(list(split.begin("work")))
+    stsb_rows = list(split.stsb("work", "stsb_en_train.csv")) + list(split.stsb("fit", "stsb_en_dev.csv"))
+    pairs += stsb_pairs(stsb_rows, rng)
+    pairs += reply_pairs(list(split.sgd_reply_pairs("fit")))
+    pairs += begin_pairs(list(split.begin("fit")))
     rng.shuffle(pairs)
     return pairs
 

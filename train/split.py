@@ -5,6 +5,10 @@ A record is sealed when the first 8 hex digits of ``sha256("aem-sealed-v1:" + ke
 The key is the record's identity: the dialogue id for Schema-Guided Dialogue turns (so one dialogue never sits on
 both sides), the text pair for the pair files. Design, training and tuning read the work part only; the
 sealed part is scored once, in aggregate, by ``benchmarks/accuracy_replies.py``.
+
+The files whose work part is both trained on and used to choose the cuts (the SGD reply pairs, STS-B dev,
+BEGIN dev) have their work part cut again, by ``sha256("aem-tune-v1:" + key)``, into a *fit* half (trained on)
+and a *tune* half (chooses the cuts), so that no cut is chosen on pairs the model learnt.
 """
 
 from __future__ import annotations
@@ -33,10 +37,24 @@ def pair_key(first: str, second: str) -> str:
     return f"{first}\x1f{second}"
 
 
-def _keep(sealed: bool, part: str) -> bool:
-    if part not in ("work", "sealed"):
-        raise ValueError(f"part must be 'work' or 'sealed', not {part!r}")
-    return sealed == (part == "sealed")
+TUNE_SALT = "aem-tune-v1:"
+PARTS = ("work", "sealed", "fit", "tune")
+
+
+def is_tune(key: str) -> bool:
+    """Whether a work-part record of a file that is both trained on and tuned on belongs to its *tune* half."""
+    digest = hashlib.sha256((TUNE_SALT + key).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) < 0x8000_0000
+
+
+def _keep(sealed: bool, part: str, key: str | None = None) -> bool:
+    """Whether a record is in `part`: ``work`` / ``sealed``, or a half of the work part, ``fit`` (trained on) /
+    ``tune`` (chooses the cuts), for files that are cut again (`key` given)."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
+    if part in ("work", "sealed") or sealed:
+        return sealed == (part == "sealed")
+    return key is None or is_tune(key) == (part == "tune")
 
 
 def sgd_turns(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
@@ -53,7 +71,8 @@ def sgd_reply_pairs(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]
     with (data / "sgd_reply_pairs_dev.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
             pair = json.loads(line)
-            if _keep(is_sealed(pair_key(pair["gold"], pair["predicted"])), part):
+            key = pair_key(pair["gold"], pair["predicted"])
+            if _keep(is_sealed(key), part, key):
                 yield pair
 
 
@@ -61,7 +80,8 @@ def stsb(part: str, file: str, data: Path = DATA_DIR) -> Iterator[tuple[str, str
     """STS-B pairs (``stsb_en_train.csv`` or ``stsb_en_dev.csv``), one part: (sentence1, sentence2, score)."""
     with (data / file).open(encoding="utf-8", newline="") as handle:
         for a, b, score in csv.reader(handle):  # no header row: sentence1, sentence2, score
-            if _keep(is_sealed(pair_key(a, b)), part):
+            key = pair_key(a, b)
+            if _keep(is_sealed(key), part, key):
                 yield a, b, float(score)
 
 
@@ -69,5 +89,6 @@ def begin(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, str]]:
     """BEGIN dev rows, one part: source, knowledge, message, response, label."""
     with (data / "begin_dev.tsv").open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
-            if _keep(is_sealed(pair_key(row["knowledge"], row["response"])), part):
+            key = pair_key(row["knowledge"], row["response"])
+            if _keep(is_sealed(key), part, key):
                 yield row
