@@ -12,6 +12,7 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,8 +33,8 @@ TOKENIZER_FILE = "tokenizer.json"
 CARD_FILE = "verifier.json"
 # One pair per run: the int8 graph quantises activations per tensor, so a pair's probabilities would depend on
 # the other pairs of its batch (and their padding); scored alone, a pair gets the same answer in `aem score`, in
-# `aem run` and after a restart.
-_BATCH = 1
+# `aem run` and after a restart. Throughput comes from running several single-pair runs at once, each on one
+# core, instead of one run spread over the cores (a 40-token run is too small to share well).
 
 
 class VerifierUnavailable(RuntimeError):
@@ -77,37 +78,46 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class CachedScorer:
-    """Pair cache and length-sorted batching around a function from token batches to logits."""
+    """Pair cache around a function from one pair to its logits; uncached pairs of one call run `runs` at a time
+    (each alone, so a pair's answer never depends on the others)."""
 
     model_id: str
 
-    def __init__(self, model_id: str, cache_size: int) -> None:
+    def __init__(self, model_id: str, cache_size: int, runs: int = 1) -> None:
         self.model_id = model_id
         self.cache: LruCache[tuple[str, str], Probabilities] = LruCache("verifier_pairs", cache_size)
-        self._lock = threading.Lock()
+        self._runs = max(1, runs)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def _logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         raise NotImplementedError
 
+    def _score(self, pair: tuple[str, str]) -> Probabilities:
+        row = _softmax(self._logits([pair]).astype(np.float64))[0]
+        return Probabilities(float(row[0]), float(row[1]), float(row[2]))
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._runs, thread_name_prefix="verifier")
+            return self._pool
+
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[Probabilities]:
         found = {pair: self.cache.get(pair) for pair in pairs}
-        todo = sorted({p for p, v in found.items() if v is None}, key=lambda p: len(p[0]) + len(p[1]))
-        for start in range(0, len(todo), _BATCH):
-            batch = todo[start : start + _BATCH]
-            with self._lock:  # one inference at a time: the session's threads are the machine's cores
-                probs = _softmax(self._logits(batch).astype(np.float64))
-            for pair, row in zip(batch, probs, strict=True):
-                scored = Probabilities(float(row[0]), float(row[1]), float(row[2]))
-                found[pair] = scored
-                self.cache.put(pair, scored)
+        todo = [p for p, v in found.items() if v is None]
+        scored = self._executor().map(self._score, todo) if self._runs > 1 and len(todo) > 1 else map(self._score, todo)
+        for pair, probs in zip(todo, scored, strict=True):
+            found[pair] = probs
+            self.cache.put(pair, probs)
         return [found[pair] or self.cache.get(pair) or Probabilities(0.0, 1.0, 0.0) for pair in pairs]
 
 
 class OnnxVerifier(CachedScorer):
     """The shipped int8 ONNX cross-encoder."""
 
-    def __init__(self, session: Any, tokenizer: Any, model_id: str, cache_size: int = 50_000) -> None:
-        super().__init__(model_id, cache_size)
+    def __init__(self, session: Any, tokenizer: Any, model_id: str, cache_size: int = 50_000, runs: int = 1) -> None:
+        super().__init__(model_id, cache_size, runs)
         self._session = session
         self._tokenizer = tokenizer
         self._inputs = {i.name for i in session.get_inputs()}
@@ -124,11 +134,13 @@ class OnnxVerifier(CachedScorer):
         tokenizer.enable_truncation(max_length=int(card.get("max_length", 128)), strategy="longest_first")
         tokenizer.enable_padding()
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
+        options.intra_op_num_threads = 1  # one core per run; `runs` runs at once (a session is thread-safe)
+        options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
-        log.info("verifier_loaded", model=str(onnx_path), model_id=card.get("model_id"), sha256=sha[:12])
-        return cls(session, tokenizer, str(card.get("model_id", sha[:12])), cache_size)
+        runs = threads or min(os.cpu_count() or 1, 4)
+        log.info("verifier_loaded", model=str(onnx_path), model_id=card.get("model_id"), sha256=sha[:12], runs=runs)
+        return cls(session, tokenizer, str(card.get("model_id", sha[:12])), cache_size, runs)
 
     def _logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         encoded = self._tokenizer.encode_batch(list(pairs))

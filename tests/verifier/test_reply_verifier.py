@@ -134,3 +134,13 @@ def test_a_corrupt_model_file_is_refused(tmp_path: Path) -> None:
 def test_a_missing_model_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(VerifierUnavailable, match="verifier model"):
         OnnxVerifier.load(tmp_path)
+
+
+def test_a_pairs_probabilities_do_not_depend_on_the_pairs_scored_with_it() -> None:
+    """Scored among many others (run at once on several cores) or alone in a fresh process, a pair gets the
+    same probabilities: `aem score`, `aem run` and a restored member agree."""
+    pairs = [(PHARMACY, f"The pharmacy is open late on day {n}, closed on Sunday and {'x ' * n}.") for n in range(24)]
+    together = OnnxVerifier.load(threads=4).probabilities(pairs)
+    single = OnnxVerifier.load(threads=1)
+    alone = [single.probabilities([pair])[0] for pair in pairs[::7]]
+    assert alone == together[::7]
