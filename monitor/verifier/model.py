@@ -8,6 +8,7 @@ per pair, so the same (gold, prediction) pair is scored once.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -153,16 +154,25 @@ class OnnxVerifier(CachedScorer):
 
 
 def checked_card(folder: Path) -> tuple[dict[str, Any], str]:
-    """The model card of ``folder`` and the ONNX file's sha256, which must be the card's; a clear error else."""
+    """The model card of ``folder`` and the ONNX file's sha256, which must be the card's; a clear error else.
+
+    The digest is remembered per file state (path, size, modification time), so the start-up check and the
+    load at the first reply read the 23 MB file once."""
     card_path, onnx_path = folder / CARD_FILE, folder / ONNX_FILE
     try:
         card = json.loads(card_path.read_text(encoding="utf-8"))
-        sha = file_sha256(onnx_path)
+        stat = onnx_path.stat()
+        sha = _file_sha256(str(onnx_path.resolve()), stat.st_size, stat.st_mtime_ns)
     except (OSError, ValueError) as exc:
         raise VerifierUnavailable(f"verifier model in {folder}: {exc}") from None
     if sha != card.get("sha256"):
         raise VerifierUnavailable(f"{onnx_path}: sha256 {sha[:12]}… differs from {card_path.name}; reinstall")
     return card, sha
+
+
+@functools.lru_cache(maxsize=8)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    return file_sha256(Path(path))
 
 
 class LazyVerifier:
