@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
+from typing import Any
 
 from monitor.equivalence.demonyms import countries_of
 from monitor.equivalence.facts import Fact, extract_facts, facts_agree, normalise_numbers, other_places
@@ -21,6 +22,7 @@ from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.people import title_for_name
 from monitor.equivalence.places import other_names, place_relation, place_within
 from monitor.equivalence.typed import Money, Quantity
+from monitor.equivalence.types import ValueComparing
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
 SLOT_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
@@ -319,3 +321,17 @@ def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
     return _mentioned(p, g_low) and not (
         p.kind == "entity" and any(g.kind == "entity" and other_places(str(g.value), str(p.value)) for g in g_facts))
 
+
+
+def unsupported_facts(
+    reply: str, sources: Sequence[Any], values: ValueComparing, names: bool = True
+) -> tuple[str, ...]:
+    """The typed facts of ``reply`` that no source supports under the value comparators (``names``: names too,
+    not only numbers, money, dates, times, ids...), each once, in order."""
+    return tuple(
+        dict.fromkeys(
+            f.text
+            for f in extract_facts(reply)
+            if (names or f.kind != "entity") and not values.supported(f.text, sources).equivalent
+        )
+    )

@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 
 from monitor.equivalence.normalize import canon_string
+from monitor.equivalence.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
 from monitor.judge.llm import JudgeUnavailable, LLMJudge
 from monitor.judge.prompts import REFERENCE
@@ -46,7 +47,4 @@ class LLMReplyComparator:
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
-        from monitor.equivalence.facts import extract_facts
-
-        facts = extract_facts(reply)
-        return tuple(dict.fromkeys(f.text for f in facts if not self.values.supported(f.text, sources).equivalent))
+        return unsupported_facts(reply, sources, self.values)

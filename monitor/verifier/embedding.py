@@ -10,6 +10,7 @@ from typing import Any
 
 from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence.normalize import canon_string
+from monitor.equivalence.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
 
 
@@ -36,8 +37,4 @@ class EmbeddingReplyComparator:
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
-        from monitor.equivalence.facts import extract_facts
-
-        return tuple(
-            dict.fromkeys(f.text for f in extract_facts(reply) if not self.values.supported(f.text, sources).equivalent)
-        )
+        return unsupported_facts(reply, sources, self.values)

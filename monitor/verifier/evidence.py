@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.equivalence.facts import Fact, extract_facts
-from monitor.equivalence.reply_facts import diff_facts
+from monitor.equivalence.reply_facts import diff_facts, unsupported_facts
 from monitor.equivalence.types import ValueComparing
 
 
@@ -26,13 +26,7 @@ class TypedValueEvidence:
 
     def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""
-        return tuple(
-            dict.fromkeys(
-                f.text
-                for f in extract_facts(reply)
-                if f.kind != "entity" and not self.values.supported(f.text, sources).equivalent
-            )
-        )
+        return unsupported_facts(reply, sources, self.values, names=False)
 
     def has_values(self, text: str) -> bool:
         """Does ``text`` state a typed value (not a name)?"""
