@@ -1,5 +1,6 @@
 """A second, shorter training stage: meaning-changing edits of one word class at a time (participants swapped,
-a transactional verb replaced, a day or month changed, a pronoun changed, negation), on SGD system turns and
+a transactional verb replaced, a day or month changed, a pronoun changed, negation, a common noun replaced by
+another of its kind), on SGD system turns and
 STS-B sentences of the work parts, mixed with an equal share of the first stage's pairs so that what was
 learnt there stays.
 
@@ -28,6 +29,7 @@ FOCUS = (
     ("change_calendar_word", perturb.change_calendar_word),
     ("change_pronoun", perturb.change_pronoun),
     ("toggle_negation", perturb.toggle_negation),
+    ("change_noun", perturb.change_noun),
 )
 EDITS_PER_KIND = 900
 REPLAY = 5000

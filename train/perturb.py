@@ -3,7 +3,8 @@
 Each edit returns the edited text or ``None`` when it does not apply. They are deliberately generic (word
 classes, not examples): a swapped pair of participants, a negation added or removed, a number, day, month or
 pronoun changed, a word replaced by its WordNet antonym or by another verb of the same transactional family, a
-name replaced by another; and for omissions, a conjunct removed.
+name replaced by another, a common noun by another of its kind (WordNet co-hyponyms); and for omissions, a
+conjunct removed.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from monitor.equivalence import wordnet
 
@@ -254,6 +256,58 @@ def replace_name(text: str, rng: random.Random, names: list[str]) -> str | None:
     tok = rng.choice(toks)
     other = rng.choice(names)
     return None if other == tok.group() else _replace(text, tok, other)
+
+
+@lru_cache(maxsize=65536)
+def _noun_synset(offset: int) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]]:
+    """The words and (pointer symbol, target offset) of the noun synset at ``offset`` of WordNet's data.noun."""
+    with (wordnet.wordnet_dir() / "data.noun").open("rb") as fh:
+        fh.seek(offset)
+        f = fh.readline().decode("latin-1").split(" | ")[0].split()
+    n_words = int(f[3], 16)
+    words = tuple(re.sub(r"\(.*\)$", "", f[4 + 2 * i]) for i in range(n_words))
+    at = 4 + 2 * n_words
+    pointers = tuple((f[at + 1 + 4 * i], int(f[at + 2 + 4 * i])) for i in range(int(f[at])))
+    return words, pointers
+
+
+@lru_cache(maxsize=16384)
+def noun_siblings(noun: str) -> tuple[str, ...]:
+    """Other single-word common nouns of the same kind as ``noun``'s commonest sense (the other hyponyms of its
+    hypernyms: 'revenue' / 'profit', 'breakfast' / 'dinner')."""
+    offsets = wordnet.senses(noun)[:1]
+    if not offsets:
+        return ()
+    own = set(_noun_synset(offsets[0])[0])
+    out: list[str] = []
+    for symbol, parent in _noun_synset(offsets[0])[1]:
+        if symbol not in ("@", "@i"):
+            continue
+        for child_symbol, child in _noun_synset(parent)[1]:
+            if child_symbol == "~" and child != offsets[0]:
+                word = _noun_synset(child)[0][0]
+                if word.isalpha() and word.islower() and word not in own:
+                    out.append(word)
+    return tuple(dict.fromkeys(out))
+
+
+def change_noun(text: str, rng: random.Random) -> str | None:
+    """A common noun (in its base form) replaced by another of the same kind: 'Revenue was up' / 'Profit was
+    up', 'a table for breakfast' / 'a table for dinner'."""
+    all_toks = _tokens(text)
+    after_number = {i for i, t in enumerate(all_toks) if i > 0 and all_toks[i - 1].group()[:1].isdigit()}
+    toks = [t for i, t in enumerate(all_toks) if i not in after_number]  # '1.2 million': a number, not a noun
+    rng.shuffle(toks)
+    for tok in toks:
+        word = tok.group()
+        if not word.isalpha() or len(word) < 4 or word.lower() in _PRONOUNS or word in _WEEKDAYS + _MONTHS:
+            continue
+        if word.lower() not in wordnet.noun_bases(word):  # plural or not a noun: would need inflecting
+            continue
+        options = noun_siblings(word.lower())
+        if options:
+            return _replace(text, tok, _case_like(rng.choice(options), word))
+    return None
 
 
 def drop_conjunct(text: str, rng: random.Random) -> str | None:
