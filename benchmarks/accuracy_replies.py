@@ -209,8 +209,9 @@ def main() -> None:
 
 
 def grounding(part: str, data: Path, scorer, embed: EmbeddingScorer, scorers: set[str]) -> None:  # type: ignore[no-untyped-def]
-    graded, generic = begin(part, data)
-    print(f"\n## Reference-free grounding (BEGIN dev, {part} part)\n")
+    graded, generic = begin(part, data)  # BEGIN has no tune half: "tune" reads its work part, trained on
+    shown = "work part, trained on" if part != "sealed" else "sealed part"
+    print(f"\n## Reference-free grounding (BEGIN dev, {shown})\n")
     print("| data | scorer | pairs | balanced | pass rate (attributable) | fail rate (not) | generic passed |")
     print("|---|---|---|---|---|---|---|")
 
@@ -257,8 +258,8 @@ def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
     print("\n## Tuning on the tune halves: pass_threshold, confirm_omissions -> balanced (sgd_replies, stsb_dev)")
     for (cut, both), scores in comparators.items():
         print(f"{cut:.2f} {both!s:<5}: " + " ".join(f"{s:.3f}" for s in scores) + f"  mean {np.mean(scores):.3f}")
-    graded, _ = begin("tune", data)
-    print("grounding_threshold -> balanced (begin tune half)")
+    graded, _ = begin("work", data)
+    print("grounding_threshold -> balanced (begin work part, trained on)")
     for cut in np.arange(0.2, 0.95, 0.05):
         ok = [not unsupported_sentences(scorer, p.pred, [p.gold], float(cut)) for p in graded]
         print(f"{cut:.2f}: {balanced(graded, ok)[0]:.3f}")

@@ -18,7 +18,7 @@ premise). Sources:
 * ``reply_pairs``: the fit half of the SGD reply pairs file (same / changed / dropped).
 * ``edit_*``: an STS-B sentence (or its paraphrase) with one meaning-changing or fact-dropping edit
   (``train/perturb.py``); ``passage_*``: two or three sentences, one of them edited or dropped.
-* ``begin``: BEGIN dev's fit half, knowledge / response, fully attributable (dropped: supported) or not (changed).
+* ``begin``: BEGIN dev's work part, knowledge / response, fully attributable (dropped: supported) or not (changed).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def build(seed: int) -> list[dict[str, Any]]:
     stsb_rows = list(split.stsb("work", "stsb_en_train.csv")) + list(split.stsb("fit", "stsb_en_dev.csv"))
     pairs += stsb_pairs(stsb_rows, rng)
     pairs += reply_pairs(list(split.sgd_reply_pairs("fit")))
-    pairs += begin_pairs(list(split.begin("fit")))
+    pairs += begin_pairs(list(split.begin("work")))
     rng.shuffle(pairs)
     return pairs
 
