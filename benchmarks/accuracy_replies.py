@@ -146,13 +146,13 @@ def main() -> None:
                         help="tune: the halves of the work parts that were not trained on")
     parser.add_argument("--verifier", default=None, help="model folder (default: the shipped model)")
     parser.add_argument("--scorers", default="embedding,verifier,shipped,grounding",
-                        help="any of embedding, verifier, shipped, grounding, rules, verifier+rules")
+                        help="any of embedding, verifier, shipped, grounding, edits, rules, verifier+rules")
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the tune halves")
     args = parser.parse_args()
     scorers = set(args.scorers.split(","))
     part = args.part
 
-    needs_verifier = bool(scorers & {"verifier", "shipped", "verifier+rules", "grounding"})
+    needs_verifier = bool(scorers & {"verifier", "shipped", "verifier+rules", "grounding", "edits"})
     scorer = load_verifier(args.verifier) if needs_verifier else None
     embed = EmbeddingScorer()
     values = ValueComparator(semantic=embed)
@@ -204,8 +204,52 @@ def main() -> None:
                 print(row(name, label, pairs, [g == PASS for g in got], got), flush=True)
     if "grounding" in scorers and scorer is not None:
         grounding(part, args.data, scorer, embed, scorers)
+    if "edits" in scorers and scorer is not None:
+        edits(part, args.data, VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(values)))
     if args.tune:
         tune(args.data, scorer)
+
+
+EDIT_KINDS = (
+    "swap_participants", "change_number", "change_calendar_word", "change_pronoun", "change_action",
+    "toggle_negation", "antonym", "change_noun",
+)
+
+
+def edits(part: str, data: Path, shipped: VerifierReplyComparator) -> None:
+    """One meaning-changing edit (``train/perturb.py``) in one sentence of a three-sentence text of STS-B dev
+    sentences of the part (the tune half: never trained on), caught or not, per kind of edit; and the pass rate
+    of the same texts unedited with one sentence said in other words (a paraphrase scored >= 4)."""
+    from train import perturb
+
+    source = "tune" if part == "work" else part
+    rows = list(split.stsb(source, "stsb_en_dev.csv"))
+    paraphrases = [(a, b) for a, b, s in rows if s >= 4]
+    rng = random.Random(11)
+    print(f"\n## One edit in a three-sentence text (STS-B dev sentences, {source} part)\n")
+    print("| edit | texts | caught |\n|---|---|---|")
+    for kind in EDIT_KINDS:
+        edit = getattr(perturb, kind)
+        caught, total = 0, 0
+        for _ in range(400):
+            if total >= 60:
+                break
+            texts = [a for a, _ in rng.sample(paraphrases, 3)]
+            k = rng.randrange(3)
+            edited = edit(texts[k], rng)
+            if not edited or edited == texts[k]:
+                continue
+            pred = [*texts[:k], edited, *texts[k + 1 :]]
+            total += 1
+            caught += outcome(shipped.compare(" ".join(texts), " ".join(pred))) != PASS
+        print(f"| {kind} | {total} | {caught / max(total, 1):.3f} |")
+    kept = 0
+    for _ in range(60):
+        parts = rng.sample(paraphrases, 3)
+        k = rng.randrange(3)
+        pred = [b if i == k else a for i, (a, b) in enumerate(parts)]
+        kept += outcome(shipped.compare(" ".join(a for a, _ in parts), " ".join(pred))) == PASS
+    print(f"| none (one sentence paraphrased) | 60 | passed {kept / 60:.3f} |")
 
 
 def grounding(part: str, data: Path, scorer, embed: EmbeddingScorer, scorers: set[str]) -> None:  # type: ignore[no-untyped-def]

@@ -56,7 +56,7 @@ _COURTESY = frozenset(
 )
 
 
-_MAX_PAIR_CHARS = 440  # about 110 word pieces: premise and claim fit the verifier's 128 tokens untruncated
+MAX_PAIR_CHARS = 440  # about 110 word pieces: premise and claim fit the verifier's 128 tokens untruncated
 
 
 def render_source(source: Any) -> list[str]:
@@ -116,6 +116,6 @@ def _premise(claim: str, lines: tuple[str, ...]) -> str:
     longer than that (a passage) is read as far as the input goes, as in training."""
     for width in (3, 2):
         window = best_window(claim, lines, width=width)
-        if len(window) + len(claim) <= _MAX_PAIR_CHARS:
+        if len(window) + len(claim) <= MAX_PAIR_CHARS:
             return window
     return best_window(claim, lines, width=1)

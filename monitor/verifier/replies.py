@@ -1,12 +1,14 @@
 """Reply verdicts from the verifier: gold against the prediction, with a decision trace.
 
-* Short replies (up to three sentences each) are one question: the verifier reads gold as the premise and the
+* Short replies (up to three sentences each, both fitting the model's input together) are one question:
+  the verifier reads gold as the premise and the
   prediction as the hypothesis. ``same`` at or above ``pass_threshold`` passes; otherwise the larger of
   ``changed`` and ``dropped`` names the failure (``inconsistent_response`` / ``incomplete_response``).
 * An omission is confirmed by the reverse reading (``confirm_omissions``): with the prediction as the premise,
   is gold supported (``same`` + ``dropped`` at or above ``pass_threshold``)? Then nothing of gold is missing
   and the reply passes: the forward reading only saw a detail worded differently.
-* Longer replies are checked sentence by sentence (as MiniCheck and SummaC do): each gold sentence against the
+* Longer replies (a pair that would be cut off at the model's input length) are checked sentence by sentence
+  (as MiniCheck and SummaC do): each gold sentence against the
   run of predicted sentences that shares most of its words, so ``detail`` names the gold sentence left out or
   contradicted, with its probabilities. The worst sentence decides.
 * The typed value comparators are evidence beside it: a gold number, amount, date, time, phone or id whose
@@ -24,7 +26,7 @@ from typing import Any
 
 from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.types import Decision, ReplyMatch
-from monitor.verifier.grounding import render_source, unsupported_sentences
+from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
 from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
 
@@ -90,9 +92,10 @@ class VerifierReplyComparator:
         if canon_string(gold) == canon_string(pred) or not gold:
             return []
         gs, ps = sentences(gold), sentences(pred)
-        if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES:
+        if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES and len(gold) + len(pred) <= MAX_PAIR_CHARS:
             return [Unit(gold, pred, None)]
-        return [Unit(g, best_window(g, ps), g) for g in gs]
+        said = {canon_string(p) for p in ps}  # a gold sentence the prediction repeats word for word is said
+        return [Unit(g, best_window(g, ps), g) for g in gs if canon_string(g) not in said] or [Unit(gold, pred, None)]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
         units = self.units(gold, pred)

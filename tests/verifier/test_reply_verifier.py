@@ -144,3 +144,19 @@ def test_a_pairs_probabilities_do_not_depend_on_the_pairs_scored_with_it() -> No
     single = OnnxVerifier.load(threads=1)
     alone = [single.probabilities([pair])[0] for pair in pairs[::7]]
     assert alone == together[::7]
+
+
+LONG_OPENING = (
+    "Thank you for waiting while I looked through every hotel near the conference centre that still has rooms "
+    "for the three nights you asked about, comparing the prices, the distance to the venue, the reviews of "
+    "recent guests and the cancellation terms of each one. "
+)
+
+
+def test_a_change_at_the_end_of_a_long_reply_is_read(verifier: VerifierReplyComparator) -> None:
+    """A pair too long for the model's input is read sentence by sentence, never cut off unread."""
+    gold = LONG_OPENING + "The Riverside Inn is the best choice, and breakfast is included in the rate."
+    changed = LONG_OPENING + "The Riverside Inn is the best choice, and breakfast is not included in the rate."
+    assert len(gold) + len(changed) > 600
+    assert outcome(verifier, gold, changed) == INCONSISTENT
+    assert outcome(verifier, gold, gold.replace("best choice", "best option")) == PASS
