@@ -322,7 +322,6 @@ def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
         p.kind == "entity" and any(g.kind == "entity" and other_places(str(g.value), str(p.value)) for g in g_facts))
 
 
-
 def unsupported_facts(
     reply: str, sources: Sequence[Any], values: ValueComparing, names: bool = True
 ) -> tuple[str, ...]:

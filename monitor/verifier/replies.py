@@ -1,16 +1,16 @@
 """Reply verdicts from the verifier: gold against the prediction, with a decision trace.
 
-* Short replies (up to three sentences each, both fitting the model's input together) are one question:
-  the verifier reads gold as the premise and the
-  prediction as the hypothesis. ``same`` at or above ``pass_threshold`` passes; otherwise the larger of
-  ``changed`` and ``dropped`` names the failure (``inconsistent_response`` / ``incomplete_response``).
+* Short replies (up to three sentences each, both fitting the model's input together) are one question: the
+  verifier reads gold as the premise and the prediction as the hypothesis. ``same`` at or above
+  ``pass_threshold`` passes; otherwise the larger of ``changed`` and ``dropped`` names the failure
+  (``inconsistent_response`` / ``incomplete_response``).
 * An omission is confirmed by the reverse reading (``confirm_omissions``): with the prediction as the premise,
   is gold supported (``same`` + ``dropped`` at or above ``pass_threshold``)? Then nothing of gold is missing
   and the reply passes: the forward reading only saw a detail worded differently.
 * Longer replies (a pair that would be cut off at the model's input length) are checked sentence by sentence
-  (as MiniCheck and SummaC do): each gold sentence against the
-  run of predicted sentences that shares most of its words, so ``detail`` names the gold sentence left out or
-  contradicted, with its probabilities. The worst sentence decides.
+  (as MiniCheck and SummaC do): each gold sentence against the run of predicted sentences that shares most of
+  its words, so ``detail`` names the gold sentence left out or contradicted, with its probabilities. A gold
+  sentence the prediction repeats word for word is said and not asked. The worst sentence decides.
 * The typed value comparators are evidence beside it: a gold number, amount, date, time, phone or id whose
   slot holds another value in the prediction is a change, whatever the verifier says.
 
