@@ -19,6 +19,7 @@ premise). Sources:
 * ``edit_*``: an STS-B sentence (or its paraphrase) with one meaning-changing or fact-dropping edit
   (``train/perturb.py``); ``passage_*``: two or three sentences, one of them edited or dropped.
 * ``begin``: BEGIN dev's work part, knowledge / response, fully attributable (dropped: supported) or not (changed).
+* ``identical``: one to three sentences of the above against themselves (same).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ OUT = Path(__file__).resolve().parent / "out" / "pairs.jsonl"
 TARGETS = {
     "sgd_same": 8000, "sgd_changed": 5000, "sgd_dropped": 6000, "sgd_added": 1500, "sgd_edit": 3500,
     "sgd_grounded": 2000, "sgd_ungrounded": 2000, "edit_changed": 4500, "edit_dropped": 1200,
-    "passage": 2500,
+    "passage": 2500, "identical": 1500,
 }
 # STS-B pairs scored >= 4 or <= 1 are written this many times (both ways each time): people's judgement of
 # "the same meaning" is the scarcest signal, and the edits above must not teach that any detail left out fails.
@@ -243,6 +244,13 @@ def begin_pairs(rows: list[dict[str, str]]) -> Iterator[dict[str, Any]]:
             yield _pair(row["knowledge"], row["response"], label, "begin")
 
 
+def identical_pairs(texts: list[str], rng: random.Random) -> Iterator[dict[str, Any]]:
+    """A text against itself is the same: the model must not read a sentence repeated word for word as changed."""
+    for _ in range(TARGETS["identical"]):
+        text = _join(rng.sample(texts, rng.choice([1, 1, 2, 3])))
+        yield _pair(text, text, SAME, "identical")
+
+
 def build(seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work"))
@@ -251,6 +259,8 @@ def build(seed: int) -> list[dict[str, Any]]:
     pairs += stsb_pairs(stsb_rows, rng)
     pairs += reply_pairs(list(split.sgd_reply_pairs("fit")))
     pairs += begin_pairs(list(split.begin("work")))
+    texts = [turn["utterance"] for turn in turns] + [s for a, b, _ in stsb_rows for s in (a, b)]
+    pairs += identical_pairs(texts, rng)
     rng.shuffle(pairs)
     return pairs
 

