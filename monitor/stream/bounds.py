@@ -1,7 +1,9 @@
 """Bounded work per event: how much scoring an event may ask for before it is left unscored.
 
 Scoring cost grows with an event's argument leaves (each compared, free text embedded), the length
-of the text embedded, and the numbers scanned in replies. One pathological event must not stall
+of the text embedded, the numbers scanned in replies, and a reply's length and sentences (a long reply pair is
+read by the verifier sentence by sentence: one model run per gold sentence, each matched against the other
+side's sentences). One pathological event must not stall
 every partition, so past any of these limits the turn is `unscored` with reason `too_large`
 (counted in `aem_turns_too_large_total{limit}`) instead of being scored.
 """
@@ -16,6 +18,7 @@ from monitor.models.dialog import Reply, ToolCall
 from monitor.stream.events import TraceEvent
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 
 @dataclass(frozen=True)
@@ -23,11 +26,13 @@ class WorkLimits:
     max_arg_leaves: int = 2_000  # leaves of predicted + gold args (and outputs)
     max_text_chars: int = 50_000  # characters of one text (reply or string leaf) that would be embedded
     max_numbers: int = 2_000  # numbers in the replies' text, each a candidate fact to check
+    max_reply_chars: int = 10_000  # characters of one reply (gold or predicted) read by the verifier
+    max_reply_sentences: int = 24  # sentence ends in one reply: each is a verifier question
 
 
 @dataclass(frozen=True)
 class Oversize:
-    limit: str  # "arg_leaves" | "text_chars" | "numbers"
+    limit: str  # "arg_leaves" | "text_chars" | "numbers" | "reply_chars" | "reply_sentences"
     detail: str
 
 
@@ -52,7 +57,8 @@ def fits(size: int, limits: WorkLimits) -> bool:
     A leaf or a number takes at least one byte plus a separator, and a decoded string is never longer
     than its JSON text: the common small event needs no walk.
     """
-    return size < 2 * min(limits.max_arg_leaves, limits.max_numbers) and size <= limits.max_text_chars
+    least = min(limits.max_arg_leaves, limits.max_numbers, limits.max_reply_sentences)
+    return size < 2 * least and size <= min(limits.max_text_chars, limits.max_reply_chars)
 
 
 def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> Oversize | None:
@@ -61,7 +67,7 @@ def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> 
         return None
     payloads = [p for p in (event.predict_turn, event.gold_turn) if p is not None]
     counts = [0, 0]
-    numbers = 0
+    numbers, reply_chars, reply_sentences = 0, 0, 0
     for payload in payloads:
         if isinstance(payload, ToolCall):
             _walk(payload.args, counts)
@@ -69,10 +75,18 @@ def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> 
         elif isinstance(payload, Reply):
             counts[1] = max(counts[1], len(payload.response))
             numbers += sum(1 for _ in _NUMBER.finditer(payload.response))
+            reply_chars = max(reply_chars, len(payload.response))
+            reply_sentences = max(reply_sentences, sum(1 for _ in _SENTENCE_END.finditer(payload.response)))
     if counts[0] > limits.max_arg_leaves:
         return Oversize("arg_leaves", f"{counts[0]} argument leaves, above the limit of {limits.max_arg_leaves}")
     if counts[1] > limits.max_text_chars:
         return Oversize("text_chars", f"a text of {counts[1]} characters, above the limit of {limits.max_text_chars}")
     if numbers > limits.max_numbers:
         return Oversize("numbers", f"{numbers} numbers in the reply text, above the limit of {limits.max_numbers}")
+    if reply_chars > limits.max_reply_chars:
+        detail = f"a reply of {reply_chars} characters, above the limit of {limits.max_reply_chars}"
+        return Oversize("reply_chars", detail)
+    if reply_sentences > limits.max_reply_sentences:
+        detail = f"a reply of {reply_sentences} sentences, above the limit of {limits.max_reply_sentences}"
+        return Oversize("reply_sentences", detail)
     return None

@@ -92,7 +92,9 @@ class Monitor:
             gap_timeout_s=s.gap_timeout_s,
             max_held=s.max_held_turns,
             max_open_bytes=s.max_open_dialog_bytes,
-            work=WorkLimits(s.max_arg_leaves, s.max_text_chars, s.max_numbers),
+            work=WorkLimits(
+                s.max_arg_leaves, s.max_text_chars, s.max_numbers, s.max_reply_chars, s.max_reply_sentences
+            ),
         )
         references = load_references(s.reference)
         self.engine.embed_references(step for steps in references.values() for step in steps)

@@ -39,6 +39,17 @@ def test_each_limit_is_named():
     assert oversize(numbers, limits).limit == "numbers"
 
 
+def test_a_reply_too_long_or_of_too_many_sentences_for_the_verifier_is_named():
+    reply = next(e for e in sales_events() if e.predict_turn is not None and hasattr(e.predict_turn, "response"))
+    limits = WorkLimits(max_reply_chars=2_000, max_reply_sentences=10)
+    assert oversize(with_reply(reply, "All done."), limits) is None
+    assert oversize(with_reply(reply, "word " * 500), limits).limit == "reply_chars"
+    many = with_reply(reply, " ".join(f"Sentence {i} is here." for i in range(30)))
+    found = oversize(many, limits, size=len(many.model_dump_json()))
+    assert found.limit == "reply_sentences"
+    assert "30 sentences" in found.detail
+
+
 def test_a_pathological_turn_is_unscored_too_large_and_the_rest_is_scored(engine):
     events = sales_events()
     huge = with_args(events[2], {f"k{i}": f"differing text value number {i}" for i in range(20_000)})
