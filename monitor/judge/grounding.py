@@ -277,6 +277,11 @@ class GroundingChecker:
         return self._start_refine(turn.predict.response, history)
 
     @property
+    def turn_budget_s(self) -> float | None:
+        """How long a judged turn may take, waiting for a worker included (None: no LLM judge)."""
+        return self.llm.settings.turn_budget_s if self.llm is not None else None
+
+    @property
     def saturated(self) -> bool:
         """Every slot of the LLM judge's worker pool is taken (a new call would be refused)."""
         return self.llm is not None and self.llm.saturated

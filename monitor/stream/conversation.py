@@ -28,9 +28,12 @@ class Judging:
     ref: SourceRef
     turn: ObservedTurn
     pending: PendingCheck | None  # None: not started yet, the judge's pool was full
+    slot_deadline: float = float("inf")  # monotonic time by which a turn still without a worker gives up
 
     def due(self) -> bool:
-        return self.pending is not None and (self.pending.done() or time.monotonic() >= self.pending.deadline)
+        if self.pending is None:
+            return time.monotonic() >= self.slot_deadline
+        return self.pending.done() or time.monotonic() >= self.pending.deadline
 
 
 @dataclass(slots=True)

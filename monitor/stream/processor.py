@@ -329,7 +329,7 @@ class TurnProcessor:
             full = self.judge_saturated()
             pending = None if full else self._start_judge(conv, turn)
             if full or pending is not None:
-                conv.judging = Judging(event, ref, turn, pending)
+                conv.judging = Judging(event, ref, turn, pending, time.monotonic() + self.judge_budget_s())
                 self.judging.add(conv.conversation_id)
                 return out
         return self._add(conv, event, ref, turn, out)
@@ -342,8 +342,13 @@ class TurnProcessor:
         return out
 
     def judge_saturated(self) -> bool:
-        """The judge's worker pool is full: judged turns wait for a slot (and the runner pauses fetching)."""
+        """The judge's worker pool is full: judged turns wait for a slot (their conversations only)."""
         return bool(getattr(self.engine.judge, "saturated", False))
+
+    def judge_budget_s(self) -> float:
+        """How long a judged turn may wait for a worker of the judge's pool before it is left unscored."""
+        budget = getattr(self.engine.judge, "turn_budget_s", None)
+        return float(budget) if budget is not None else self.limits.gap_timeout_s
 
     def _start_judge(self, conv: Conversation, turn: ObservedTurn) -> PendingCheck | None:
         try:

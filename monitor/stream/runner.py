@@ -329,7 +329,6 @@ class Monitor:
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
         self._records = {}
-        self._judge_backpressure()
         if self.checkpoint.due(idle=not records):
             self.checkpoint.commit(timeout=30)
 
@@ -366,23 +365,6 @@ class Monitor:
         if self._probe is None:
             return True
         return self.health.broker_silence() < 1.5 * self.settings.broker_probe_interval_s
-
-    def _judge_backpressure(self) -> None:
-        """Pause every partition while the LLM judge's worker pool is full; resume once a slot is free.
-
-        Polling goes on (the group sees a live member, `tick` completes judged turns); paused
-        partitions just fetch nothing, so no new turn meets a full pool.
-        """
-        if not hasattr(self.engine.judge, "saturated") or not hasattr(self._consumer, "pause"):
-            return
-        paused = self._consumer.paused()
-        if getattr(self.engine.judge, "saturated", False):
-            if not paused and self._consumer.assignment():
-                self._consumer.pause(*self._consumer.assignment())
-                log.warning("judge_pool_full_paused", partitions=len(self._consumer.assignment()))
-        elif paused:
-            self._consumer.resume(*paused)
-            log.info("judge_pool_free_resumed", partitions=len(paused))
 
     def _emit(self, out: Outcome) -> None:
         """Hand emissions to the sinks and failures to the DLQ; their positions are then complete."""

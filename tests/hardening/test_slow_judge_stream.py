@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 from prometheus_client import CollectorRegistry
-from structlog.testing import capture_logs
 
 from monitor.judge.config import JudgeSettings
 from monitor.models.dialog import Dialog
@@ -132,10 +131,12 @@ def test_a_sleeping_judge_does_not_delay_other_conversations(
     assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "over_budget"}) == 1
 
 
-def test_a_full_judge_pool_pauses_fetching_instead_of_refusing(broker: Any, embedding_scorer: Any) -> None:
-    """One worker, no queue, a judge answering in 2 s: four judged replies wait their turn, none is `busy`."""
+def test_a_full_judge_pool_holds_only_the_waiting_conversations(broker: Any, embedding_scorer: Any) -> None:
+    """One worker, no queue, a judge answering in 2 s: four judged replies wait their turn, none is `busy`,
+    and conversations that need no judge, sent while the pool is full, are scored without waiting for it."""
+    embedding_scorer.similarity([("warm up", "the model")])
     registry = CollectorRegistry()
-    with judge_answering_after(2.0) as server, capture_logs() as logs:
+    with judge_answering_after(2.0) as server:
         judge = JudgeSettings(url=server.url, max_attempts=1, concurrency=1, queue_limit=0, turn_budget_s=30.0)
         engine = build_engine(ScoringConfig(), semantic=embedding_scorer, judge=judge, registry=registry)
         topics = TopicSet.fresh(broker.bootstrap)
@@ -150,16 +151,25 @@ def test_a_full_judge_pool_pauses_fetching_instead_of_refusing(broker: Any, embe
             for i, event in enumerate(events[::3]):
                 event["predict_turn"]["content"] += f" (request {i})"
             send(broker.bootstrap, topics.traces, events)
-            found: dict[str, Any] = {}
+            time.sleep(1.0)  # the pool is full now: the judge answers the first reply after 2 s
+            _, actions = dialogs()
+            send(broker.bootstrap, topics.traces, [e for d in actions for e in dialog_events(d)])
+            found: dict[tuple[str, int], Any] = {}
+            wanted = {*((d.dialog_id, 3) for d in replies), *((d.dialog_id, 2) for d in actions)}
             deadline = time.monotonic() + 90
-            while time.monotonic() < deadline and len(found) < len(replies):
+            while time.monotonic() < deadline and set(found) != wanted:
                 for r in read_all(broker.bootstrap, topics.verdicts, expect=10_000, timeout=1.0):
                     verdict = json.loads(r.value)
-                    if verdict["kind"] == "turn" and verdict.get("turn_no") == 3:
-                        found[verdict["conversation_id"]] = verdict
+                    key = (verdict["conversation_id"], verdict.get("turn_no"))
+                    if verdict["kind"] == "turn" and key in wanted:
+                        found[key] = r
         finally:
             monitor.stop()
-    assert sorted(found) == sorted(d.dialog_id for d in replies)
-    assert all(v["success"] is True for v in found.values()), [v.get("detail") for v in found.values()]
+    assert set(found) == wanted
+    judged = [json.loads(found[(d.dialog_id, 3)].value) for d in replies]
+    assert all(v["success"] is True for v in judged), [v.get("detail") for v in judged]
     assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "busy"}) == 0
-    assert "judge_pool_full_paused" in [e["event"] for e in logs]  # a warning; the resume is logged at info
+    last_judged = max(found[(d.dialog_id, 3)].timestamp for d in replies)
+    actions_done = max(found[(d.dialog_id, 2)].timestamp for d in actions)
+    print(f"judge-free verdicts done {(last_judged - actions_done) / 1000:.1f}s before the last judged one")
+    assert actions_done < last_judged, "conversations that need no judge waited for the full pool"

@@ -74,3 +74,29 @@ def test_judged_turns_complete_in_tick_and_a_full_pool_means_waiting(
     assert order == [2, 3, 5] and any(e.kind == "dialog" and e.conversation_id == "a" for e in out.emissions)
     assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "busy"}) == 0
     assert len(chat_server.requests) == 4  # completeness and truthfulness, for a and for b
+
+
+def test_a_judged_turn_that_never_gets_a_worker_is_unscored_within_its_budget(
+    chat_server: ChatServer, comparators: Any, registry: Any
+) -> None:
+    chat_server.answer(Scripted(200, json.dumps(completion(verdict_json("pass", 0.9))), delay=6.0))
+    settings = JudgeSettings(url=chat_server.url, max_attempts=1, concurrency=1, queue_limit=0, turn_budget_s=2.0)
+    judge = LLMJudge(settings, metrics=JudgeMetrics(registry))
+    checker = GroundingChecker(comparators.values, comparators.replies, llm=judge)
+    engine = ScoringEngine(ScoringConfig(), ReferenceChecker(comparators.values, comparators.replies), judge=checker)
+    processor = TurnProcessor(engine)
+    dialog = {**BOOKING, "turns": BOOKING["turns"][:3]}
+    a = events_of(Dialog.model_validate({**dialog, "dialog_id": "a"}))
+    b = events_of(Dialog.model_validate({**dialog, "dialog_id": "b"}))
+    b[0] = b[0].model_copy(update={"predict_turn": b[0].predict_turn.model_copy(update={"content": "Same, for b."})})
+    out = Outcome()
+    for n, event in enumerate([*a, *b]):
+        out.extend(processor.process(event, ("p", n)))
+    started = time.monotonic()
+    while ("b", 3) not in turns_of(out) and time.monotonic() - started < 10:
+        out.extend(processor.tick())
+        time.sleep(0.05)
+    waited = time.monotonic() - started
+    verdict = turns_of(out)[("b", 3)]
+    assert verdict.success is None and "busy" in (verdict.detail or "")  # unscored, never a pass
+    assert waited < 4.0  # its own budget (2 s), not the 6 s the worker is taken for
