@@ -6,17 +6,23 @@
 * :class:`BrokerProbe` refreshes the cluster metadata from a thread of its own every few seconds
   (kafka-python's consumer does not report a dead broker: its polls just come back empty).
 * :class:`HealthServer` serves ``/metrics`` and ``/healthz`` only (404 elsewhere, 405 for other
-  methods) with at most ``max_connections`` handler threads; further connections wait in the listen
-  backlog. A connection idle for ``request_timeout_s`` is closed.
+  methods). Connections are accepted at once and their request heads read by one thread that never
+  blocks on a client (a selector): a head not complete within ``request_timeout_s`` of the accept is
+  closed, so a client dripping header lines holds no handler. Complete requests go to at most
+  ``max_connections`` handler threads.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -142,33 +148,131 @@ class BrokerProbe:
             self._stop.wait(self.interval_s)
 
 
+_MAX_HEAD_BYTES = 16 * 1024  # a request head longer than this is closed unread
+_MAX_PENDING = 256  # connections whose head is being read; past it the oldest is closed
+
+
+class _HeadReader:
+    """Reads the request heads of accepted connections without blocking on any of them (one selector thread);
+    a complete head goes to `ready`, a connection past its deadline or the head limit is closed."""
+
+    def __init__(self, deadline_s: float, ready: Callable[[socket.socket, Any, bytes], None]) -> None:
+        self._deadline_s, self._ready = deadline_s, ready
+        self._selector = selectors.DefaultSelector()
+        self._pending: dict[socket.socket, tuple[Any, float, bytearray]] = {}  # insertion order: oldest first
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="aem-http-heads", daemon=True)
+        self._thread.start()
+
+    def add(self, sock: socket.socket, address: Any) -> None:
+        sock.setblocking(False)
+        with self._lock:
+            while len(self._pending) >= _MAX_PENDING:
+                self._drop(next(iter(self._pending)))
+            self._pending[sock] = (address, time.monotonic() + self._deadline_s, bytearray())
+            self._selector.register(sock, selectors.EVENT_READ)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        with self._lock:
+            for sock in list(self._pending):
+                self._drop(sock)
+        self._selector.close()
+
+    def _drop(self, sock: socket.socket) -> None:
+        self._pending.pop(sock, None)
+        with contextlib.suppress(KeyError, ValueError):
+            self._selector.unregister(sock)
+        with contextlib.suppress(OSError):
+            sock.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                empty = not self._pending
+            if empty:
+                self._stop.wait(0.05)
+                continue
+            for key, _ in self._selector.select(timeout=0.1):
+                self._read(key.fileobj)  # type: ignore[arg-type]
+            self._expire()
+
+    def _read(self, sock: socket.socket) -> None:
+        with self._lock:
+            entry = self._pending.get(sock)
+            if entry is None:
+                return
+            try:
+                chunk = sock.recv(4096)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                chunk = b""
+            head = entry[2]
+            head += chunk
+            if not chunk or len(head) > _MAX_HEAD_BYTES:
+                self._drop(sock)
+                return
+            if b"\r\n\r\n" not in head and b"\n\n" not in head:
+                return
+            self._pending.pop(sock)
+            self._selector.unregister(sock)
+        self._ready(sock, entry[0], bytes(head))
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            for sock in [s for s, (_, deadline, _) in self._pending.items() if deadline <= now]:
+                self._drop(sock)
+
+
 class _BoundedServer(ThreadingHTTPServer):
+    """Accepts at once; heads are read by a `_HeadReader`, requests handled by a bounded pool of threads."""
+
     daemon_threads = True
     request_queue_size = 64
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
-        self._slots = threading.BoundedSemaphore(max_connections)
+    def __init__(
+        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int, deadline_s: float
+    ) -> None:
         super().__init__(address, handler)
+        self._workers = ThreadPoolExecutor(max_connections, thread_name_prefix="aem-http-handler")
+        self._heads = _HeadReader(deadline_s, self._handle_head)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        self._slots.acquire()  # at most max_connections handler threads; the rest wait in the backlog
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
+        self._heads.add(request, client_address)  # never blocks: the head is read by the selector thread
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def _handle_head(self, sock: socket.socket, address: Any, head: bytes) -> None:
+        self._workers.submit(self._serve, sock, address, head)
+
+    def _serve(self, sock: socket.socket, address: Any, head: bytes) -> None:
         try:
-            super().process_request_thread(request, client_address)
+            self.RequestHandlerClass(sock, address, self, head)  # type: ignore[call-arg, arg-type]
+        except Exception:  # a client that went away mid-answer: nothing to do but close
+            pass
         finally:
-            self._slots.release()
+            self.shutdown_request(sock)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._heads.close()
+        self._workers.shutdown(wait=False, cancel_futures=True)
 
 
 def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         timeout = request_timeout_s
         protocol_version = "HTTP/1.0"
+
+        def __init__(self, request: Any, client_address: Any, server: Any, head: bytes = b"") -> None:
+            self._head = head
+            super().__init__(request, client_address, server)
+
+        def setup(self) -> None:
+            super().setup()
+            self.rfile = io.BytesIO(self._head)  # the head the selector thread read; a GET has no body
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
@@ -216,7 +320,8 @@ class HealthServer:
         max_connections: int = 8,
         request_timeout_s: float = 10.0,
     ) -> None:
-        self._server = _BoundedServer((host, port), _handler(registry, health, request_timeout_s), max_connections)
+        handler = _handler(registry, health, request_timeout_s)
+        self._server = _BoundedServer((host, port), handler, max_connections, request_timeout_s)
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, name="aem-http", daemon=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -85,7 +86,7 @@ def test_healthz_follows_polls_and_broker_contact(served: tuple[HealthServer, He
 
 
 def handler_threads() -> int:
-    return sum("process_request_thread" in t.name for t in threading.enumerate())
+    return sum(t.name.startswith("aem-http-handler") for t in threading.enumerate())
 
 
 def test_idle_connections_hold_at_most_the_bounded_threads(served: tuple[HealthServer, Health]) -> None:
@@ -100,6 +101,51 @@ def test_idle_connections_hold_at_most_the_bounded_threads(served: tuple[HealthS
     finally:
         for sock in idle:
             sock.close()
+
+
+def test_clients_dripping_header_lines_neither_hold_handlers_nor_delay_a_probe(
+    served: tuple[HealthServer, Health],
+) -> None:
+    """Twenty clients each send a header line every 0.2 s and never finish their request (the fixture's
+    request deadline is 1 s): /healthz and /metrics still answer at once, and the drippers are closed."""
+    server, _ = served
+    drippers = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(20)]
+    for sock in drippers:
+        sock.sendall(b"GET /metrics HTTP/1.1\r\n")
+    stop = threading.Event()
+
+    def drip() -> None:
+        while not stop.wait(0.2):
+            for sock in drippers:
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"X-Drip: 1\r\n")
+
+    dripping = threading.Thread(target=drip, daemon=True)
+    dripping.start()
+    try:
+        time.sleep(0.5)
+        started = time.monotonic()
+        assert get(server.port, "/healthz")[0] in (200, 503)
+        assert get(server.port, "/metrics")[0] == 200
+        answered_in = time.monotonic() - started
+        time.sleep(1.5)  # past the request deadline: every dripper has been closed
+        closed = 0
+        for sock in drippers:
+            sock.settimeout(1.0)
+            try:
+                closed += sock.recv(1) == b""
+            except ConnectionResetError:  # closed with the drip unread: the peer resets
+                closed += 1
+            except TimeoutError:
+                pass
+    finally:
+        stop.set()
+        dripping.join()
+        for sock in drippers:
+            sock.close()
+    print(f"two requests answered in {answered_in:.3f}s beside 20 dripping clients")
+    assert answered_in < 0.5
+    assert closed == len(drippers)
 
 
 def test_openmetrics_with_exemplars_when_asked_for(clock: Clock) -> None:
