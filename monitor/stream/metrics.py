@@ -77,7 +77,12 @@ class MonitorMetrics:
         )
         self.events = Counter("aem_events", "Trace events by outcome", ["outcome"], registry=r)
         self._events = {outcome: self.events.labels(outcome) for outcome in EVENT_OUTCOMES}  # never removed
-        self.consumer_lag = Gauge("aem_consumer_lag_messages", "Consumer lag", ["topic", "partition"], registry=r)
+        self.consumer_lag = Gauge(
+            "aem_consumer_lag_messages",
+            "Messages after the committed offset: what a restart would read again",
+            ["topic", "partition"],
+            registry=r,
+        )
         self.event_latency = Histogram(
             "aem_event_latency_seconds", "Event timestamp to verdict", buckets=LATENCY_BUCKETS, registry=r
         )

@@ -50,6 +50,13 @@ class OffsetTracker(Generic[P]):
                 out[partition] = safe
         return out
 
+    def lag_base(self, partition: P) -> int | None:
+        """The offset a restart would read from: the last commit, else the oldest offset not yet done."""
+        state = self.partitions.get(partition)
+        if state is None:
+            return None
+        return state.committed if state.committed is not None else state.safe()
+
     def committed(self, offsets: dict[P, int]) -> None:
         for partition, offset in offsets.items():
             if partition in self.partitions:

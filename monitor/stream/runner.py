@@ -411,7 +411,8 @@ class Monitor:
                 self._consumer.seek(tp, records[0].offset)
 
     def _update_lag(self) -> None:
-        """Lag per partition from the high-water mark the fetches already brought (no extra request)."""
+        """Lag per partition: the high-water mark the fetches already brought (no extra request) less the
+        committed offset (what a restart re-reads; the fetch position while nothing was polled yet)."""
         assigned = list(self._consumer.assignment())
         ends: dict[TopicPartition, int] = {}
         for tp in assigned:
@@ -426,12 +427,14 @@ class Monitor:
             except KafkaError as exc:
                 log.warning("lag_lookup_failed", error=str(exc))
         for tp, end in ends.items():
-            try:
-                position = self._consumer.position(tp, timeout_ms=1000)
-            except KafkaError:
-                continue
-            if position is not None:
-                self.metrics.set_lag(tp.topic, tp.partition, max(0, end - position))
+            base = self.checkpoint.offsets.lag_base(tp) if self.checkpoint is not None else None
+            if base is None:
+                try:
+                    base = self._consumer.position(tp, timeout_ms=1000)
+                except KafkaError:
+                    continue
+            if base is not None:
+                self.metrics.set_lag(tp.topic, tp.partition, max(0, end - base))
 
 
 def _positions(items: Iterable[tuple[T, Any]]) -> list[tuple[T, Position]]:
