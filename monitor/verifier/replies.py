@@ -95,10 +95,12 @@ class VerifierReplyComparator:
         if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES and len(gold) + len(pred) <= MAX_PAIR_CHARS:
             return [Unit(gold, pred, None)]
         said = {canon_string(p) for p in ps}  # a gold sentence the prediction repeats word for word is said
-        return [Unit(g, best_window(g, ps), g) for g in gs if canon_string(g) not in said] or [Unit(gold, pred, None)]
+        return [Unit(g, best_window(g, ps), g) for g in gs if canon_string(g) not in said]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
         units = self.units(gold, pred)
+        if not units and canon_string(gold.strip()) != canon_string(pred.strip()) and gold.strip():
+            return self._all_repeated(gold, pred)
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
         readings = [
@@ -116,6 +118,18 @@ class VerifierReplyComparator:
                 False, True, min(_pass_score(worst), 0.45), values, (), "verifier+values", detail, decision
             )
         return _verdict(worst, cut, gold, pred)
+
+    def _all_repeated(self, gold: str, pred: str) -> ReplyMatch:
+        """A long reply that repeats every gold sentence word for word says all of gold; what it adds is
+        checked by the typed values only (a different time or amount beside them still fails)."""
+        changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
+        if changed:
+            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
+            values = tuple(p for p, _ in changed)
+            detail = f"{named} (typed values; every gold sentence repeated word for word)"
+            return ReplyMatch(False, True, 0.45, values, (), "verifier+values", detail, Decision("typed_values"))
+        detail = "every gold sentence is repeated word for word"
+        return ReplyMatch(True, True, 1.0, (), (), "repeated", detail, Decision("repeated"))
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and

@@ -167,3 +167,9 @@ def test_a_change_at_the_end_of_a_long_reply_is_read(verifier: VerifierReplyComp
     assert len(gold) + len(changed) > 600
     assert outcome(verifier, gold, changed) == INCONSISTENT
     assert outcome(verifier, gold, gold.replace("best choice", "best option")) == PASS
+
+
+def test_a_long_reply_that_repeats_every_gold_sentence_passes_and_says_so(verifier: VerifierReplyComparator) -> None:
+    match = verifier.compare(LONG_GOLD, "Thanks for waiting. " + LONG_GOLD + " Have a good flight!")
+    assert reply_reason(match) is None
+    assert match.decision is not None and match.decision.check == "repeated"
