@@ -70,6 +70,7 @@ class TurnProcessor:
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
         self.gone: dict[str, TurnSet] = {}  # finished since the last checkpoint: their saved turns
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
+        self._holds: list[tuple[float, str, int]] = []  # heap of (release time, conversation, turn_no)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
         self.defer_judge = True  # judge calls run in the background (`tick` completes them); False: wait
@@ -140,6 +141,10 @@ class TurnProcessor:
         conv.waiting[event.turn_no] = (ref, received)
         self._apply(conv, event, ref, size, out=out)
         self._drain(conv, out)
+        if self.changelog and event.turn_no in conv.waiting and conv.judging is None:
+            # scored, but its verdict waits (an order-invariant group): its position need not wait past the
+            # gap timeout, because the changelog written before that commit holds the event for a restore
+            heapq.heappush(self._holds, (now + self.limits.gap_timeout_s, cid, event.turn_no))
         return out
 
     def tick(self) -> Outcome:
@@ -160,6 +165,9 @@ class TurnProcessor:
             if conv.judging.due():
                 out.extend(self._judged(conv))
                 out.extend(self._resume(conv, now))
+        while self._holds and self._holds[0][0] <= now:
+            _, cid, turn_no = heapq.heappop(self._holds)
+            out.done += self._release_position(cid, turn_no)
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
             conv = self.open.get(cid)
@@ -333,6 +341,18 @@ class TurnProcessor:
                 self.judging.add(conv.conversation_id)
                 return out
         return self._add(conv, event, ref, turn, out)
+
+    def _release_position(self, cid: str, turn_no: int) -> list[SourceRef]:
+        """A turn whose verdict still waits gives up its source position (kept on the changelog instead);
+        its event time stays for the latency of the verdict."""
+        conv = self.open.get(cid)
+        entry = conv.waiting.get(turn_no) if conv is not None else None
+        if conv is None or entry is None or entry[0] is None or turn_no in conv.held:
+            return []
+        conv.waiting[turn_no] = (None, entry[1])
+        self.dirty.add(cid)  # the next checkpoint writes its events before the released offset is committed
+        log.debug("held_turn_position_released", conversation=cid, turn_no=turn_no)
+        return [entry[0]]
 
     def _resume(self, conv: Conversation, now: float) -> Outcome:
         """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""

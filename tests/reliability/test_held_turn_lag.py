@@ -1,8 +1,10 @@
-"""Consumer lag counts from the committed offset: a held turn that stops commits shows as lag, on a real broker.
+"""A turn held for its order-invariant group, on a real broker: lag says what it keeps uncommitted, and after
+`gap_timeout_s` it keeps nothing (the changelog holds it), through a restart, with its verdict sent once.
 
-A conversation's order-invariant action waits for the rest of its group, and its offset cannot be
-committed until its verdict is published. Ordinary traffic after it is scored, but a restart would read
-it all again: `aem_consumer_lag_messages` must say so, not 0 (the fetch position is at the end).
+A conversation's order-invariant action waits for the rest of its group, and its verdict with it. Until the
+gap timeout its offset is not committed: ordinary traffic after it is scored, but a restart would read it
+all again, and `aem_consumer_lag_messages` must say so (not 0: the fetch position is at the end). After the
+timeout its position is released, since the changelog written before that commit holds its event.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import time
 
 import pytest
+from kafka import KafkaConsumer, TopicPartition
 
 from monitor.models.dialog import Dialog
 from monitor.stream.events import encode_event
@@ -23,33 +26,82 @@ from tests.support.kafka import MonitorThread, TopicSet, read_all, settings_for
 pytestmark = pytest.mark.integration
 
 
-def test_lag_counts_the_events_a_held_turn_keeps_uncommitted(broker, engine):
-    topics = TopicSet.fresh(broker.bootstrap, partitions=1)
+def sales_events() -> list[dict]:
     sales = Dialog.model_validate(
         {"dialog_id": "held", "release": "r", "turns": json.loads((EXAMPLES / "sales_report.json").read_text())}
     )
-    held = list(dialog_events(sales))[:2]  # the user turn and the OrderInvariant action that waits for turn 3
-    after = ordinary_events("after", per_release=1)
-    monitor = MonitorThread(settings_for(broker.bootstrap, topics, lag_interval_s=0.5), engine).start()
+    return list(dialog_events(sales))  # turn 2 is an OrderInvariant action that waits for turn 3
+
+
+def send_events(bootstrap: str, topic: str, events: list[dict]) -> None:
+    producer = make_producer(bootstrap, client_id="held-lag")
     try:
-        producer = make_producer(broker.bootstrap, client_id="held-lag")
-        try:
-            for event in [*held, *after]:
-                producer.send(topics.traces, key=event["conversation_id"].encode(), value=encode_event(event))
-            producer.flush(timeout=30)
-        finally:
-            producer.close(timeout=30)
-        want, got = scored_turns(after), set()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not want <= got:
-            for record in read_all(broker.bootstrap, topics.verdicts, expect=10_000, timeout=1.0):
-                verdict = json.loads(record.value)
-                if verdict["kind"] == "turn":
-                    got.add((verdict["conversation_id"], verdict["turn_no"]))
-        assert want <= got  # the later traffic is scored
+        for event in events:
+            producer.send(topic, key=event["conversation_id"].encode(), value=encode_event(event))
+        producer.flush(timeout=30)
+    finally:
+        producer.close(timeout=30)
+
+
+def turn_verdicts(bootstrap: str, topic: str, want: set, timeout: float = 60) -> list[tuple[str, int]]:
+    got: list[tuple[str, int]] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not want <= set(got):
+        records = read_all(bootstrap, topic, expect=10_000, timeout=1.0)
+        got = [(v["conversation_id"], v["turn_no"]) for v in map(json.loads, (r.value for r in records))
+               if v["kind"] == "turn"]  # fmt: skip
+    return got
+
+
+def committed(bootstrap: str, group: str, tp: TopicPartition) -> int:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        return consumer.committed(tp) or 0
+    finally:
+        consumer.close()
+
+
+def test_lag_counts_the_events_a_held_turn_keeps_uncommitted(broker, engine):
+    topics = TopicSet.fresh(broker.bootstrap, partitions=1)
+    held = sales_events()[:2]
+    after = ordinary_events("after", per_release=1)
+    settings = settings_for(broker.bootstrap, topics, lag_interval_s=0.5, gap_timeout_s=120.0)
+    monitor = MonitorThread(settings, engine).start()
+    try:
+        send_events(broker.bootstrap, topics.traces, [*held, *after])
+        got = set(turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after)))
+        assert scored_turns(after) <= got  # the later traffic is scored
         assert ("held", 2) not in got  # the held action waits for its group
         time.sleep(2.0)  # a commit and a lag reading after the last verdict
         lag = monitor.value("aem_consumer_lag_messages", topic=topics.traces, partition="0")
     finally:
         monitor.stop()
     assert lag >= len(after)  # everything after the held turn would be read again by a restart
+
+
+def test_a_held_turn_gives_up_its_offset_after_the_gap_timeout_and_is_sent_once_after_a_restart(broker, engine):
+    topics = TopicSet.fresh(broker.bootstrap, partitions=1)
+    events = sales_events()
+    after = ordinary_events("after", per_release=1)
+    settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", gap_timeout_s=1.0)
+    tp = TopicPartition(topics.traces, 0)
+    first = MonitorThread(settings, engine).start()
+    try:
+        send_events(broker.bootstrap, topics.traces, [*events[:2], *after])
+        turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after))
+        deadline = time.monotonic() + 30
+        while committed(broker.bootstrap, settings.group_id, tp) < 2 + len(after) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        moved_to = committed(broker.bootstrap, settings.group_id, tp)
+    finally:
+        first.stop()
+    assert moved_to == 2 + len(after)  # past the held action: a restart does not read the traffic again
+    second = MonitorThread(settings, engine).start()
+    try:
+        send_events(broker.bootstrap, topics.traces, events[2:])
+        got = turn_verdicts(broker.bootstrap, topics.verdicts, {("held", 2), ("held", 3)})
+    finally:
+        second.stop()
+    assert got.count(("held", 2)) == 1  # restored from the changelog, sent once its group ended
+    assert got.count(("held", 3)) == 1
+    assert all(got.count(turn) == 1 for turn in scored_turns(after))  # nothing scored twice
