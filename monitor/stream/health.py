@@ -257,8 +257,11 @@ class _BoundedServer(ThreadingHTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
-        self._heads.close()
-        self._workers.shutdown(wait=False, cancel_futures=True)
+        heads, workers = getattr(self, "_heads", None), getattr(self, "_workers", None)
+        if heads is not None:  # absent when the bind failed inside __init__ (socketserver closes then)
+            heads.close()
+        if workers is not None:
+            workers.shutdown(wait=False, cancel_futures=True)
 
 
 def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: float) -> type[BaseHTTPRequestHandler]:
