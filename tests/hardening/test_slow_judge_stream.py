@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 from prometheus_client import CollectorRegistry
 
 from monitor.judge.config import JudgeSettings
@@ -28,7 +28,7 @@ from monitor.stream.replay import dialog_events
 from monitor.wiring import build_engine
 from tests.judge.conftest import ChatServer, _handler, completion, verdict_json
 from tests.judge.conftest import Reply as Scripted
-from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for
+from tests.support.kafka import MonitorThread, TopicSet, committed, read_all, send, settings_for
 
 pytestmark = pytest.mark.integration
 
@@ -66,14 +66,6 @@ def dialogs() -> tuple[Dialog, list[Dialog]]:
         Dialog.model_validate({**raw, "dialog_id": f"actions-{i}", "turns": raw["turns"][:2]}) for i in range(20)
     ]
     return judged, actions
-
-
-def committed(bootstrap: str, group: str, tp: TopicPartition) -> int:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
-    try:
-        return consumer.committed(tp) or 0
-    finally:
-        consumer.close()
 
 
 def test_a_sleeping_judge_does_not_delay_other_conversations(

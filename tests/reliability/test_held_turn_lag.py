@@ -13,15 +13,13 @@ import json
 import time
 
 import pytest
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 
 from monitor.models.dialog import Dialog
-from monitor.stream.events import encode_event
-from monitor.stream.kafka_io import make_producer
 from monitor.stream.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.reliability.test_crash_loops import ordinary_events, scored_turns
-from tests.support.kafka import MonitorThread, TopicSet, read_all, settings_for
+from tests.support.kafka import MonitorThread, TopicSet, committed, read_all, send, settings_for
 
 pytestmark = pytest.mark.integration
 
@@ -31,16 +29,6 @@ def sales_events() -> list[dict]:
         {"dialog_id": "held", "release": "r", "turns": json.loads((EXAMPLES / "sales_report.json").read_text())}
     )
     return list(dialog_events(sales))  # turn 2 is an OrderInvariant action that waits for turn 3
-
-
-def send_events(bootstrap: str, topic: str, events: list[dict]) -> None:
-    producer = make_producer(bootstrap, client_id="held-lag")
-    try:
-        for event in events:
-            producer.send(topic, key=event["conversation_id"].encode(), value=encode_event(event))
-        producer.flush(timeout=30)
-    finally:
-        producer.close(timeout=30)
 
 
 def turn_verdicts(bootstrap: str, topic: str, want: set, timeout: float = 60) -> list[tuple[str, int]]:
@@ -53,14 +41,6 @@ def turn_verdicts(bootstrap: str, topic: str, want: set, timeout: float = 60) ->
     return got
 
 
-def committed(bootstrap: str, group: str, tp: TopicPartition) -> int:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
-    try:
-        return consumer.committed(tp) or 0
-    finally:
-        consumer.close()
-
-
 def test_lag_counts_the_events_a_held_turn_keeps_uncommitted(broker, engine):
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)
     held = sales_events()[:2]
@@ -68,7 +48,7 @@ def test_lag_counts_the_events_a_held_turn_keeps_uncommitted(broker, engine):
     settings = settings_for(broker.bootstrap, topics, lag_interval_s=0.5, gap_timeout_s=120.0)
     monitor = MonitorThread(settings, engine).start()
     try:
-        send_events(broker.bootstrap, topics.traces, [*held, *after])
+        send(broker.bootstrap, topics.traces, [*held, *after])
         got = set(turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after)))
         assert scored_turns(after) <= got  # the later traffic is scored
         assert ("held", 2) not in got  # the held action waits for its group
@@ -87,7 +67,7 @@ def test_a_held_turn_gives_up_its_offset_after_the_gap_timeout_and_is_sent_once_
     tp = TopicPartition(topics.traces, 0)
     first = MonitorThread(settings, engine).start()
     try:
-        send_events(broker.bootstrap, topics.traces, [*events[:2], *after])
+        send(broker.bootstrap, topics.traces, [*events[:2], *after])
         turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after))
         deadline = time.monotonic() + 30
         while committed(broker.bootstrap, settings.group_id, tp) < 2 + len(after) and time.monotonic() < deadline:
@@ -98,7 +78,7 @@ def test_a_held_turn_gives_up_its_offset_after_the_gap_timeout_and_is_sent_once_
     assert moved_to == 2 + len(after)  # past the held action: a restart does not read the traffic again
     second = MonitorThread(settings, engine).start()
     try:
-        send_events(broker.bootstrap, topics.traces, events[2:])
+        send(broker.bootstrap, topics.traces, events[2:])
         got = turn_verdicts(broker.bootstrap, topics.verdicts, {("held", 2), ("held", 3)})
     finally:
         second.stop()

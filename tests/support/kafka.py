@@ -61,6 +61,15 @@ def send(bootstrap: str, topic: str, events: Iterable[dict[str, Any] | bytes], r
         producer.close(timeout=10)
 
 
+def committed(bootstrap: str, group: str, tp: TopicPartition) -> int:
+    """The group's committed offset of `tp` (0 when it has none)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        return consumer.committed(tp) or 0
+    finally:
+        consumer.close()
+
+
 def read_all(bootstrap: str, topic: str, expect: int = 0, timeout: float = 60.0) -> list[Any]:
     """Read a topic from the beginning: wait (up to `timeout`) for at least `expect` records, then
     read on to the end — past the reported end offsets until a poll comes back empty (Tansu reports
