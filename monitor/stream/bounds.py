@@ -52,22 +52,37 @@ def _walk(value: Any, counts: list[int]) -> None:
 
 
 def fits(size: int, limits: WorkLimits) -> bool:
-    """Whether an event of `size` JSON bytes is too small to pass any limit, without looking inside.
+    """Whether an event of `size` JSON bytes is too small to pass any limit but the sentence count, unread.
 
     A leaf or a number takes at least one byte plus a separator, and a decoded string is never longer
     than its JSON text: the common small event needs no walk.
+
+    A reply's sentences are not bounded this way (a short text holds many): `oversize` counts them apart.
     """
-    least = min(limits.max_arg_leaves, limits.max_numbers, limits.max_reply_sentences)
+    least = min(limits.max_arg_leaves, limits.max_numbers)
     return size < 2 * least and size <= min(limits.max_text_chars, limits.max_reply_chars)
+
+
+def _sentences(text: str) -> int:
+    return sum(1 for _ in _SENTENCE_END.finditer(text))
+
+
+def _too_many_sentences(event: TraceEvent, limits: WorkLimits) -> Oversize | None:
+    replies = [p.response for p in (event.predict_turn, event.gold_turn) if isinstance(p, Reply)]
+    most = max(map(_sentences, replies), default=0)
+    if most > limits.max_reply_sentences:
+        detail = f"a reply of {most} sentences, above the limit of {limits.max_reply_sentences}"
+        return Oversize("reply_sentences", detail)
+    return None
 
 
 def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> Oversize | None:
     """Which limit (if any) scoring this event would exceed; `size`: its JSON bytes, when known."""
     if size is not None and fits(size, limits):
-        return None
+        return _too_many_sentences(event, limits)  # the common small event: no walk of its arguments
     payloads = [p for p in (event.predict_turn, event.gold_turn) if p is not None]
     counts = [0, 0]
-    numbers, reply_chars, reply_sentences = 0, 0, 0
+    numbers, reply_chars = 0, 0
     for payload in payloads:
         if isinstance(payload, ToolCall):
             _walk(payload.args, counts)
@@ -76,7 +91,6 @@ def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> 
             counts[1] = max(counts[1], len(payload.response))
             numbers += sum(1 for _ in _NUMBER.finditer(payload.response))
             reply_chars = max(reply_chars, len(payload.response))
-            reply_sentences = max(reply_sentences, sum(1 for _ in _SENTENCE_END.finditer(payload.response)))
     if counts[0] > limits.max_arg_leaves:
         return Oversize("arg_leaves", f"{counts[0]} argument leaves, above the limit of {limits.max_arg_leaves}")
     if counts[1] > limits.max_text_chars:
@@ -86,7 +100,4 @@ def oversize(event: TraceEvent, limits: WorkLimits, size: int | None = None) -> 
     if reply_chars > limits.max_reply_chars:
         detail = f"a reply of {reply_chars} characters, above the limit of {limits.max_reply_chars}"
         return Oversize("reply_chars", detail)
-    if reply_sentences > limits.max_reply_sentences:
-        detail = f"a reply of {reply_sentences} sentences, above the limit of {limits.max_reply_sentences}"
-        return Oversize("reply_sentences", detail)
-    return None
+    return _too_many_sentences(event, limits)
