@@ -1,7 +1,7 @@
 """Reliability report: run the fault scenarios of tests/reliability against real `aem run` processes.
 
     .venv/bin/python benchmarks/reliability_report.py [--scenarios kill9,join_leave,freeze,sigterm]
-        [--per-release 50] [--freeze-s 20]
+        [--per-release 50] [--freeze-s 20] [--rate 50]
 
 Starts its own Tansu broker (plus a dedicated one for the freeze scenario), and prints per scenario:
 events sent, verdict records, lost, duplicated and wrong verdicts (against `aem score`'s batch
@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenarios", default=",".join(ALL), help=f"comma-separated subset of {','.join(ALL)}")
     parser.add_argument("--per-release", type=int, default=50, help="sample conversations per release")
+    parser.add_argument("--rate", type=float, default=50.0, help="events per second (the kill -9 scenario)")
     parser.add_argument("--freeze-s", type=float, default=20.0, help="how long the broker stays frozen")
     args = parser.parse_args(argv)
     configure_logging("warning")
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in chosen:
             traffic = scenarios.make_traffic(engine, per_release=args.per_release)
             if name == "kill9":
-                res = scenarios.kill9_restart(broker.bootstrap, traffic)
+                res = scenarios.kill9_restart(broker.bootstrap, traffic, rate=args.rate)
             elif name == "join_leave":
                 res = scenarios.join_and_leave(broker.bootstrap, traffic)
             elif name == "freeze":

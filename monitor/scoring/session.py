@@ -15,6 +15,7 @@ from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.packed import PackedTurn, pack_turn, unpack_turns, with_gold
+from monitor.scoring.tape import CheckKind, CheckTape, TapeEntry
 from monitor.scoring.trajectory import EXTRAS_ALLOWED, TrajectoryMode, match_trajectory
 from monitor.scoring.types import (
     COMPLETENESS,
@@ -92,6 +93,8 @@ class DialogSession:
     early: bool = False
     _announced: int = 0  # members of the current chain whose bucket was announced
     _closures: list[ChainClosure] = field(default_factory=list)
+    # the stream records the checks it obtains (a restore plays them back: tape.py); None: not recorded
+    tape: CheckTape | None = None
 
     def __post_init__(self) -> None:
         if self.reference is not None:
@@ -184,9 +187,7 @@ class DialogSession:
         turns = unpack_turns(packed)
         steps = self._aligner.remaining()  # nothing was aligned online: every reference step
         preds = [t.predict for t in turns if t.predict is not None]
-        found = match_trajectory(
-            TrajectoryMode(self.config.trajectory), [s.gold for s in steps], preds, self.checker.check
-        )
+        found = match_trajectory(TrajectoryMode(self.config.trajectory), [s.gold for s in steps], preds, self._check)
         for turn, position in zip(turns, found.assignment, strict=True):
             self._score(turn, step=steps[position] if position is not None else None, placed=True)
         for position in found.missing:
@@ -205,34 +206,31 @@ class DialogSession:
             check = CheckResult(success=None, failure_reason=TOO_LARGE, detail=turn.too_large)
         elif gold is not None:
             self.used_reference = True
-            check = self.checker.check(gold, turn.predict)
+            check = self._check(gold, turn.predict)
         elif placed:
             self.used_reference = True
             if step is None:
                 check = self._extra_step(turn.predict)
             else:
                 gold_index = step.index
-                check = self.checker.check(step.gold, turn.predict)
+                check = self._check(step.gold, turn.predict)
         elif self._aligner is not None:
             self.used_reference = True
-            decision = self._aligner.align(turn.predict, self.checker.check)
+            decision = self._aligner.align(turn.predict, self._check)
             for missing in decision.skipped:
                 self._record_missing(missing)
             if decision.gold is None:
                 check = self._unexpected(turn.predict)
             else:
                 gold_index = decision.gold.index
-                check = self.checker.check(decision.gold.gold, turn.predict)
+                check = self._check(decision.gold.gold, turn.predict)
         elif self.unknown_reference is not None:  # it names a reference: judging it instead would be a silent pass
             self.used_reference = True
             detail = f"reference_id {self.unknown_reference!r} is not in the loaded reference set (--reference)"
             check = CheckResult(success=None, failure_reason=UNKNOWN_REFERENCE, detail=detail)
         elif self.judge is not None:
             self.used_judge, mode = True, Mode.JUDGE
-            if turn.judged is not None:
-                check = turn.judged
-            else:
-                check = self.judge.check(turn, self.observed_history(), self.tools)
+            check = self._judge(turn, self.judge)
         else:
             self.used_judge, mode = True, Mode.JUDGE
             check = CheckResult.unscored("no reference and no reference-free checker configured")
@@ -261,6 +259,23 @@ class DialogSession:
                 self._announce()
         else:
             self._close_chain()
+
+    def _check(self, gold: Payload, pred: Payload) -> CheckResult:
+        if self.tape is None:
+            return self.checker.check(gold, pred)
+        return self.tape.obtain(CheckKind.CHECK, lambda: self.checker.check(gold, pred))
+
+    def _judge(self, turn: ObservedTurn, judge: ReferenceFreeChecker) -> CheckResult:
+        """The reference-free check: obtained beforehand (`turn.judged`, a background call), or asked now."""
+
+        def ask() -> CheckResult:
+            return turn.judged if turn.judged is not None else judge.check(turn, self.observed_history(), self.tools)
+
+        return ask() if self.tape is None else self.tape.obtain(CheckKind.JUDGE, ask)
+
+    def take_checks(self) -> list[TapeEntry]:
+        """The checks obtained since the last call, in order (empty when the session does not record them)."""
+        return self.tape.take() if self.tape is not None else []
 
     def _side_effect_free(self, call: ToolCall) -> bool:
         """Extra calls of it are no failure: listed in `side_effect_free` (the tool, or `tool.action`), or
@@ -301,7 +316,7 @@ class DialogSession:
         group = unpack_turns(packed)
         golds = [t.gold for t in group if t.gold is not None]
         preds = [t.predict for t in group if t.predict is not None]
-        assignment = match_as_set(golds, preds, self.checker.check)
+        assignment = match_as_set(golds, preds, self._check)
         for turn, gold_pos in zip(group, assignment, strict=False):
             self._score(turn, gold=golds[gold_pos])
 

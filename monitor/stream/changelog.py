@@ -1,10 +1,15 @@
 """The state changelog's records: one per received event (keyed by conversation and turn) and a head per
-conversation (status, next turn, verdicts emitted); a tombstone (value None) forgets a key."""
+conversation (status, next turn, verdicts emitted); a tombstone (value None) forgets a key.
+
+An event record of a turn already scored when it is written carries the checks its scoring obtained
+(`{"turn_no": n, "checks": [...], "event": {...}}`); a turn scored after its event was written gets a
+checks record of its own (`{"cid": ..., "turn_no": n, "checks": [...]}`, key `checks_key`). A restore plays
+them back instead of scoring again (monitor/scoring/tape.py)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +40,9 @@ def group_changelog(
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, an integer past the digit limit
             _skip(skipped, key, f"not JSON ({type(exc).__name__})")
             continue
-        if isinstance(doc, dict) and isinstance(doc.get("conversation_id"), str):  # an event
-            events.setdefault(doc["conversation_id"], []).append(value)
+        cid = _conversation_of(doc)
+        if cid is not None:  # an event (with its checks or without) or a turn's checks
+            events.setdefault(cid, []).append(value)
         elif isinstance(doc, dict) and "status" in doc:
             cid = doc.get("cid", key)  # version 1 heads carry no "cid": their key is it
             if isinstance(cid, str):
@@ -46,6 +52,51 @@ def group_changelog(
         else:
             _skip(skipped, key, "neither an event nor a head")
     return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
+
+
+def _conversation_of(doc: Any) -> str | None:
+    """The conversation of an event record (plain or carrying checks) or a checks record, else None."""
+    if not isinstance(doc, dict):
+        return None
+    if isinstance(doc.get("conversation_id"), str):
+        return str(doc["conversation_id"])
+    if "checks" in doc:
+        event = doc.get("event")
+        cid = event.get("conversation_id") if isinstance(event, dict) else doc.get("cid")
+        return cid if isinstance(cid, str) else None
+    return None
+
+
+def event_with_checks(raw: bytes, turn_no: int, checks: list[dict[str, Any]]) -> bytes:
+    """An event record that carries its turn's checks; the event's bytes are kept as they are."""
+    head = json.dumps({"turn_no": turn_no, "checks": checks}, ensure_ascii=False, separators=(",", ":"), default=str)
+    return head[:-1].encode("utf-8") + b',"event":' + raw + b"}"
+
+
+def checks_record(conversation_id: str, turn_no: int, checks: list[dict[str, Any]]) -> bytes:
+    doc = {"cid": conversation_id, "turn_no": turn_no, "checks": checks}
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+
+
+def split_records(values: Sequence[bytes]) -> tuple[list[bytes], dict[int, Any]]:
+    """A conversation's event and checks records as (event JSON bytes, recorded checks per turn number)."""
+    events: list[bytes] = []
+    checks: dict[int, Any] = {}
+    for value in values:
+        doc = json.loads(value)
+        if "checks" not in doc:
+            events.append(value)
+            continue
+        if "event" in doc:
+            events.append(json.dumps(doc["event"], ensure_ascii=False).encode("utf-8"))
+        turn_no = doc.get("turn_no")
+        if isinstance(turn_no, int) and not isinstance(turn_no, bool):
+            checks[turn_no] = doc["checks"]
+    return events, checks
+
+
+def checks_key(conversation_id: str, turn_no: int) -> str:
+    return f"{conversation_id}\x00{turn_no}\x00checks"
 
 
 def _skip(skipped: Callable[[str, str], None] | None, key: str, reason: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn
 from monitor.scoring.session import DialogSession
+from monitor.scoring.tape import TapeEntry
 from monitor.scoring.types import PendingCheck
 from monitor.stream.changelog import STATE_VERSION
 from monitor.stream.emissions import SourceRef
@@ -54,6 +55,8 @@ class Conversation:
     mode: str = "reference"  # of the latest turn verdict
     unsaved: list[tuple[TraceEvent, bytes | None]] = field(default_factory=list)  # since the last checkpoint
     saved: TurnSet = field(default_factory=TurnSet)  # turn numbers on the state changelog
+    checks: dict[int, list[TapeEntry]] = field(default_factory=dict)  # per turn scored since the last checkpoint
+    checks_saved: TurnSet = field(default_factory=TurnSet)  # turns whose checks have a record of their own
     size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
     last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
     judging: Judging | None = None  # a turn whose judge call runs in the background; later turns wait

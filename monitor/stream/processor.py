@@ -6,8 +6,10 @@ wait for a verdict — so the checkpoint commits an offset only once everything 
 
 Conversation state is saved as a changelog (`checkpoint()`, records in `changelog.py`): each received
 event once, keyed by conversation and turn, plus a small head record (status, next turn, verdicts
-emitted). Bytes per conversation grow linearly with its turns; `restore` replays the events through a
-fresh session. A conversation's own state is `conversation.py`; what a step produces, `emissions.py`.
+emitted), and the checks each turn's scoring obtained. Bytes per conversation grow linearly with its
+turns; `restore` replays the events through a fresh session that answers from the recorded checks, so the
+restored conversation continues from the verdicts that were sent (nothing is asked of the verifier or the
+judge again). A conversation's own state is `conversation.py`; what a step produces, `emissions.py`.
 """
 
 from __future__ import annotations
@@ -25,9 +27,19 @@ import structlog
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import ChainClosure
+from monitor.scoring.tape import CheckTape, TapeEntry, dump_entries, load_entries
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.bounds import WorkLimits, oversize
-from monitor.stream.changelog import STATE_VERSION, StateRecord, dump_head, event_key
+from monitor.stream.changelog import (
+    STATE_VERSION,
+    StateRecord,
+    checks_key,
+    checks_record,
+    dump_head,
+    event_key,
+    event_with_checks,
+    split_records,
+)
 from monitor.stream.conversation import Conversation, Judging, to_observed
 from monitor.stream.emissions import Emission, Failure, Outcome, SourceRef
 from monitor.stream.events import TraceEvent, parse_event_json
@@ -69,6 +81,7 @@ class TurnProcessor:
         self.finished: OrderedDict[str, TurnSet] = OrderedDict()
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
         self.gone: dict[str, TurnSet] = {}  # finished since the last checkpoint: their saved turns
+        self.gone_checks: dict[str, TurnSet] = {}  # ... and their turns with a checks record of their own
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self._holds: list[tuple[float, str, int]] = []  # heap of (release time, conversation, turn_no)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
@@ -190,6 +203,7 @@ class TurnProcessor:
             self.finished.pop(cid, None)
             self.dirty.discard(cid)
             self.gone.pop(cid, None)
+            self.gone_checks.pop(cid, None)
 
     # -- checkpoints ---------------------------------------------------------------------------
 
@@ -203,25 +217,42 @@ class TurnProcessor:
         for cid in sorted(self.dirty):
             conv = self.open.get(cid)
             if conv is not None:
-                for event, raw in conv.unsaved:
-                    value = raw if raw is not None else event.model_dump_json(exclude_none=True).encode("utf-8")
-                    out.append(StateRecord(cid, event_key(cid, event.turn_no), value))
-                    conv.saved.add(event.turn_no)
-                conv.unsaved = []
+                out += self._save_turns(conv)
                 out.append(StateRecord(cid, cid, dump_head(conv.head())))
             elif cid in self.finished:
                 seen = sorted(self.finished[cid])
                 head = {"v": STATE_VERSION, "cid": cid, "status": "finished", "seen": seen, "at": time.time()}
                 out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(self.gone.pop(cid, ()))]
+                out += [StateRecord(cid, checks_key(cid, n), None) for n in sorted(self.gone_checks.pop(cid, ()))]
                 out.append(StateRecord(cid, cid, dump_head(head)))
         self.dirty.clear()
+        return out
+
+    def _save_turns(self, conv: Conversation) -> list[StateRecord]:
+        """The events received since the last checkpoint (with their checks, when already scored), then the
+        checks of turns whose event was saved before they were scored."""
+        cid, out = conv.conversation_id, []
+        for event, raw in conv.unsaved:
+            value = raw if raw is not None else event.model_dump_json(exclude_none=True).encode("utf-8")
+            checks = conv.checks.pop(event.turn_no, None)
+            if checks is not None:
+                value = event_with_checks(value, event.turn_no, dump_entries(checks))
+            out.append(StateRecord(cid, event_key(cid, event.turn_no), value))
+            conv.saved.add(event.turn_no)
+        conv.unsaved = []
+        for turn_no, checks in sorted(conv.checks.items()):
+            out.append(StateRecord(cid, checks_key(cid, turn_no), checks_record(cid, turn_no, dump_entries(checks))))
+            conv.checks_saved.add(turn_no)
+        conv.checks = {}
         return out
 
     def restore(self, cid: str, head: dict[str, Any], events: Sequence[bytes] = ()) -> Outcome:
         """Rebuild a conversation from its changelog by replaying its events.
 
-        Scoring is deterministic, so replay reproduces the verdicts already emitted (suppressed
-        here) and the attribution state later turns need: a cascade stays a cascade.
+        The replay answers from the checks recorded for each turn (tape.py), so it reproduces the verdicts
+        already emitted (suppressed here) and the attribution state later turns need — a cascade stays a
+        cascade — without asking the verifier or the judge again. A turn without recorded checks (an older
+        changelog, or scored after the last checkpoint) is scored again.
         """
         out = Outcome()
         if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
@@ -229,7 +260,8 @@ class TurnProcessor:
         if head.get("status") == "finished":
             self.finished[cid] = TurnSet(head.get("seen", []))
             return out
-        parsed = sorted((parse_event_json(e) for e in events), key=lambda e: e.turn_no)
+        event_records, recorded = split_records(events)
+        parsed = sorted((parse_event_json(e) for e in event_records), key=lambda e: e.turn_no)
         if "log" in head:  # a version-1 record: the whole log and the held events inline
             applied = [parse_event_json(e) for e in head.get("log", [])]
             held = [parse_event_json(e) for e in head.get("held", [])]
@@ -243,9 +275,14 @@ class TurnProcessor:
         conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = sum(len(e) for e in events)
         self.open_bytes += conv.size
+        conv.checks_saved = TurnSet(n for n in recorded if n not in conv.saved)
         replayed = Outcome()
-        for event in applied:  # the judge is waited for here: replay must reproduce the state in order
-            replayed.extend(self._apply(conv, event, None, defer=False))
+        for event in applied:  # in order; a turn without recorded checks waits for its judge here
+            tape = self._recorded(cid, event.turn_no, recorded)
+            if tape is not None and conv.session.tape is not None:
+                conv.session.tape.play(tape)
+            self._apply(conv, event, None, defer=False, out=replayed)
+        conv.checks = {n: c for n, c in conv.checks.items() if n not in recorded}  # the rest are saved next
         already = int(head.get("emitted", 0))
         turns = [e for e in replayed.emissions if e.kind == "turn"]
         out.emissions += turns[already:]  # produced by replay but never emitted before the stop
@@ -261,6 +298,16 @@ class TurnProcessor:
         conv.chains_emitted = max(conv.chains_emitted, chains_already)
         out.extend(self._drain(conv))
         return out
+
+    @staticmethod
+    def _recorded(cid: str, turn_no: int, recorded: Mapping[int, Any]) -> list[TapeEntry] | None:
+        if turn_no not in recorded:
+            return None
+        try:
+            return load_entries(recorded[turn_no])
+        except (ValueError, TypeError) as exc:  # the turn is scored again
+            log.warning("restore_checks_unreadable", conversation=cid, turn_no=turn_no, error=repr(exc)[:200])
+            return None
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -281,6 +328,8 @@ class TurnProcessor:
             early=True,
             unknown_reference=unknown,
         )
+        if self.changelog:  # what scoring obtains is saved with the turn, so a restore need not ask again
+            session.tape = CheckTape(conversation=event.conversation_id)
         conv = Conversation(event.conversation_id, agent, release, session, last_activity=now)
         self.open[event.conversation_id] = conv
         return conv
@@ -399,7 +448,11 @@ class TurnProcessor:
         out = Outcome() if out is None else out
         try:
             verdicts = conv.session.add(turn)
+            checks = conv.session.take_checks()
+            if checks:
+                conv.checks[event.turn_no] = checks
         except Exception as exc:  # the turn is skipped; the conversation carries on
+            conv.session.take_checks()
             log.error(
                 "turn_scoring_failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
             )
@@ -458,6 +511,7 @@ class TurnProcessor:
             self.open_bytes -= conv.size
         self.finished[conv.conversation_id] = conv.seen
         self.gone[conv.conversation_id] = conv.saved
+        self.gone_checks[conv.conversation_id] = conv.checks_saved
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             self.finished.popitem(last=False)

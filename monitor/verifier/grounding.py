@@ -110,10 +110,24 @@ def unsupported_sentences(
     return tuple((claim, p) for claim, p in zip(claims, probs, strict=True) if p.changed >= cut)
 
 
+def _leading_lines(lines: tuple[str, ...], room: int) -> str:
+    """The first lines, joined, as many as fit in ``room`` characters (at least the first)."""
+    taken = [lines[0]]
+    for line in lines[1:]:
+        if sum(len(t) + 1 for t in taken) + len(line) > room:
+            break
+        taken.append(line)
+    return " ".join(taken)
+
+
 def _premise(claim: str, lines: tuple[str, ...]) -> str:
     """The widest run of at most three source lines sharing most of the claim's words that still fits the
     model's input beside the claim (a run cut off by truncation would lose the lines at its end); a single line
-    longer than that (a passage) is read as far as the input goes, as in training."""
+    longer than that (a passage) is read as far as the input goes, as in training. A claim that shares no word
+    with any line has no run to prefer: it is read against as many lines as fit, from the first."""
+    words = content_words(claim)
+    if not any(words & content_words(line) for line in lines):
+        return _leading_lines(lines, MAX_PAIR_CHARS - len(claim))
     for width in (3, 2):
         window = best_window(claim, lines, width=width)
         if len(window) + len(claim) <= MAX_PAIR_CHARS:

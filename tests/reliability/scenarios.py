@@ -450,7 +450,7 @@ def _run(
     return res
 
 
-def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> ScenarioResult:
+def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4, rate: float = 50.0) -> ScenarioResult:
     """(a) kill -9 of the only monitor mid-stream; a fresh one starts in the same group."""
 
     def body(h: Harness) -> list[tuple[str, float]]:
@@ -462,7 +462,7 @@ def kill9_restart(bootstrap: str, traffic: Traffic, share: float = 0.4) -> Scena
         h.monitor().wait_for("partitions_assigned")
         return [("kill -9", fault)]
 
-    return _run("kill -9 + restart", bootstrap, traffic, body)
+    return _run("kill -9 + restart", bootstrap, traffic, body, rate=rate)
 
 
 def join_and_leave(bootstrap: str, traffic: Traffic, join_at: float = 0.2, leave_at: float = 0.6) -> ScenarioResult:

@@ -1,0 +1,103 @@
+"""A restore continues from what scoring obtained before the stop, without asking the verifier again.
+
+The changelog carries each scored turn's checks; a fresh processor plays them back. Here the restored
+processor's verifier notes every question asked while the restore runs: none may be, the conversation must
+come back whole (a cascade still a cascade), and after it the verifier answers the later turns as usual.
+A changelog written without checks, or with checks that no longer fit, is scored again instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from monitor.stream.changelog import group_changelog
+from monitor.stream.emissions import Outcome
+from monitor.stream.processor import TurnProcessor
+from tests.stream.helpers import events_of, join_chains
+from tests.stream.test_processor import changelog, run, sales_dialog
+
+
+class WatchedChecker:
+    """The engine's real checker, noting the questions it is asked while `watching` is set."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.watching, self.asked = real, False, []
+
+    def check(self, gold: Any, pred: Any) -> Any:
+        if self.watching:
+            self.asked.append((gold, pred))
+        return self.real.check(gold, pred)
+
+    def prefetch(self, pairs: Any) -> None:
+        self.real.prefetch(pairs)
+
+    def same_value(self, a: Any, b: Any) -> bool:
+        return bool(self.real.same_value(a, b))
+
+
+def saved_after_three(engine: Any) -> tuple[Outcome, dict[str, Any], list[bytes]]:
+    first = TurnProcessor(engine)
+    before = run(first, events_of(sales_dialog())[:4])  # reply 1, actions 2-4: 2 and 3 fail, 4 cascades
+    [(head, saved)] = group_changelog(changelog(first)).values()
+    return before, head, saved
+
+
+def finish(processor: TurnProcessor, before: Outcome) -> Outcome:
+    after = Outcome()
+    for i, event in enumerate(events_of(sales_dialog())[4:], start=4):
+        after.extend(processor.process(event, ("p0", i)))
+    combined = Outcome()
+    combined.extend(before)
+    combined.extend(after)
+    return combined
+
+
+def test_a_restore_plays_back_the_recorded_checks(engine: Any) -> None:
+    expected = engine.score_dialog(sales_dialog())
+    before, head, saved = saved_after_three(engine)
+    watched = WatchedChecker(engine.checker)
+    second = TurnProcessor(dataclasses.replace(engine, checker=watched))
+    watched.watching = True
+    restored = second.restore("c1", head, saved)
+    watched.watching = False
+    assert watched.asked == []  # the restore asked the verifier nothing
+    assert restored.failed == [] and restored.emissions == []  # nothing re-sent, nothing failed
+    combined = finish(second, before)
+    assert join_chains(combined.emissions) == expected.turns  # turn 5 still cascades from turn 2
+    assert [e.result for e in combined.emissions if e.kind == "dialog"] == [expected]
+
+
+def _rewrite(saved: list[bytes], change: Any) -> list[bytes]:
+    out = []
+    for value in saved:
+        doc = json.loads(value)
+        out.append(json.dumps(change(doc)).encode() if "checks" in doc else value)
+    return out
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda doc: doc["event"], id="an older changelog: events without checks"),
+        pytest.param(
+            lambda doc: {**doc, "checks": [{**c, "k": "judge"} for c in doc["checks"]]}, id="checks that do not fit"
+        ),
+        pytest.param(lambda doc: {**doc, "checks": [{"k": "check", "s": "yes"}]}, id="checks that are unreadable"),
+    ],
+)
+def test_a_changelog_without_usable_checks_is_scored_again(engine: Any, change: Any) -> None:
+    expected = engine.score_dialog(sales_dialog())
+    before, head, saved = saved_after_three(engine)
+    watched = WatchedChecker(engine.checker)
+    second = TurnProcessor(dataclasses.replace(engine, checker=watched))
+    watched.watching = True
+    restored = second.restore("c1", head, _rewrite(saved, change))
+    watched.watching = False
+    assert watched.asked  # scored again
+    assert restored.failed == [] and restored.emissions == []
+    combined = finish(second, before)
+    assert join_chains(combined.emissions) == expected.turns
