@@ -93,7 +93,12 @@ class Monitor:
             max_held=s.max_held_turns,
             max_open_bytes=s.max_open_dialog_bytes,
             work=WorkLimits(
-                s.max_arg_leaves, s.max_text_chars, s.max_numbers, s.max_reply_chars, s.max_reply_sentences
+                s.max_arg_leaves,
+                s.max_text_chars,
+                s.max_numbers,
+                s.max_reply_chars,
+                s.max_reply_sentences,
+                s.max_number_pairs,
             ),
         )
         references = load_references(s.reference)

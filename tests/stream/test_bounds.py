@@ -78,6 +78,18 @@ def test_open_conversations_are_bounded_in_bytes(engine):
     assert processor.open_bytes <= size * 3
 
 
+def test_a_reply_pair_of_many_numbers_on_both_sides_is_named_even_when_small():
+    """Each gold number the prediction does not repeat is compared with every predicted one: the product is
+    bounded, for small events too (a 3 kB pair holds hundreds of numbers on each side)."""
+    reply = next(e for e in sales_events() if e.predict_turn is not None and hasattr(e.predict_turn, "response"))
+    limits = WorkLimits(max_number_pairs=2_500)
+    gold = reply.model_copy(update={"gold_turn": reply.gold_turn.model_copy(update={"response": "1 2 3 " * 20})})
+    assert oversize(with_reply(gold, "4 5 " * 20), limits) is None  # 60 x 40 numbers
+    both = with_reply(gold, "4 5 " * 30)  # 60 x 60
+    found = oversize(both, limits, size=len(both.model_dump_json()))
+    assert found.limit == "number_pairs" and "3600 pairs" in found.detail
+
+
 def test_the_size_shortcut_agrees_with_the_walk_at_every_limit():
     """An event's JSON size bounds its leaves, texts and numbers: the shortcut never passes what the walk stops."""
     events = sales_events()
