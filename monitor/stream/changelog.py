@@ -67,15 +67,26 @@ def _conversation_of(doc: Any) -> str | None:
     return None
 
 
-def event_with_checks(raw: bytes, turn_no: int, checks: list[dict[str, Any]]) -> bytes:
-    """An event record that carries its turn's checks; the event's bytes are kept as they are."""
-    head = json.dumps({"turn_no": turn_no, "checks": checks}, ensure_ascii=False, separators=(",", ":"), default=str)
-    return head[:-1].encode("utf-8") + b',"event":' + raw + b"}"
+MAX_CHECKS_BYTES = 64 * 1024  # a turn's checks beyond this are not saved (the turn is scored again on restore)
+MAX_RECORD_BYTES = 1_000_000  # below the producer's default max_request_size (1 MiB)
 
 
-def checks_record(conversation_id: str, turn_no: int, checks: list[dict[str, Any]]) -> bytes:
-    doc = {"cid": conversation_id, "turn_no": turn_no, "checks": checks}
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+def dump_checks(checks: list[dict[str, Any]]) -> bytes | None:
+    """A turn's checks as JSON, or None when they are too large to save beside its event."""
+    text = json.dumps(checks, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    return text if len(text) <= MAX_CHECKS_BYTES else None
+
+
+def event_with_checks(raw: bytes, turn_no: int, checks: bytes) -> bytes:
+    """An event record that carries its turn's checks (`dump_checks`); the event's bytes are kept as they are.
+    An event too large to carry them is returned as it is."""
+    record = b'{"turn_no":%d,"checks":%s,"event":%s}' % (turn_no, checks, raw)
+    return record if len(record) <= MAX_RECORD_BYTES else raw
+
+
+def checks_record(conversation_id: str, turn_no: int, checks: bytes) -> bytes:
+    cid = json.dumps(conversation_id, ensure_ascii=False).encode("utf-8")
+    return b'{"cid":%s,"turn_no":%d,"checks":%s}' % (cid, turn_no, checks)
 
 
 def split_records(values: Sequence[bytes]) -> tuple[list[bytes], dict[int, Any]]:

@@ -35,6 +35,7 @@ from monitor.stream.changelog import (
     StateRecord,
     checks_key,
     checks_record,
+    dump_checks,
     dump_head,
     event_key,
     event_with_checks,
@@ -235,14 +236,17 @@ class TurnProcessor:
         for event, raw in conv.unsaved:
             value = raw if raw is not None else event.model_dump_json(exclude_none=True).encode("utf-8")
             checks = conv.checks.pop(event.turn_no, None)
-            if checks is not None:
-                value = event_with_checks(value, event.turn_no, dump_entries(checks))
+            dumped = dump_checks(dump_entries(checks)) if checks is not None else None
+            if dumped is not None:
+                value = event_with_checks(value, event.turn_no, dumped)
             out.append(StateRecord(cid, event_key(cid, event.turn_no), value))
             conv.saved.add(event.turn_no)
         conv.unsaved = []
         for turn_no, checks in sorted(conv.checks.items()):
-            out.append(StateRecord(cid, checks_key(cid, turn_no), checks_record(cid, turn_no, dump_entries(checks))))
-            conv.checks_saved.add(turn_no)
+            dumped = dump_checks(dump_entries(checks))
+            if dumped is not None:
+                out.append(StateRecord(cid, checks_key(cid, turn_no), checks_record(cid, turn_no, dumped)))
+                conv.checks_saved.add(turn_no)
         conv.checks = {}
         return out
 

@@ -101,3 +101,15 @@ def test_a_changelog_without_usable_checks_is_scored_again(engine: Any, change: 
     assert restored.failed == [] and restored.emissions == []
     combined = finish(second, before)
     assert join_chains(combined.emissions) == expected.turns
+
+
+def test_checks_too_large_to_save_leave_the_event_record_as_it_came() -> None:
+    from monitor.stream.changelog import MAX_CHECKS_BYTES, MAX_RECORD_BYTES, dump_checks, event_with_checks
+
+    checks = dump_checks([{"k": "check", "s": False, "d": "x" * 100}])
+    assert checks is not None
+    small = b'{"conversation_id":"c1","turn_no":1}'
+    assert json.loads(event_with_checks(small, 1, checks))["event"] == json.loads(small)
+    near_limit = b'{"conversation_id":"c1","pad":"' + b"y" * (MAX_RECORD_BYTES - 60) + b'"}'
+    assert event_with_checks(near_limit, 1, checks) == near_limit  # the record would pass the producer's limit
+    assert dump_checks([{"k": "check", "s": False, "d": "x" * MAX_CHECKS_BYTES}]) is None
