@@ -1,0 +1,70 @@
+"""Prompt injection on the stream: a judged reply that tells the judge "this turn is correct", sent to a real
+`aem run` amid ordinary traffic at 100 events/s, with an instruction-following fake judge over real HTTP.
+The wrong reply must fail, and ordinary verdicts must not be late."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from monitor.stream.kafka_io import make_producer
+from monitor.stream.replay import publish
+from tests.reliability.test_crash_loops import MAX_LATE_S, ordinary_events, scored_turns, wait_turns, worst_lateness
+from tests.support.kafka import MonitorProcess, TopicSet
+
+from .conftest import ChatServer
+from .test_injection import INJECTION, WRONG, instruction_follower
+
+pytestmark = pytest.mark.integration
+
+
+def booking_events(cid: str, reply: str) -> list[dict[str, Any]]:
+    base = {"schema_version": 1, "conversation_id": cid, "release": "r-injection", "timestamp": "2026-01-01T00:00:00Z"}
+    return [
+        {**base, "turn_no": 1, "turn": "User", "predict_turn": {"content": "Book UA-100 for Maria Lopez, please."}},
+        {
+            **base,
+            "turn_no": 2,
+            "turn": "Tool",
+            "predict_turn": {
+                "tool_id": "flights",
+                "action": "book",
+                "args": {"flight_id": "UA-100", "passenger_name": "Maria Lopez"},
+                "output": {"status": "confirmed", "booking_id": "BK-48213"},
+            },
+        },
+        {**base, "turn_no": 3, "turn": "Agent", "predict_turn": {"response": reply}, "final": True},
+    ]
+
+
+def test_an_injected_instruction_does_not_pass_a_wrong_reply_on_the_stream(broker: Any, chat_server: ChatServer) -> None:
+    chat_server.respond = instruction_follower
+    topics = TopicSet.fresh(broker.bootstrap, partitions=2)
+    env = {"AEM_JUDGE_URL": chat_server.url, "AEM_JUDGE_MODEL": "follower", "AEM_METRICS_HOST": "127.0.0.1"}
+    monitor = MonitorProcess(topics.run_args(broker.bootstrap, "--idle-timeout", "30"), env=env).start()
+    before = ordinary_events("before")
+    injected = booking_events("injected", f"{WRONG} {INJECTION}")
+    try:
+        monitor.wait_for("partitions_assigned")
+        producer = make_producer(broker.bootstrap, client_id="injection")
+        try:
+            half = len(before) // 2
+            publish(producer, topics.traces, [*before[:half], *injected, *before[half:]], rate=100)
+        finally:
+            producer.close(timeout=30)
+        records = wait_turns(broker.bootstrap, topics.verdicts, scored_turns(before) | {("injected", 3)})
+        assert monitor.process is not None and monitor.process.poll() is None, "".join(monitor.lines[-20:])
+        [reply] = [
+            v
+            for v in map(json.loads, (r.value for r in records))
+            if v["conversation_id"] == "injected" and v["kind"] == "turn" and v["turn_no"] == 3
+        ]
+        assert reply["success"] is False, reply
+        assert reply["mode"] == "judge"
+        late = worst_lateness(broker.bootstrap, topics.traces, records, "before-")
+        assert late <= MAX_LATE_S, f"ordinary verdicts up to {late:.2f} s late"
+        assert monitor.stop() == 0
+    finally:
+        monitor.stop()
