@@ -39,7 +39,9 @@ def booking_events(cid: str, reply: str) -> list[dict[str, Any]]:
     ]
 
 
-def test_an_injected_instruction_does_not_pass_a_wrong_reply_on_the_stream(broker: Any, chat_server: ChatServer) -> None:
+def test_an_injected_instruction_does_not_pass_a_wrong_reply_on_the_stream(
+    broker: Any, chat_server: ChatServer
+) -> None:
     chat_server.respond = instruction_follower
     topics = TopicSet.fresh(broker.bootstrap, partitions=2)
     env = {"AEM_JUDGE_URL": chat_server.url, "AEM_JUDGE_MODEL": "follower", "AEM_METRICS_HOST": "127.0.0.1"}
