@@ -89,10 +89,12 @@ def checks_record(conversation_id: str, turn_no: int, checks: bytes) -> bytes:
     return b'{"cid":%s,"turn_no":%d,"checks":%s}' % (cid, turn_no, checks)
 
 
-def split_records(values: Sequence[bytes]) -> tuple[list[bytes], dict[int, Any]]:
-    """A conversation's event and checks records as (event JSON bytes, recorded checks per turn number)."""
+def split_records(values: Sequence[bytes]) -> tuple[list[bytes], dict[int, Any], set[int]]:
+    """A conversation's event and checks records as (event JSON bytes, recorded checks per turn number, the
+    turns whose checks came in a record of their own)."""
     events: list[bytes] = []
     checks: dict[int, Any] = {}
+    own: set[int] = set()
     for value in values:
         doc = json.loads(value)
         if "checks" not in doc:
@@ -103,7 +105,9 @@ def split_records(values: Sequence[bytes]) -> tuple[list[bytes], dict[int, Any]]
         turn_no = doc.get("turn_no")
         if isinstance(turn_no, int) and not isinstance(turn_no, bool):
             checks[turn_no] = doc["checks"]
-    return events, checks
+            if "event" not in doc:
+                own.add(turn_no)
+    return events, checks, own
 
 
 def checks_key(conversation_id: str, turn_no: int) -> str:

@@ -264,7 +264,7 @@ class TurnProcessor:
         if head.get("status") == "finished":
             self.finished[cid] = TurnSet(head.get("seen", []))
             return out
-        event_records, recorded = split_records(events)
+        event_records, recorded, own_records = split_records(events)
         parsed = sorted((parse_event_json(e) for e in event_records), key=lambda e: e.turn_no)
         if "log" in head:  # a version-1 record: the whole log and the held events inline
             applied = [parse_event_json(e) for e in head.get("log", [])]
@@ -279,7 +279,7 @@ class TurnProcessor:
         conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = sum(len(e) for e in events)
         self.open_bytes += conv.size
-        conv.checks_saved = TurnSet(n for n in recorded if n not in conv.saved)
+        conv.checks_saved = TurnSet(own_records)  # tombstoned with the events when the conversation ends
         replayed = Outcome()
         for event in applied:  # in order; a turn without recorded checks waits for its judge here
             tape = self._recorded(cid, event.turn_no, recorded)

@@ -113,3 +113,27 @@ def test_checks_too_large_to_save_leave_the_event_record_as_it_came() -> None:
     near_limit = b'{"conversation_id":"c1","pad":"' + b"y" * (MAX_RECORD_BYTES - 60) + b'"}'
     assert event_with_checks(near_limit, 1, checks) == near_limit  # the record would pass the producer's limit
     assert dump_checks([{"k": "check", "s": False, "d": "x" * MAX_CHECKS_BYTES}]) is None
+
+
+def test_checks_saved_after_their_event_are_restored_and_forgotten_with_the_conversation(engine: Any) -> None:
+    """Turn 3 arrives before turn 2: its event is saved while it waits, its checks in a record of their own once
+    it is scored. A restore plays them back; when the conversation ends, only its finished head is left."""
+    expected = engine.score_dialog(sales_dialog())
+    events = events_of(sales_dialog())
+    first = TurnProcessor(engine)
+    before = run(first, [events[0], events[2]])
+    state = changelog(first)
+    before.extend(first.process(events[1], ("p0", 1)))  # turns 2 and 3 scored now
+    state = changelog(first, state)
+    assert any(key.endswith("\x003\x00checks") for key in state)
+    [(head, saved)] = group_changelog(state).values()
+    watched = WatchedChecker(engine.checker)
+    second = TurnProcessor(dataclasses.replace(engine, checker=watched))
+    watched.watching = True
+    second.restore("c1", head, saved)
+    watched.watching = False
+    assert watched.asked == []
+    before.extend(second.process(events[3], ("p0", 3)))
+    combined = finish(second, before)
+    assert join_chains(combined.emissions) == expected.turns
+    assert list(changelog(second, state)) == ["c1"]  # events and checks records tombstoned
