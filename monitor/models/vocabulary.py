@@ -37,7 +37,7 @@ class FailureReason(StrEnum):
     MISSING_TURN = "missing_turn"
     PRIOR_ACTION_FAILED = "prior_action_failed"
     UNSCORED = "unscored"
-    TOO_LARGE = "too_large"  # left unscored: past a per-event work limit (monitor/stream/bounds.py)
+    TOO_LARGE = "too_large"  # left unscored: past a per-event work limit (monitor/scoring/bounds.py)
     UNKNOWN_REFERENCE = "unknown_reference"  # left unscored: its reference_id is not in the loaded reference set
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import structlog
 
@@ -11,6 +11,7 @@ from monitor.embeddings import SemanticScorer
 from monitor.equivalence.reference_texts import reference_texts
 from monitor.models.dialog import Dialog, Payload, Reply, ToolSpec
 from monitor.models.verdict import DialogResult
+from monitor.scoring.bounds import WorkLimits, work_oversize
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.session import DialogSession, ReferenceFreeChecker
@@ -74,6 +75,7 @@ class ScoringEngine:
     judge: ReferenceFreeChecker | None = None
     tools: Sequence[ToolSpec] = ()
     semantic: SemanticScorer | None = None
+    work: WorkLimits = field(default_factory=WorkLimits)  # a turn past these is unscored `too_large` (bounds.py)
 
     def session(
         self,
@@ -142,10 +144,18 @@ class ScoringEngine:
             texts = [p.response.strip() for p in payloads if isinstance(p, Reply) and p.response.strip()]
             self.semantic.prefetch(list(dict.fromkeys(texts)))
 
+    def bounded_turns(self, dialog: Dialog) -> list[ObservedTurn]:
+        """The dialog's turns, each past a work limit marked `too_large` (then left unscored, as `aem run` does)."""
+        out = []
+        for turn in observed_turns(dialog):
+            found = work_oversize(turn.predict, turn.gold, self.work) if turn.scored else None
+            out.append(turn if found is None else replace(turn, too_large=found.detail))
+        return out
+
     def score_dialog(self, dialog: Dialog) -> DialogResult:
         reference = reference_of(dialog) if dialog.unaligned else None
         session = self.session(dialog.dialog_id, dialog.release, dialog.agent, reference, dialog.tools)
-        for turn in observed_turns(dialog):
+        for turn in self.bounded_turns(dialog):
             session.add(turn)
         _, result = session.finish()
         return result
@@ -156,7 +166,7 @@ class ScoringEngine:
             (t.gold, t.predict)
             for d in dialogs
             if not d.unaligned
-            for t in observed_turns(d)
-            if t.gold is not None and t.predict is not None
+            for t in self.bounded_turns(d)
+            if t.gold is not None and t.predict is not None and t.too_large is None
         )
         return [self.score_dialog(d) for d in dialogs]

@@ -55,7 +55,7 @@ class MonitorSettings(LayeredSettings):
     gap_timeout_s: float = Field(10.0, gt=0)
     max_open_dialogs: int = Field(100_000, ge=1)
     max_held_turns: int = Field(256, ge=1)
-    # Bounded work (monitor/stream/bounds.py): past these a turn is unscored with reason too_large.
+    # Bounded work (monitor/scoring/bounds.py): past these a turn is unscored with reason too_large.
     max_arg_leaves: int = Field(2_000, ge=1)
     max_text_chars: int = Field(50_000, ge=1)
     max_numbers: int = Field(2_000, ge=1)

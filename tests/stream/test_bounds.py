@@ -113,3 +113,21 @@ def test_the_size_shortcut_agrees_with_the_walk_at_every_limit():
                 checked += 1
                 shortcut += oversize(event, limits) is None and size < 2 * min(limits.max_arg_leaves, 2_000)
     assert checked == 165 and shortcut > 0
+
+
+def test_aem_score_leaves_the_same_turns_unscored_as_the_stream(engine):
+    """The work limits hold offline too: a turn past one is `too_large` in `aem score` as in `aem run`."""
+    turns = [
+        {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Read me the figures."}},
+        {"turn_no": 2, "turn": "Agent", "predict_turn": {"response": "4 5 " * 30},
+         "gold_turn": {"response": "1 2 3 " * 20}},
+        {"turn_no": 3, "turn": "Agent", "predict_turn": {"response": "Done."}, "gold_turn": {"response": "All done."}},
+    ]
+    dialog = Dialog.model_validate({"dialog_id": "figures", "release": "r", "turns": turns})
+    batch = engine.score_dialog(dialog)
+    stream = TurnProcessor(engine)
+    out = [e for i, event in enumerate(events_of(dialog)) for e in stream.process(event, ("p0", i)).emissions]
+    [summary] = [e.result for e in out if e.kind == "dialog"]
+    assert [(t.turn_no, t.failure_reason) for t in batch.turns] == [(2, "too_large"), (3, None)]
+    assert "3600 pairs" in (batch.turns[0].detail or "")
+    assert summary.turns == batch.turns
