@@ -9,10 +9,15 @@ from typing import Any
 
 import pytest
 
-from monitor.stream.kafka_io import make_producer
-from monitor.stream.replay import publish
-from tests.reliability.test_crash_loops import MAX_LATE_S, ordinary_events, scored_turns, wait_turns, worst_lateness
-from tests.support.kafka import MonitorProcess, TopicSet
+from tests.reliability.test_crash_loops import (
+    MAX_LATE_S,
+    amid,
+    ordinary_events,
+    scored_turns,
+    wait_turns,
+    worst_lateness,
+)
+from tests.support.kafka import MonitorProcess, TopicSet, send
 
 from .conftest import ChatServer
 from .test_injection import INJECTION, WRONG, instruction_follower
@@ -50,12 +55,7 @@ def test_an_injected_instruction_does_not_pass_a_wrong_reply_on_the_stream(
     injected = booking_events("injected", f"{WRONG} {INJECTION}")
     try:
         monitor.wait_for("partitions_assigned")
-        producer = make_producer(broker.bootstrap, client_id="injection")
-        try:
-            half = len(before) // 2
-            publish(producer, topics.traces, [*before[:half], *injected, *before[half:]], rate=100)
-        finally:
-            producer.close(timeout=30)
+        send(broker.bootstrap, topics.traces, amid(before, injected), rate=100)
         records = wait_turns(broker.bootstrap, topics.verdicts, scored_turns(before) | {("injected", 3)})
         assert monitor.process is not None and monitor.process.poll() is None, "".join(monitor.lines[-20:])
         [reply] = [

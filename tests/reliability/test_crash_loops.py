@@ -16,10 +16,10 @@ import pytest
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.stream.kafka_io import ensure_topics, make_producer
-from monitor.stream.replay import dialog_events, publish
+from monitor.stream.replay import dialog_events
 from monitor.stream.state import STATE_TOPIC_CONFIG
 from tests.reliability.test_hostile_stream import scrape
-from tests.support.kafka import MonitorProcess, TopicSet, read_all
+from tests.support.kafka import MonitorProcess, TopicSet, read_all, send
 
 pytestmark = pytest.mark.integration
 
@@ -91,45 +91,50 @@ def scored_turns(events: list[dict[str, Any]]) -> set[tuple[str, int]]:
     return {(e["conversation_id"], e["turn_no"]) for e in events if e["turn"] != "User"}
 
 
-def test_a_huge_integer_argument_is_scored_and_the_monitor_stays_up(broker):
-    topics = TopicSet.fresh(broker.bootstrap, partitions=2)
+def amid(ordinary: list[dict[str, Any]], hostile: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The hostile events in the middle of the ordinary ones."""
+    half = len(ordinary) // 2
+    return [*ordinary[:half], *hostile, *ordinary[half:]]
+
+
+def probe(
+    bootstrap: str, hostile: list[dict[str, Any]], hostile_turns: set[tuple[str, int]]
+) -> tuple[list[Any], float]:
+    """The probe's shape: `hostile` amid ordinary traffic at 100 events/s through a real `aem run` on fresh
+    topics; the monitor stays up, ordinary verdicts are at most `MAX_LATE_S` late, and after a restart later
+    traffic is scored. Returns the verdict records (the hostile turns' among them) and the worst lateness."""
+    topics = TopicSet.fresh(bootstrap, partitions=2)
     group, state = f"{topics.traces}-g", f"{topics.traces}.state"
     before, after = ordinary_events("before"), ordinary_events("after")
-    hostile = huge_integer_event("hostile-int")
-    monitor = start(topics, broker.bootstrap, group, state)
+    monitor = start(topics, bootstrap, group, state)
     try:
-        producer = make_producer(broker.bootstrap, client_id="crash-loop")
-        try:
-            half = len(before) // 2
-            publish(producer, topics.traces, [*before[:half], hostile, *before[half:]], rate=100)
-        finally:
-            producer.close(timeout=30)
-        want = scored_turns(before) | {("hostile-int", 1)}
-        records = wait_turns(broker.bootstrap, topics.verdicts, want)
+        send(bootstrap, topics.traces, amid(before, hostile), rate=100)
+        records = wait_turns(bootstrap, topics.verdicts, scored_turns(before) | hostile_turns)
         assert monitor.process is not None and monitor.process.poll() is None, "".join(monitor.lines[-20:])
-        values = [json.loads(r.value) for r in records]
-        [verdict] = [v for v in values if v["conversation_id"] == "hostile-int" and v["kind"] == "turn"]
-        assert (verdict["success"], verdict["failure_reason"], verdict["field"]) == (
-            False,
-            "inconsistent_parameter_values",
-            "amount",
-        )
-        late = worst_lateness(broker.bootstrap, topics.traces, records, "before-")
+        late = worst_lateness(bootstrap, topics.traces, records, "before-")
         assert late <= MAX_LATE_S, f"ordinary verdicts up to {late:.2f} s late"
         assert monitor.stop() == 0
-        monitor = start(topics, broker.bootstrap, group, state)  # the restart reads on from the commit
-        send_and_check_after(broker.bootstrap, topics, after, monitor)
+        monitor = start(topics, bootstrap, group, state)  # the restart reads on from the commit
+        send_and_check_after(bootstrap, topics, after, monitor)
         assert monitor.stop() == 0
     finally:
         monitor.stop()
+    return records, late
+
+
+def test_a_huge_integer_argument_is_scored_and_the_monitor_stays_up(broker):
+    records, _ = probe(broker.bootstrap, [huge_integer_event("hostile-int")], {("hostile-int", 1)})
+    values = [json.loads(r.value) for r in records]
+    [verdict] = [v for v in values if v["conversation_id"] == "hostile-int" and v["kind"] == "turn"]
+    assert (verdict["success"], verdict["failure_reason"], verdict["field"]) == (
+        False,
+        "inconsistent_parameter_values",
+        "amount",
+    )
 
 
 def send_and_check_after(bootstrap: str, topics: TopicSet, events: list[dict[str, Any]], monitor: Any) -> None:
-    producer = make_producer(bootstrap, client_id="crash-loop-after")
-    try:
-        publish(producer, topics.traces, events, rate=100)
-    finally:
-        producer.close(timeout=30)
+    send(bootstrap, topics.traces, events, rate=100)
     records = wait_turns(bootstrap, topics.verdicts, scored_turns(events))
     got = {(v["conversation_id"], v["turn_no"]) for v in (json.loads(r.value) for r in records) if v["kind"] == "turn"}
     assert scored_turns(events) <= got, "verdicts missing after the restart:\n" + "".join(monitor.lines[-20:])

@@ -15,18 +15,7 @@ from typing import Any
 
 import pytest
 
-from monitor.stream.kafka_io import make_producer
-from monitor.stream.replay import publish
-from tests.reliability.test_crash_loops import (
-    MAX_LATE_S,
-    ordinary_events,
-    scored_turns,
-    send_and_check_after,
-    start,
-    wait_turns,
-    worst_lateness,
-)
-from tests.support.kafka import TopicSet
+from tests.reliability.test_crash_loops import probe
 
 pytestmark = pytest.mark.integration
 
@@ -99,33 +88,13 @@ def reply_event(cid: str, gold: str, pred: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("shape", sorted(HOSTILE))
 def test_an_expensive_reply_pair_does_not_hold_up_the_ordinary_verdicts(broker: Any, shape: str) -> None:
-    topics = TopicSet.fresh(broker.bootstrap, partitions=2)
-    group, state = f"{topics.traces}-g", f"{topics.traces}.state"
-    before, after = ordinary_events("before"), ordinary_events("after")
     cid = f"hostile-{shape}"
     hostile = reply_event(cid, *HOSTILE[shape])
     assert len(json.dumps(hostile)) < 1_000_000  # under the event size limit
-    monitor = start(topics, broker.bootstrap, group, state)
-    try:
-        producer = make_producer(broker.bootstrap, client_id="hostile-replies")
-        try:
-            half = len(before) // 2
-            publish(producer, topics.traces, [*before[:half], hostile, *before[half:]], rate=100)
-        finally:
-            producer.close(timeout=30)
-        records = wait_turns(broker.bootstrap, topics.verdicts, scored_turns(before) | {(cid, 1)})
-        assert monitor.process is not None and monitor.process.poll() is None, "".join(monitor.lines[-20:])
-        values = [json.loads(r.value) for r in records]
-        [verdict] = [v for v in values if v["conversation_id"] == cid and v["kind"] == "turn"]
-        assert verdict["success"] is not True  # nothing here is a paraphrase of its gold
-        if verdict["success"] is None:
-            assert verdict["failure_reason"] == "too_large", verdict
-        late = worst_lateness(broker.bootstrap, topics.traces, records, "before-")
-        print(f"{shape}: {verdict['failure_reason']}; ordinary verdicts at most {late:.2f} s late")
-        assert late <= MAX_LATE_S, f"ordinary verdicts up to {late:.2f} s late"
-        assert monitor.stop() == 0
-        monitor = start(topics, broker.bootstrap, group, state)  # the restart reads on from the commit
-        send_and_check_after(broker.bootstrap, topics, after, monitor)
-        assert monitor.stop() == 0
-    finally:
-        monitor.stop()
+    records, late = probe(broker.bootstrap, [hostile], {(cid, 1)})
+    values = [json.loads(r.value) for r in records]
+    [verdict] = [v for v in values if v["conversation_id"] == cid and v["kind"] == "turn"]
+    print(f"{shape}: {verdict['failure_reason']}; ordinary verdicts at most {late:.2f} s late")
+    assert verdict["success"] is not True  # nothing here is a paraphrase of its gold
+    if verdict["success"] is None:
+        assert verdict["failure_reason"] == "too_large", verdict

@@ -13,8 +13,6 @@ import urllib.request
 
 import pytest
 
-from monitor.stream.kafka_io import make_producer
-from monitor.stream.replay import publish
 from tests.reliability.test_crash_loops import (
     MAX_LATE_S,
     ordinary_events,
@@ -23,7 +21,7 @@ from tests.reliability.test_crash_loops import (
     wait_turns,
     worst_lateness,
 )
-from tests.support.kafka import TopicSet
+from tests.support.kafka import TopicSet, send
 
 pytestmark = pytest.mark.integration
 
@@ -71,11 +69,7 @@ def test_dripping_clients_delay_neither_probes_nor_verdicts(broker) -> None:
         for thread in drippers:
             thread.start()
         time.sleep(1.0)  # every dripper connected and sent its first line
-        producer = make_producer(broker.bootstrap, client_id="drippers")
-        try:
-            publish(producer, topics.traces, events, rate=100)
-        finally:
-            producer.close(timeout=30)
+        send(broker.bootstrap, topics.traces, events, rate=100)
         probes = [answered_in(f"{base}/healthz"), answered_in(f"{base}/metrics")]
         records = wait_turns(broker.bootstrap, topics.verdicts, scored_turns(events))
         late = worst_lateness(broker.bootstrap, topics.traces, records, "before-")
