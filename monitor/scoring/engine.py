@@ -152,21 +152,23 @@ class ScoringEngine:
             out.append(turn if found is None else replace(turn, too_large=found.detail))
         return out
 
-    def score_dialog(self, dialog: Dialog) -> DialogResult:
+    def score_dialog(self, dialog: Dialog, turns: Sequence[ObservedTurn] | None = None) -> DialogResult:
+        """Score a whole dialog; `turns`: its `bounded_turns`, when the caller has them already."""
         reference = reference_of(dialog) if dialog.unaligned else None
         session = self.session(dialog.dialog_id, dialog.release, dialog.agent, reference, dialog.tools)
-        for turn in self.bounded_turns(dialog):
+        for turn in self.bounded_turns(dialog) if turns is None else turns:
             session.add(turn)
         _, result = session.finish()
         return result
 
     def score_dialogs(self, dialogs: Sequence[Dialog]) -> list[DialogResult]:
         """Score many dialogs, batching the embedding work of all their inline pairs first."""
+        bounded = [(d, self.bounded_turns(d)) for d in dialogs]
         self.prefetch(
             (t.gold, t.predict)
-            for d in dialogs
+            for d, turns in bounded
             if not d.unaligned
-            for t in self.bounded_turns(d)
+            for t in turns
             if t.gold is not None and t.predict is not None and t.too_large is None
         )
-        return [self.score_dialog(d) for d in dialogs]
+        return [self.score_dialog(d, turns) for d, turns in bounded]
