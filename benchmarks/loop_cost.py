@@ -38,9 +38,9 @@ from monitor.embeddings import EmbeddingScorer
 from monitor.logs import configure_logging
 from monitor.scoring import ScoringConfig
 from monitor.stream.events import encode_event
-from monitor.stream.replay import dialog_events
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.tools.replay import dialog_events
 from monitor.wiring import build_engine
 from tests.stream.fakes import FakeConsumer
 from tests.stream.test_rebalance import MemoryStore

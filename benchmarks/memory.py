@@ -49,7 +49,7 @@ def child(conversations: int, turns: int, max_open: int, typed_only: bool) -> di
     from monitor.stream.emissions import Outcome
     from monitor.stream.events import TraceEvent
     from monitor.stream.processor import ProcessorLimits, TurnProcessor
-    from monitor.stream.replay import dialog_events
+    from monitor.tools.replay import dialog_events
     from monitor.wiring import build_engine
 
     configure_logging("warning")

@@ -25,7 +25,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from monitor.logs import configure_logging  # noqa: E402
 from monitor.scoring import ScoringConfig  # noqa: E402
-from monitor.stream.broker import TansuBroker  # noqa: E402
+from monitor.tools.broker import TansuBroker  # noqa: E402
 from monitor.wiring import build_engine  # noqa: E402
 from tests.reliability import scenarios  # noqa: E402
 

@@ -98,7 +98,7 @@ def fill(data: Path, n: int, cache: Path) -> None:
 def run_case(data: Path, n: int, cache: Path, case: str) -> None:
     from stream_throughput import monitor_for, published, timed_monitor_until
 
-    from monitor.stream.broker import TansuBroker
+    from monitor.tools.broker import TansuBroker
 
     vectors = pickle.loads(cache.read_bytes())
     with TansuBroker() as broker:

@@ -52,12 +52,12 @@ from score_throughput import action_dialogs, response_dialogs
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig, ScoringEngine
-from monitor.stream.broker import TansuBroker
 from monitor.stream.events import decode_event, encode_event
 from monitor.stream.kafka_io import ensure_topics, make_producer
-from monitor.stream.replay import dialog_events, publish
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.tools.broker import TansuBroker
+from monitor.tools.replay import dialog_events, publish
 from monitor.wiring import build_engine
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo

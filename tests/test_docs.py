@@ -11,6 +11,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor import docs_tables
 from monitor.calibration.overlay import AgreementFigure, Calibration
+from monitor.cluster import KafkaSecurity
 from monitor.judge.config import JudgeSettings
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring.config import ScoringConfig
@@ -18,7 +19,6 @@ from monitor.stream.calibration import CalibrationMetrics
 from monitor.stream.events import parse_event
 from monitor.stream.metrics import MonitorMetrics
 from monitor.stream.otlp import OtlpInput
-from monitor.stream.security import KafkaSecurity
 from monitor.stream.settings import MonitorSettings
 from monitor.wiring import build_engine
 

@@ -1,8 +1,8 @@
 """The package's layer order, checked on the import graph: a module imports only from its own layer or lower.
 
-models → embeddings, equivalence, verifier → scoring → judge → sources → stream → wiring → demo → commands
-→ cli → docs_tables
-(`logs`, `settings_sources` and `cache`-style utilities sit at the bottom; `report` formats results and
+models → embeddings, equivalence, verifier → scoring → judge → sources → stream → tools, wiring → demo
+→ commands → cli → docs_tables
+(`logs`, `settings_sources`, `cluster` and `cache`-style utilities sit at the bottom; `report` formats results and
 `calibration` measures them against people's labels, both beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "logs": 0,
     "cache": 0,
     "settings_sources": 0,
+    "cluster": 0,
     "models": 1,
     "embeddings": 2,
     "equivalence": 2,
@@ -31,6 +32,7 @@ LAYERS: dict[str, int] = {
     "report": 5,
     "calibration": 5,
     "stream": 6,
+    "tools": 7,
     "wiring": 7,
     "demo": 8,
     "commands": 9,

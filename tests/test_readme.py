@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.stream.broker import free_port
+from monitor.tools.broker import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 VENV = Path(sys.executable).parent.parent

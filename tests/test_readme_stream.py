@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.stream.broker import free_port
+from monitor.tools.broker import free_port
 from tests.support.kafka import read_all
 from tests.test_readme import README_ADDRESS, REPO, VENV, Background, readme_commands
 

@@ -20,8 +20,8 @@ from monitor.commands.common import (
     install_stop,
     positive_int,
 )
-from monitor.stream.broker import TansuBroker
 from monitor.stream.kafka_io import Topics, ensure_topics
+from monitor.tools.broker import TansuBroker
 
 EPILOG = """\
 Tansu keeps everything in memory: topics and records are gone when it stops. The monitor creates its

@@ -32,7 +32,7 @@ from monitor.report.records import decode_json
 from monitor.scoring import ScoringConfig
 from monitor.scoring.config import load_config_file
 from monitor.sources.files import InputError, iter_dialogs
-from monitor.stream.topic_reader import TopicReader
+from monitor.tools.topic_reader import TopicReader
 from monitor.wiring import build_engine
 
 EPILOG = f"""\

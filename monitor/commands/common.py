@@ -15,12 +15,12 @@ import structlog
 from kafka.errors import KafkaError
 from pydantic import ValidationError
 
+from monitor.cluster import KafkaClient, SaslMechanism, SecurityProtocol
 from monitor.scoring.config import ConfigFileError
 from monitor.sources.files import validation_error
-from monitor.stream.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
-from monitor.stream.security import KafkaClient, SaslMechanism, SecurityProtocol
 from monitor.stream.settings import load_cluster
-from monitor.stream.topic_reader import TopicMissing, TopicReader
+from monitor.tools.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
+from monitor.tools.topic_reader import TopicMissing, TopicReader
 
 log = structlog.get_logger(__name__)
 

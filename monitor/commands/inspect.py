@@ -16,7 +16,7 @@ from monitor.commands import common
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.report import render_dialog, render_turns
 from monitor.report.records import decode_json
-from monitor.stream.topic_reader import TopicReader, partition_for_key
+from monitor.tools.topic_reader import TopicReader, partition_for_key
 
 EPILOG = """\
 Reads only the partition the conversation id hashes to (verdicts are keyed by conversation_id), keeps

@@ -9,8 +9,8 @@ from typing import Any
 from kafka.errors import KafkaError
 
 from monitor.commands import common
-from monitor.stream.redrive import RedrivePlan, redrive
-from monitor.stream.topic_reader import TopicMissing
+from monitor.tools.redrive import RedrivePlan, redrive
+from monitor.tools.topic_reader import TopicMissing
 
 EPILOG = """\
 Reads the DLQ from where the last re-drive (same --group-id) stopped, re-sends each event's original

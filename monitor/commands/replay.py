@@ -26,8 +26,7 @@ from monitor.models.dialog import Dialog
 from monitor.report import plural
 from monitor.sources.files import InputError, read_dialogs
 from monitor.stream.kafka_io import make_producer
-from monitor.stream.otlp import publish_otlp
-from monitor.stream.replay import dialog_events, publish
+from monitor.tools.replay import dialog_events, publish, publish_otlp
 
 EPILOG = """\
 Each run publishes its dialogs under fresh conversation ids (<dialog_id>-<run tag>), so replaying a

@@ -20,7 +20,7 @@ from monitor.commands import common
 from monitor.report.records import decode_json
 from monitor.scoring.config import load_config_file
 from monitor.sources.files import InputError, iter_dialogs
-from monitor.stream.topic_reader import TopicReader
+from monitor.tools.topic_reader import TopicReader
 
 EPILOG = """\
 Reads the turn verdicts of `aem score --format json` output (SCORES files) or of the verdict topic

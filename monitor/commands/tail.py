@@ -10,7 +10,7 @@ from typing import Any
 
 from monitor.commands import common
 from monitor.report import as_json, conversation_of, format_line, plural
-from monitor.stream.topic_reader import TopicReader, partition_for_key
+from monitor.tools.topic_reader import TopicReader, partition_for_key
 
 EPILOG = """\
 Reads TOPIC from its first record (no consumer group, nothing committed) and prints one line per

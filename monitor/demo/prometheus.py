@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from monitor.demo.fast_rules import write_fast_rules
-from monitor.stream.broker import free_port
+from monitor.tools.broker import free_port
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "deploy" / "prometheus" / "rules"  # in a clone of the repo
 INTERVAL = "5s"

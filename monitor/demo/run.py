@@ -17,12 +17,12 @@ import structlog
 from monitor.demo.prometheus import LocalPrometheus, PrometheusOptions
 from monitor.demo.traffic import RELEASES, sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.stream.broker import TansuBroker, free_port
 from monitor.stream.events import encode_event
 from monitor.stream.kafka_io import Topics, ensure_topics, make_producer
-from monitor.stream.replay import RateLimiter, dialog_events
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.tools.broker import TansuBroker, free_port
+from monitor.tools.replay import RateLimiter, dialog_events
 from monitor.wiring import build_monitor
 
 log = structlog.get_logger(__name__)

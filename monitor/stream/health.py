@@ -32,7 +32,7 @@ from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
-from monitor.stream.security import KafkaClient, client_kwargs
+from monitor.cluster import KafkaClient, client_kwargs
 
 log = structlog.get_logger(__name__)
 

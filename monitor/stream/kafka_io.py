@@ -19,8 +19,8 @@ from kafka.errors import (
     TopicAlreadyExistsError,
 )
 
+from monitor.cluster import KafkaClient, client_kwargs
 from monitor.stream.partitioner import CachedKeyPartitioner
-from monitor.stream.security import KafkaClient, client_kwargs
 
 log = structlog.get_logger(__name__)
 

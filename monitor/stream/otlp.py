@@ -1,4 +1,4 @@
-"""OTLP input for `aem run --input-format otlp_json|otlp_proto`, and OTLP output for `aem replay --format`.
+"""OTLP input for `aem run --input-format otlp_json|otlp_proto` (`aem replay --format` writes it: tools/replay.py).
 
 The runner's one decode hook: a Kafka record (an OTLP trace batch) → the validated trace events that
 became ready, plus the positions that need nothing more; a batch that cannot be decoded raises
@@ -9,10 +9,9 @@ processor's holding, dedup, idle timeout and checkpoints apply to them as to nat
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, field
 from datetime import UTC
-from typing import Any
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter
@@ -32,7 +31,6 @@ from monitor.sources.otlp import (
     decode_batch,
     map_span,
 )
-from monitor.sources.otlp.emit import dialog_records
 from monitor.stream.events import InvalidEvent, TraceEvent, parse_event
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.settings import MonitorSettings
@@ -161,24 +159,3 @@ def otlp_input(settings: MonitorSettings, registry: CollectorRegistry, processor
         registry,
         resume=resume_from(processor),
     )
-
-
-def publish_otlp(
-    producer: Any,
-    topic: str,
-    dialogs: Iterable[tuple[Any, str]],
-    encoding: str,
-    release: str | None = None,
-    rate: float | None = None,
-) -> int:
-    """`aem replay --format otlp_*`: each (dialog, conversation id) as one trace; returns the batches sent."""
-    from monitor.stream.replay import RateLimiter
-
-    limiter = RateLimiter(rate)
-    sent = 0
-    for record in dialog_records(dialogs, Encoding(encoding), release):
-        limiter.wait()
-        producer.send(topic, key=record.key, value=record.value)
-        sent += 1
-    producer.flush(timeout=60)
-    return sent

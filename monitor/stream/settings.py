@@ -15,12 +15,12 @@ from pydantic import Field, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from monitor.calibration.overlay import Calibration
+from monitor.cluster import KafkaClient, KafkaSecurity
 from monitor.judge.config import JudgeSettings
 from monitor.scoring.config import ScoringConfig, load_config_file
 from monitor.settings_sources import LayeredSettings, settings_context
 from monitor.sources.otlp.genai import OtlpMapping
 from monitor.stream.dlq_policy import DlqPayloadPolicy, parse_dlq_policy
-from monitor.stream.security import KafkaClient, KafkaSecurity
 
 
 class MonitorSettings(LayeredSettings):

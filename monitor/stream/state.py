@@ -18,7 +18,7 @@ import structlog
 from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaTimeoutError
 
-from monitor.stream.security import KafkaClient, client_kwargs
+from monitor.cluster import KafkaClient, client_kwargs
 
 log = structlog.get_logger(__name__)
 

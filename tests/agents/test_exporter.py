@@ -93,8 +93,8 @@ def test_the_examples_ship_spans_that_aem_run_scores(broker):
 
 def test_an_export_the_broker_does_not_acknowledge_fails():
     """The SDK is told (FAILURE) when the spans did not reach Kafka; it never hangs the agent."""
-    from monitor.stream.broker import TansuBroker
     from monitor.stream.kafka_io import ensure_topics
+    from monitor.tools.broker import TansuBroker
 
     with TansuBroker() as gone:
         ensure_topics(gone.bootstrap, ["spans"], partitions=1)

@@ -18,9 +18,9 @@ import pytest
 
 from monitor.calibration.sample import turn_records
 from monitor.models.dialog import Dialog
-from monitor.stream.broker import TansuBroker
 from monitor.stream.kafka_io import ensure_topics
-from monitor.stream.replay import dialog_events
+from monitor.tools.broker import TansuBroker
+from monitor.tools.replay import dialog_events
 from tests.calibration.data import CONTEXTS, dialogs, truth_of, write_jsonl
 from tests.support.kafka import MonitorProcess, read_all, send, verdicts
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.stream.broker import TansuBroker
+from monitor.tools.broker import TansuBroker
 from tests.support.kafka import MonitorProcess, TopicSet
 
 pytestmark = pytest.mark.integration

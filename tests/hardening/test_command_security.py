@@ -14,10 +14,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from monitor.cli import build_parser, main
+from monitor.cluster import client_kwargs
 from monitor.commands.common import cluster_of
-from monitor.stream.redrive import RedrivePlan
-from monitor.stream.security import client_kwargs
-from monitor.stream.topic_reader import TopicReader
+from monitor.tools.redrive import RedrivePlan
+from monitor.tools.topic_reader import TopicReader
 from tests.support.tls import PASSWORD, FrontDoor, layered_options, layered_security
 
 COMMANDS = {

@@ -24,7 +24,7 @@ from prometheus_client import CollectorRegistry
 from monitor.judge.config import JudgeSettings
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 from monitor.wiring import build_engine
 from tests.judge.conftest import ChatServer, _handler, completion, verdict_json
 from tests.judge.conftest import Reply as Scripted

@@ -13,7 +13,7 @@ import pytest
 from kafka import TopicPartition
 
 from monitor.models.dialog import Dialog
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.support.kafka import MonitorProcess, TopicSet, committed, read_all, send
 

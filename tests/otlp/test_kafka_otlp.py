@@ -8,8 +8,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from monitor.stream.kafka_io import make_producer
-from monitor.stream.otlp import publish_otlp
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events, publish_otlp
 from tests.conftest import EXAMPLES
 from tests.otlp.builders import batch, sales_dialog, span, unaligned
 from tests.support.kafka import (

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 
 _DIALOG = sample_dialogs(per_release=1, seed=3)[1]
 VALID_EVENTS: list[dict[str, Any]] = list(dialog_events(Dialog.model_validate(_DIALOG), conversation_id="fuzz"))

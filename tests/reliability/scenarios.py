@@ -30,9 +30,9 @@ from typing import Any
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import observed_turns
-from monitor.stream.broker import TansuBroker
 from monitor.stream.kafka_io import make_producer
-from monitor.stream.replay import dialog_events, publish
+from monitor.tools.broker import TansuBroker
+from monitor.tools.replay import dialog_events, publish
 from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire, read_all
 
 WARMUP = "warmup-"  # conversation ids of the throwaway warm-up conversation (not evaluated)

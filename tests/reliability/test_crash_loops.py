@@ -16,8 +16,8 @@ import pytest
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.stream.kafka_io import ensure_topics, make_producer
-from monitor.stream.replay import dialog_events
 from monitor.stream.state import STATE_TOPIC_CONFIG
+from monitor.tools.replay import dialog_events
 from tests.reliability.test_hostile_stream import scrape
 from tests.support.kafka import MonitorProcess, TopicSet, read_all, send
 

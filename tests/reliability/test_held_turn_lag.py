@@ -16,7 +16,7 @@ import pytest
 from kafka import TopicPartition
 
 from monitor.models.dialog import Dialog
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.reliability.test_crash_loops import ordinary_events, scored_turns
 from tests.support.kafka import MonitorThread, TopicSet, committed, read_all, send, settings_for

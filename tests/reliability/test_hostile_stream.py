@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from monitor.stream.events import EventLimits, InvalidEvent, decode_event
 from monitor.stream.kafka_io import make_producer
-from monitor.stream.replay import publish
+from monitor.tools.replay import publish
 from tests.reliability.hostile import every_kind
 from tests.reliability.scenarios import Harness, evaluate, make_traffic, read_verdicts, wait_for_coverage
 from tests.support.kafka import read_all

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from monitor.models.dialog import Dialog
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for
 

@@ -10,7 +10,7 @@ import pytest
 from kafka import KafkaConsumer, TopicPartition
 
 from monitor.stream.kafka_io import make_producer
-from monitor.stream.replay import publish
+from monitor.tools.replay import publish
 from tests.reliability.hostile import VALID_EVENTS
 from tests.support.kafka import MonitorThread, TopicSet, read_all, settings_for
 

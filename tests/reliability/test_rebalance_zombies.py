@@ -18,7 +18,7 @@ import pytest
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, send, settings_for
 

@@ -17,8 +17,8 @@ from kafka.errors import KafkaTimeoutError
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig
-from monitor.stream.replay import dialog_events
 from monitor.stream.state import KafkaStateStore
+from monitor.tools.replay import dialog_events
 from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for, verdicts
 

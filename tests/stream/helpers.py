@@ -8,7 +8,7 @@ from monitor.models.dialog import Dialog
 from monitor.models.verdict import TurnVerdict
 from monitor.stream.emissions import Emission
 from monitor.stream.events import TraceEvent, parse_event
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 
 
 def events_of(dialog: Dialog | dict[str, Any], conversation_id: str | None = None) -> list[TraceEvent]:

@@ -11,7 +11,7 @@ import pytest
 
 from monitor.cli import main
 from monitor.models.dialog import Dialog
-from monitor.stream.replay import dialog_events
+from monitor.tools.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.support.kafka import (
     MonitorProcess,

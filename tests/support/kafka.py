@@ -19,9 +19,9 @@ from kafka import KafkaConsumer, TopicPartition
 from prometheus_client import CollectorRegistry
 
 from monitor.stream.kafka_io import ensure_topics, make_producer
-from monitor.stream.replay import publish
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.tools.replay import publish
 
 REPO = Path(__file__).resolve().parents[2]
 AEM = str(Path(sys.executable).with_name("aem"))

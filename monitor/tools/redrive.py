@@ -15,10 +15,10 @@ import structlog
 from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
+from monitor.cluster import KafkaClient
 from monitor.stream.events import EventLimits, InvalidEvent, decode_event
 from monitor.stream.kafka_io import make_consumer, make_producer
-from monitor.stream.security import KafkaClient
-from monitor.stream.topic_reader import Record, TopicMissing
+from monitor.tools.topic_reader import Record, TopicMissing
 
 log = structlog.get_logger(__name__)
 

@@ -16,8 +16,8 @@ from typing import Any
 from kafka import KafkaConsumer, TopicPartition
 from kafka.partitioner.default import murmur2
 
+from monitor.cluster import KafkaClient
 from monitor.stream.kafka_io import make_consumer
-from monitor.stream.security import KafkaClient
 
 
 @dataclass(frozen=True)

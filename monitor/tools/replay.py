@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from monitor.models.dialog import Dialog
+from monitor.sources.otlp import Encoding
+from monitor.sources.otlp.emit import dialog_records
 from monitor.stream.events import encode_event
 
 
@@ -99,6 +101,25 @@ def publish(
         else:
             key = str(event.get("conversation_id", "")).encode("utf-8")
             producer.send(topic, key=key, value=encode_event(event))
+        sent += 1
+    producer.flush(timeout=60)
+    return sent
+
+
+def publish_otlp(
+    producer: Any,
+    topic: str,
+    dialogs: Iterable[tuple[Any, str]],
+    encoding: str,
+    release: str | None = None,
+    rate: float | None = None,
+) -> int:
+    """`aem replay --format otlp_*`: each (dialog, conversation id) as one trace; returns the batches sent."""
+    limiter = RateLimiter(rate)
+    sent = 0
+    for record in dialog_records(dialogs, Encoding(encoding), release):
+        limiter.wait()
+        producer.send(topic, key=record.key, value=record.value)
         sent += 1
     producer.flush(timeout=60)
     return sent

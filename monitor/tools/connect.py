@@ -10,7 +10,7 @@ import structlog
 from kafka import KafkaAdminClient
 from kafka.errors import KafkaError, KafkaTimeoutError
 
-from monitor.stream.security import KafkaClient, client_kwargs
+from monitor.cluster import KafkaClient, client_kwargs
 
 log = structlog.get_logger(__name__)
 

@@ -1,0 +1,1 @@
+"""What the command-line tools use beside the pipeline: the embedded broker, replay, redrive, topic reading."""
