@@ -28,9 +28,10 @@ from monitor.cli import build_parser
 from monitor.cluster import KafkaSecurity
 from monitor.judge.llm import JudgeMetrics
 from monitor.stream.calibration import CalibrationMetrics
-from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.otlp import OtlpInput
 from monitor.stream.settings import MonitorSettings
+from monitor.stream.telemetry import PipelineTelemetry
 
 REPO = Path(__file__).resolve().parents[1]
 RULES_DIR = REPO / "deploy" / "prometheus" / "rules"
@@ -79,7 +80,7 @@ def _calibration_rows() -> list[MetricRow]:
 def metric_rows() -> list[MetricRow]:
     """Every metric `aem run` can export, from the classes that define them."""
     registry = CollectorRegistry()
-    owners: list[Any] = [MonitorMetrics(registry), JudgeMetrics(registry)]
+    owners: list[Any] = [VerdictMetrics(registry), PipelineTelemetry(registry), JudgeMetrics(registry)]
     rows = [row for owner in owners for value in vars(owner).values() if isinstance(value, MetricWrapperBase)
             for row in _wrapper_rows(value)]
     otlp = OtlpInput("otlp_json", registry=registry)

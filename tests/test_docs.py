@@ -17,9 +17,10 @@ from monitor.models.verdict import TurnVerdict
 from monitor.scoring.config import ScoringConfig
 from monitor.stream.calibration import CalibrationMetrics
 from monitor.stream.events import parse_event
-from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.otlp import OtlpInput
 from monitor.stream.settings import MonitorSettings
+from monitor.stream.telemetry import PipelineTelemetry
 from monitor.wiring import build_engine
 
 REPO = Path(__file__).resolve().parent.parent
@@ -68,7 +69,8 @@ def test_the_metric_page_lists_exactly_what_the_monitor_exports():
     documented = {name for name in _table_names("metrics.md") if name.startswith("aem_")}
     registry = CollectorRegistry()
     build_engine(ScoringConfig(), registry=registry, judge=JudgeSettings(url="http://127.0.0.1:1/v1", model="m"))
-    MonitorMetrics(registry)
+    VerdictMetrics(registry)
+    PipelineTelemetry(registry)
     OtlpInput("otlp_json", registry=registry)
     figure = AgreementFigure(turn_type="action", kind="kappa", value=0.8, low=0.7, high=0.9, labels=50)
     calibration = Calibration(id="c1", created="", labels=50, agreement=[figure], low_confidence_share=0.1)

@@ -4,6 +4,7 @@ calibration saw (the drift alert compares the two)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN, low_confidence
 from monitor.calibration.overlay import Calibration
-from monitor.stream.emissions import Emission
+from monitor.stream.emissions import Emission, SourceRef
 
 TURN_TYPES = ("action", "response")
 
@@ -64,8 +65,9 @@ class ConfidenceSink:
     cut_config: dict[str, Any]
     margin: float = LOW_CONFIDENCE_MARGIN
     _turns: dict[str, str] = field(default_factory=lambda: {"Tool": "action", "Agent": "response"})
+    saturated: bool = False  # metrics are live the moment they are recorded
 
-    def add(self, emission: Emission) -> None:
+    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
         verdict = emission.verdict
         if verdict is None or verdict.success is None:
             return

@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic_core import to_json
 
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring.session import ChainClosure
 from monitor.stream.events import TraceEvent
-from monitor.stream.verdict_json import head_json
 
 SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
-_VERDICT_JSON = TurnVerdict.__pydantic_serializer__
-_DIALOG_JSON = DialogResult.__pydantic_serializer__
-_NOT_IN_TURN_BODY = {"mode"}  # the head carries these (never mutated)
-_NOT_IN_DIALOG_BODY = {"dialog_id", "agent", "release", "mode"}
 
 
 @dataclass(slots=True)
 class Emission:
-    """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md).
+    """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md; verdict_records.py writes it).
 
     `turn`: a turn verdict, sent as soon as the turn is scored (an action turn's `chain_length` is
     null here); `chain`: the chain bucket of action turns, once the chain reaches three or ends;
@@ -39,41 +31,6 @@ class Emission:
     chain: ChainClosure | None = None
     event_time: float | None = None  # broker timestamp of the turn's event (seconds)
     refs: list[SourceRef] = field(default_factory=list)
-
-    def head(self) -> dict[str, str]:
-        """What every verdict record starts with: its kind, conversation, agent, release and mode."""
-        return {
-            "kind": self.kind,
-            "conversation_id": self.conversation_id,
-            "agent": self.agent,
-            "release": self.release,
-            "mode": self.mode,
-        }
-
-    def to_wire(self) -> dict[str, Any]:
-        if self.verdict is not None:
-            body = self.verdict.model_dump(mode="json", exclude={"mode"})
-        elif self.chain is not None:
-            body = {"turns": list(self.chain.turns), "chain_length": self.chain.bucket}
-        else:
-            assert self.result is not None
-            body = self.result.model_dump(mode="json", exclude={"dialog_id", "agent", "release", "mode"})
-        return {**self.head(), **body}
-
-    def encode(self) -> bytes:
-        """`to_wire` as JSON bytes: the head written directly (verdict_json.py), the body serialised by
-        pydantic-core without a detour through str, joined."""
-        head = head_json(self.kind, self.conversation_id, self.agent, self.release, self.mode)
-        if head is None:
-            head = to_json(self.head())[:-1]
-        if self.verdict is not None:
-            body = _VERDICT_JSON.to_json(self.verdict, exclude=_NOT_IN_TURN_BODY)[1:]
-        elif self.chain is not None:
-            body = to_json({"turns": list(self.chain.turns), "chain_length": self.chain.bucket})[1:]
-        else:
-            assert self.result is not None
-            body = _DIALOG_JSON.to_json(self.result, exclude=_NOT_IN_DIALOG_BODY)[1:]
-        return head + b"," + body
 
 
 @dataclass(frozen=True)

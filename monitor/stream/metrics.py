@@ -1,8 +1,8 @@
-"""Prometheus sink: the metrics of docs/metrics.md on a registry of their own (one per monitor, one per test)."""
+"""The verdict metrics of docs/metrics.md (turns, failures, chains, dialogs, root causes), written by the Prometheus
+sink only; the pipeline's own health is `telemetry.py`. One registry per monitor (one per test)."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -15,8 +15,6 @@ from monitor.models.vocabulary import FailureReason
 from monitor.stream.labels import LabelGuard
 
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
-LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
-EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
 UNSCORED_REASONS = (FailureReason.UNSCORED, FailureReason.TOO_LARGE, FailureReason.UNKNOWN_REFERENCE)
 EXEMPLAR_MAX_CHARS = 128  # OpenMetrics: label names and values of one exemplar, together
 ROOT_CAUSE_FIELDS_PER_RELEASE = 50  # distinct `field` values per (agent, release); the rest count as "other"
@@ -32,8 +30,8 @@ def failing_turn_exemplar(conversation_id: str | None, turn_no: int | None) -> d
     return labels
 
 
-class MonitorMetrics:
-    """Counts verdicts, dialogs and pipeline events; expires label sets of long-gone releases."""
+class VerdictMetrics:
+    """Counts verdicts, chains and dialogs by (agent, release); expires label sets of long-gone releases."""
 
     def __init__(
         self,
@@ -75,29 +73,6 @@ class MonitorMetrics:
             ["agent", "release"],
             registry=r,
         )
-        self.events = Counter("aem_events", "Trace events by outcome", ["outcome"], registry=r)
-        self._events = {outcome: self.events.labels(outcome) for outcome in EVENT_OUTCOMES}  # never removed
-        self.consumer_lag = Gauge(
-            "aem_consumer_lag_messages",
-            "Messages after the committed offset: what a restart would read again",
-            ["topic", "partition"],
-            registry=r,
-        )
-        self.event_latency = Histogram(
-            "aem_event_latency_seconds", "Event timestamp to verdict", buckets=LATENCY_BUCKETS, registry=r
-        )
-        self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
-        self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
-        self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
-        self.state_skipped = Counter(
-            "aem_state_records_skipped", "State-topic records restore could not read (left out)", ["reason"], registry=r
-        )
-        self.too_large = Counter(
-            "aem_turns_too_large",
-            "Turns left unscored (reason too_large) by the per-event work limit they passed",
-            ["limit"],
-            registry=r,
-        )
         self.unscored = Counter(
             "aem_turns_unscored",
             "Turns left unscored (success null), by reason: never counted as passes",
@@ -106,11 +81,6 @@ class MonitorMetrics:
         )
         # every reason exists from the start, so an alert on its increase sees the first one
         self._unscored = {reason: self.unscored.labels(reason) for reason in UNSCORED_REASONS}  # never removed
-        self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "Event bytes held by open conversations", registry=r)
-        self.dlq_reduced = Counter(
-            "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
-        )
-        self.judge_configured = Gauge("aem_judge_configured", "1 when an LLM judge is configured, else 0", registry=r)
         self.root_causes = Counter(
             "aem_root_causes",
             "Root-cause failed turns by reason and offending field (bounded: extra fields count as other)",
@@ -181,7 +151,6 @@ class MonitorMetrics:
         agent, release = self.labels.admit(agent, release, count=False)
         success = verdict.success
         if success is None:
-            self._events["unscored"].inc()
             reason = verdict.failure_reason or FailureReason.UNSCORED
             child = self._unscored.get(reason)
             (child if child is not None else self.unscored.labels(reason)).inc()
@@ -207,8 +176,6 @@ class MonitorMetrics:
             self._labels(self.chain_turns, agent, release, verdict.chain_length, "pass" if success else "fail").inc()
         if verdict.score is not None:
             score.observe(verdict.score, exemplar=exemplar)
-        if verdict.turn_no is not None:
-            self._events["scored"].inc()
 
     def record_chain(self, agent: str, release: str, bucket: str, outcomes: Sequence[bool | None]) -> None:
         """Action turns whose chain bucket became known (their pass/fail was counted when scored)."""
@@ -235,25 +202,6 @@ class MonitorMetrics:
         release = result.release or "unknown"
         outcome = "pass" if result.test_pass else "fail"
         self._labels(self.dialogs, result.agent, release, result.mode, outcome).inc()
-
-    def record_event(self, outcome: str) -> None:
-        child = self._events.get(outcome)
-        (child if child is not None else self.events.labels(outcome)).inc()
-
-    def dead_lettered(self, form: str) -> None:
-        """One event to the DLQ, `form` "whole", "truncated" or "metadata"."""
-        self._events["invalid"].inc()
-        self.dlq_messages.inc()
-        if form != "whole":
-            self.dlq_reduced.labels(form).inc()
-
-    def set_lag(self, topic: str, partition: int, lag: int) -> None:
-        self.consumer_lag.labels(topic, str(partition)).set(lag)
-
-    def forget_partition(self, topic: str, partition: int) -> None:
-        """A partition this member no longer owns: its lag is another member's to report."""
-        with contextlib.suppress(KeyError):
-            self.consumer_lag.remove(topic, str(partition))
 
     def expire_releases(self) -> list[tuple[str, str]]:
         """Drop every label set of releases not seen for `release_ttl_seconds`."""

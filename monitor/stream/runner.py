@@ -1,16 +1,17 @@
-"""`aem run`: the poll loop wiring source → decode → processor → sinks → checkpoint.
+"""`aem run`: the poll loop wiring source → processor → sinks → checkpoint.
 
-The parts each have a module: `events` decodes, `processor` scores, `sinks` publish, `dlq` takes
-what cannot be scored, `partitions` owns assignment and restore, `checkpoint` is the one commit
-path (its docstring states the at-least-once invariant). `Monitor` only polls and hands on.
+The parts each have a module: `sources` decodes a record into trace events with their positions,
+`processor` scores, `sinks` publish, `dlq` takes what cannot be scored, `partitions` owns assignment
+and restore, `checkpoint` is the one commit path (its docstring states the at-least-once invariant),
+`telemetry` counts the pipeline's own health. `Monitor` only polls and hands on.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import structlog
 from kafka import TopicPartition
@@ -27,24 +28,24 @@ from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.emissions import Failure, Outcome
-from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
+from monitor.stream.events import InvalidEvent
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard, trusted_time
-from monitor.stream.metrics import MonitorMetrics
-from monitor.stream.otlp import otlp_input
+from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, VerdictTopicSink
+from monitor.stream.sources import SourceEvent, make_source
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 from monitor.stream.stream_clock import StreamClock
+from monitor.stream.telemetry import PipelineTelemetry
 from monitor.verifier import VerifierReplyComparator
 
 log = structlog.get_logger(__name__)
-T = TypeVar("T")
 Pair = tuple[Payload, Payload]
 
 __all__ = ["Monitor", "RunStats", "load_references"]
@@ -79,13 +80,15 @@ class Monitor:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = s = settings
-        self.metrics = MonitorMetrics(  # hardening hook: bounded labels (monitor/stream/labels.py)
-            registry,
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.metrics = VerdictMetrics(  # hardening hook: bounded labels (monitor/stream/labels.py)
+            self.registry,
             release_ttl_seconds=s.release_ttl_s,
             labels=LabelGuard(s.max_label_chars, s.max_release_pairs),
         )
+        self.telemetry = PipelineTelemetry(self.registry)  # the pipeline's own health, apart from the verdicts
         self.engine = engine
-        self.metrics.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
+        self.telemetry.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
         limits = ProcessorLimits(
             max_open=s.max_open_dialogs,
             idle_timeout_s=s.idle_timeout_s,
@@ -105,10 +108,9 @@ class Monitor:
         self.engine.embed_references(step for steps in references.values() for step in steps)
         self.stream_clock = StreamClock(clock)  # idle and gap timers: time the stream could be read
         self.processor = TurnProcessor(self.engine, references, limits, clock=self.stream_clock)
-        self.metrics.open_dialogs.set_function(lambda: len(self.processor.open))
-        self.metrics.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
-        self.otlp = otlp_input(settings, self.metrics.registry, self.processor)  # None: native trace events
-        self.limits = EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth)
+        self.telemetry.open_dialogs.set_function(lambda: len(self.processor.open))
+        self.telemetry.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
+        self.source = make_source(settings, self.registry, self.processor)  # native events or OTLP batches
         self.stats = RunStats()
         self.stop_event = threading.Event()
         self.ready = threading.Event()
@@ -117,12 +119,13 @@ class Monitor:
         self._producer = producer
         self._store = store
         self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
-        self.partitions.on_skipped = lambda reason: self.metrics.state_skipped.labels(reason).inc()
+        self.partitions.on_skipped = lambda reason: self.telemetry.state_skipped.labels(reason).inc()
         stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
-        self.sinks: list[Sink] = [PrometheusSink(self.metrics), StatsSink(self.stats, stats_labels)]
+        self.prometheus = PrometheusSink(self.metrics)
+        self.sinks: list[Sink] = [self.prometheus, StatsSink(self.stats, stats_labels)]
         calibration = s.calibration
         self.sinks.append(ConfidenceSink(
-            CalibrationMetrics(self.metrics.registry, calibration),
+            CalibrationMetrics(self.registry, calibration),
             {"scoring": s.scoring.model_dump(mode="json")},
             calibration.low_confidence_margin if calibration is not None else LOW_CONFIDENCE_MARGIN,
         ))
@@ -150,7 +153,7 @@ class Monitor:
         if self._http is None:
             s = self.settings
             self._http = HealthServer(
-                self.metrics.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
+                self.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
             ).start()
             self.metrics_port = self._http.port
             log.info("metrics_served", port=self.metrics_port)
@@ -198,7 +201,7 @@ class Monitor:
         calibration_id = s.calibration.id if s.calibration else None
         self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic, calibration_id))
         self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
-            self._producer, s.dlq_topic, self.metrics, s.dlq_max_bytes, policy=self.dlq_policy
+            self._producer, s.dlq_topic, self.telemetry, s.dlq_max_bytes, policy=self.dlq_policy
         )
         self.checkpoint = Checkpoint(
             self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
@@ -226,7 +229,7 @@ class Monitor:
                     self.poll_once()
                     if self.clock() - last_lag >= self.settings.lag_interval_s:
                         self._update_lag()
-                        self.metrics.expire_releases()
+                        self.metrics.expire_releases()  # the verdict series of long-gone releases
                         last_lag = self.clock()
                     self.progress.tick(self._figures)
                 except KafkaError as exc:  # the broker went away or the group moved: retry, lose nothing
@@ -238,7 +241,7 @@ class Monitor:
             raise self.failure
 
     def _figures(self) -> Figures:
-        lag = sum(sample.value for m in self.metrics.consumer_lag.collect() for sample in m.samples)
+        lag = sum(sample.value for m in self.telemetry.consumer_lag.collect() for sample in m.samples)
         s = self.stats
         return Figures(s.events, s.verdicts, s.dialogs, s.invalid, len(self.processor.open), int(lag))
 
@@ -274,10 +277,10 @@ class Monitor:
         try:
             revoked, restored = self.partitions.sync(set(self._consumer.assignment()))
             self.checkpoint.forget(revoked)
-            if self.otlp is not None and revoked:
-                self.otlp.drop(revoked)
+            if revoked:
+                self.source.drop(revoked)
             for tp in revoked:
-                self.metrics.forget_partition(tp.topic, tp.partition)
+                self.telemetry.forget_partition(tp.topic, tp.partition)
             if restored.emissions or restored.failed:
                 self._emit(restored)
                 self.checkpoint.commit(timeout=30)
@@ -296,7 +299,7 @@ class Monitor:
 
     def step(self, records: Sequence[Any]) -> None:
         assert self.checkpoint is not None
-        decoded: list[tuple[TraceEvent, Position, float, bytes | None]] = []
+        decoded: list[SourceEvent] = []
         self._records = {}
         for rec in records:
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
@@ -304,14 +307,9 @@ class Monitor:
             self.stats.events += 1
             self._records[position] = rec
             try:
-                if self.otlp is not None:  # OTLP batches: many spans per record, ready when their trace is
-                    got = self.otlp.decode(rec.value, position)
-                    decoded += [(e, p, _broker_time(rec), None) for e, p in _positions(got.events)]
-                    self.checkpoint.completed(_refs(got.done))
-                else:
-                    event = decode_event(rec.value, self.limits)
-                    _check_key(rec.key, event)
-                    decoded.append((event, position, _broker_time(rec), rec.value))
+                got = self.source.decode(rec, position)
+                decoded += got.events
+                self.checkpoint.completed(got.done)
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
                 self.checkpoint.completed([position])
@@ -319,29 +317,30 @@ class Monitor:
                 log.error("event_decode_failed", source=_source(position), error=repr(exc)[:300])
                 self._dead_letter(rec, _failure_reason("decoding", exc))
                 self.checkpoint.completed([position])
-        if self.otlp is not None and not self.partitions.rebalancing:
-            held = self.otlp.tick()
-            decoded += [(e, p, time.time(), None) for e, p in _positions(held.events)]
-            self.checkpoint.completed(_refs(held.done))
+        if not self.partitions.rebalancing:  # traces held for their root wait too: their partition may move
+            held = self.source.tick()
+            decoded += held.events
+            self.checkpoint.completed(held.done)
         self.engine.prefetch(self._prefetch_pairs(decoded))  # embeddings in one batch; never raises
-        for event, position, received, raw in decoded:
+        for item in decoded:
             try:
-                self._step_event(event, position, received, raw)
+                self._step_event(item)
             except Exception as exc:  # the per-event guard: to the DLQ with its reason, the loop moves on
-                log.error("event_step_failed", conversation=event.conversation_id, error=repr(exc)[:300])
-                self._failed(Failure(event, position, _failure_reason("processing", exc), raw))
-                self.checkpoint.completed([position])
+                log.error("event_step_failed", conversation=item.event.conversation_id, error=repr(exc)[:300])
+                self._failed(Failure(item.event, item.position, _failure_reason("processing", exc), item.raw))
+                self.checkpoint.completed([item.position])
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
         self._records = {}
-        if self.checkpoint.due(idle=not records):
-            self.checkpoint.commit(timeout=30)
+        if self.checkpoint.due(idle=not records) or any(sink.saturated for sink in self.sinks):
+            self.checkpoint.commit(timeout=30)  # a saturated sink is flushed before more is read
 
-    def _prefetch_pairs(self, decoded: Sequence[tuple[TraceEvent, Position, float, bytes | None]]) -> list[Pair]:
+    def _prefetch_pairs(self, decoded: Sequence[SourceEvent]) -> list[Pair]:
         """The (gold, predicted) pairs worth warming: inline gold, never an event too large to score."""
         work = self.processor.limits.work
         pairs: list[Pair] = []
-        for event, _, _, raw in decoded:
+        for item in decoded:
+            event, raw = item.event, item.raw
             try:
                 gold = event.gold_turn
                 if isinstance(gold, ToolCall | Reply) and oversize(event, work, len(raw) if raw else None) is None:
@@ -350,19 +349,20 @@ class Monitor:
                 log.warning("prefetch_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
         return pairs
 
-    def _step_event(self, event: TraceEvent, position: Position, received: float, raw: bytes | None) -> None:
+    def _step_event(self, item: SourceEvent) -> None:
         """Score one decoded event and hand on what it produced."""
+        event, position = item.event, item.position
         self.partitions.track(event.conversation_id, position[0])
-        record_ms = int(received * 1000)  # the broker's time wins: the event's own is read only without it
+        record_ms = int(item.received * 1000)  # the broker's time wins: the event's own is read only without it
         event_time = event.epoch_seconds if record_ms <= 0 else None
         seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
-        self.metrics.see_release(event.agent, event.release, seen_at)
-        result = self.processor.process(event, position, seen_at, raw)  # latency from the clamped time
+        self.prometheus.saw_release(event.agent, event.release, seen_at)
+        result = self.processor.process(event, position, seen_at, item.raw)  # latency from the clamped time
         self.progress.saw(result.event_outcome, event.conversation_id)
         if result.event_outcome:
-            self.metrics.record_event(result.event_outcome)
+            self.telemetry.record_event(result.event_outcome)
         elif event.turn == "User":
-            self.metrics.record_event("scored")
+            self.telemetry.record_event("scored")
         self._emit(result)
 
     def _broker_reachable(self) -> bool:
@@ -374,13 +374,10 @@ class Monitor:
     def _emit(self, out: Outcome) -> None:
         """Hand emissions to the sinks and failures to the DLQ; their positions are then complete."""
         assert self.checkpoint is not None
-        if out.evicted:
-            self.metrics.evictions.inc(out.evicted)
-        for limit in out.too_large:
-            self.metrics.too_large.labels(limit).inc()
+        self.telemetry.observe(out)
         for emission in out.emissions:
             for sink in self.sinks:
-                sink.add(emission)
+                sink.add(emission, emission.refs)
         for failure in out.failed:
             self._failed(failure)
         if out.emissions or out.failed:
@@ -400,7 +397,7 @@ class Monitor:
         ref = failure.ref
         rec = self._records.get(ref) if isinstance(ref, tuple) else None
         source = _source(ref)
-        if rec is not None and self.otlp is None:
+        if rec is not None and self.source.whole_records:
             letter = DeadLetter(failure.reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ()))
         else:
             value = failure.raw or failure.event.model_dump_json(exclude_none=True).encode("utf-8")
@@ -439,24 +436,7 @@ class Monitor:
                 except KafkaError:
                     continue
             if base is not None:
-                self.metrics.set_lag(tp.topic, tp.partition, max(0, end - base))
-
-
-def _positions(items: Iterable[tuple[T, Any]]) -> list[tuple[T, Position]]:
-    """Items whose position is a (TopicPartition, offset) pair, typed as such (the OTLP hook's are Hashable)."""
-    return [(item, ref) for item, ref in items if isinstance(ref, tuple) and isinstance(ref[0], TopicPartition)]
-
-
-def _refs(refs: Iterable[Any]) -> list[Position]:
-    return [ref for _, ref in _positions((None, r) for r in refs)]
-
-
-def _check_key(key: bytes | None, event: TraceEvent) -> None:
-    """The record key must be the conversation_id (docs/trace-events.md): with another key, turns of one
-    conversation land on different partitions, and so on different monitors. A record without a key is read."""
-    if key is not None and key != event.conversation_id.encode("utf-8"):
-        shown = key[:80].decode("utf-8", errors="replace")
-        raise InvalidEvent(f"record key {shown!r} differs from conversation_id {event.conversation_id[:80]!r}", "key")
+                self.telemetry.set_lag(tp.topic, tp.partition, max(0, end - base))
 
 
 def _source(ref: Any) -> str:
@@ -466,9 +446,3 @@ def _source(ref: Any) -> str:
 
 def _failure_reason(stage: str, exc: BaseException) -> str:
     return f"{stage} failed: {type(exc).__name__}: {str(exc)[:300]}"
-
-
-def _broker_time(rec: Any) -> float:
-    """The record's broker timestamp in seconds (now, when the client reports none)."""
-    stamp = getattr(rec, "timestamp", None)
-    return stamp / 1000 if isinstance(stamp, int | float) and stamp > 0 else time.time()

@@ -1,32 +1,42 @@
 """Sinks: where the processor's emissions go — the verdict topic, Prometheus, the live stats.
 
-A sink takes each emission as it is produced (`add`) and is flushed by the checkpoint before any
-offset is committed (`flush`): whatever it buffers must be handed on by then.
+A sink takes each emission as it is produced, with the source positions it completes (`add`), and is
+flushed by the checkpoint before any offset is committed (`flush`): whatever it buffers must be handed on
+by then, or `flush` raises and nothing is committed. A sink that holds too much says so (`saturated`): the
+loop then commits (which flushes every sink) before it reads on.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pydantic_core import to_json
-
-from monitor.stream.emissions import Emission
+from monitor.stream.emissions import Emission, SourceRef
 from monitor.stream.labels import LabelGuard
-from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.metrics import VerdictMetrics
+from monitor.stream.verdict_records import verdict_record
+
+MAX_UNFLUSHED_RECORDS = 20_000  # verdict records sent since the last flush before the sink asks for a commit
 
 
 class Sink(Protocol):
-    def add(self, emission: Emission) -> None:
-        """Take one emission (a turn verdict or a dialog summary)."""
+    def add(self, emission: Emission, positions: Sequence[SourceRef]) -> None:
+        """Take one emission (a turn verdict, a chain or a dialog summary) and the positions it completes."""
 
     def flush(self) -> None:
         """Hand on everything buffered; raise if that cannot be done (nothing is committed then)."""
 
+    @property
+    def saturated(self) -> bool:
+        """Holding as much as it should: flush before more is added."""
+
 
 class RecordProducer(Protocol):
     def send(self, topic: str, **record: Any) -> None: ...
+
+    def flush(self, timeout: float | None = None) -> None: ...
 
 
 @dataclass
@@ -36,33 +46,42 @@ class VerdictTopicSink:
     producer: RecordProducer
     topic: str
     calibration_id: str | None = None  # added to every record when the monitor runs calibrated
+    max_unflushed: int = MAX_UNFLUSHED_RECORDS
+    flush_timeout_s: float = 30.0
+    unflushed: int = 0  # records sent since the last flush
 
-    def __post_init__(self) -> None:
-        self._suffix = b"" if self.calibration_id is None else b',"calibration_id":' + to_json(self.calibration_id)
-
-    def add(self, emission: Emission) -> None:
-        value = emission.encode()
-        if self._suffix:
-            value = value[:-1] + self._suffix + b"}"
+    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
+        value = verdict_record(emission, self.calibration_id)
         self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=value)
+        self.unflushed += 1
 
     def flush(self) -> None:
-        """Records went to the producer in `add`; the checkpoint flushes the producer itself."""
+        """Wait until the producer has every record sent so far acknowledged (it raises if it cannot)."""
+        if self.unflushed:
+            self.producer.flush(timeout=self.flush_timeout_s)
+            self.unflushed = 0
+
+    @property
+    def saturated(self) -> bool:
+        return self.unflushed >= self.max_unflushed
 
 
 @dataclass
 class PrometheusSink:
-    """Turn, failure, score, chain and dialog metrics, and event (broker time) → turn verdict latency."""
+    """Turn, failure, score, chain and dialog metrics: the only writer of `VerdictMetrics`."""
 
-    metrics: MonitorMetrics
+    metrics: VerdictMetrics
+    saturated: bool = False  # metrics are live the moment they are recorded
 
-    def add(self, emission: Emission) -> None:
+    def saw_release(self, agent: str, release: str, seen_at: float) -> None:
+        """An event of (agent, release) arrived at `seen_at` (a trusted time): first seen, and still live."""
+        self.metrics.see_release(agent, release, seen_at)
+
+    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
         if emission.verdict is not None:
             self.metrics.record_turn(
                 emission.verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
             )
-            if emission.event_time is not None:
-                self.metrics.event_latency.observe(max(0.0, time.time() - emission.event_time))
         elif emission.chain is not None:
             chain = emission.chain
             self.metrics.record_chain(emission.agent, emission.release, chain.bucket, chain.outcomes)
@@ -93,8 +112,9 @@ class StatsSink:
 
     stats: RunStats
     labels: LabelGuard = field(default_factory=LabelGuard)
+    saturated: bool = False  # counters only
 
-    def add(self, emission: Emission) -> None:
+    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
         verdict = emission.verdict
         if verdict is None:
             self.stats.dialogs += int(emission.result is not None)

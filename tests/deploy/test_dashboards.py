@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from prometheus_client import CollectorRegistry
 
 from tests.support.prometheus import dashboard_files, iter_panels, panel_queries, substitute
 
@@ -223,9 +224,14 @@ def _families(obj: object) -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def test_stand_in_exports_what_the_real_monitor_exports():
-    """The stand-in must not drift from monitor/stream/metrics.py (names, types, label names)."""
+    """The stand-in must not drift from monitor/stream/metrics.py and telemetry.py (names, types, labels)."""
     real_metrics = pytest.importorskip("monitor.stream.metrics")
-    real = _families(real_metrics.MonitorMetrics())
+    telemetry = pytest.importorskip("monitor.stream.telemetry")
+    registry = CollectorRegistry()
+    real = {
+        **_families(real_metrics.VerdictMetrics(registry)),
+        **_families(telemetry.PipelineTelemetry(registry)),
+    }
     fake = _families(FakeMonitor())
     assert real, "the real monitor defines no metrics"
     for name, spec in real.items():

@@ -4,11 +4,12 @@ OpenMetrics exposition that carries them (served when the scraper asks for it)."
 from __future__ import annotations
 
 import httpx
-from prometheus_client import start_http_server
+from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_client.openmetrics.exposition import generate_latest
 
 from monitor.models.verdict import TurnVerdict
-from monitor.stream.metrics import ROOT_CAUSE_FIELDS_PER_RELEASE, MonitorMetrics, failing_turn_exemplar
+from monitor.stream.metrics import ROOT_CAUSE_FIELDS_PER_RELEASE, VerdictMetrics, failing_turn_exemplar
+from monitor.stream.telemetry import PipelineTelemetry
 
 OPENMETRICS_ACCEPT = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
 
@@ -31,13 +32,13 @@ def passing(turn_no: int) -> TurnVerdict:
     return TurnVerdict(turn_no=turn_no, turn="Tool", success=True, score=1.0, chain_length="1")
 
 
-def exemplar_lines(metrics: MonitorMetrics) -> list[str]:
+def exemplar_lines(metrics: VerdictMetrics) -> list[str]:
     text = generate_latest(metrics.registry).decode()
     return [line for line in text.splitlines() if " # {" in line]
 
 
 def test_failing_turns_leave_the_latest_one_as_exemplar():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     metrics.record_turn(failing(2), "shop", "v1", "reference", "conv-a")
     metrics.record_turn(failing(4), "shop", "v1", "reference", "conv-b")
     metrics.record_turn(passing(5), "shop", "v1", "reference", "conv-c")
@@ -58,7 +59,7 @@ def test_failing_turns_leave_the_latest_one_as_exemplar():
 
 
 def test_an_id_too_long_for_an_exemplar_is_counted_without_one():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     long_id = "c" * 120
     assert failing_turn_exemplar(long_id, 3) is None
     assert failing_turn_exemplar("", 3) is None
@@ -69,7 +70,7 @@ def test_an_id_too_long_for_an_exemplar_is_counted_without_one():
 
 
 def test_root_causes_count_reason_and_field_and_leave_cascades_out():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     metrics.record_turn(failing(2, field="metric"), "shop", "v1", "reference", "c1")
     metrics.record_turn(failing(3, field="metric", attribution="cascading"), "shop", "v1", "reference", "c1")
     labels = {"agent": "shop", "release": "v1", "reason": "inconsistent_parameter_values", "field": "metric"}
@@ -77,7 +78,7 @@ def test_root_causes_count_reason_and_field_and_leave_cascades_out():
 
 
 def test_root_cause_fields_are_bounded_per_release():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     for i in range(ROOT_CAUSE_FIELDS_PER_RELEASE + 5):
         metrics.record_turn(failing(1, field=f"f{i}"), "shop", "v1", "reference", f"c{i}")
     fields = {
@@ -96,7 +97,7 @@ def test_root_cause_fields_are_bounded_per_release():
 def test_metrics_endpoint_negotiates_openmetrics():
     """The monitor's /metrics (prometheus_client's server, as `aem run` starts it) answers an
     OpenMetrics Accept header with the OpenMetrics exposition, which alone carries exemplars."""
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     metrics.record_turn(failing(2), "shop", "v1", "reference", "conv-a")
     server, thread = start_http_server(0, addr="127.0.0.1", registry=metrics.registry)
     try:
@@ -114,8 +115,8 @@ def test_metrics_endpoint_negotiates_openmetrics():
 
 
 def test_judge_configured_gauge_is_exported_as_zero_by_default():
-    metrics = MonitorMetrics()
-    assert metrics.registry.get_sample_value("aem_judge_configured") == 0
+    telemetry = PipelineTelemetry(CollectorRegistry())
+    assert telemetry.registry.get_sample_value("aem_judge_configured") == 0
 
 
 def test_the_monitor_exports_whether_an_llm_judge_is_configured():
@@ -124,6 +125,6 @@ def test_the_monitor_exports_whether_an_llm_judge_is_configured():
     from monitor.wiring import build_monitor
 
     without = build_monitor(MonitorSettings(metrics_port=0))
-    assert without.metrics.registry.get_sample_value("aem_judge_configured") == 0
+    assert without.registry.get_sample_value("aem_judge_configured") == 0
     judged = build_monitor(MonitorSettings(metrics_port=0, judge=JudgeSettings(url="http://127.0.0.1:9/v1")))
-    assert judged.metrics.registry.get_sample_value("aem_judge_configured") == 1
+    assert judged.registry.get_sample_value("aem_judge_configured") == 1

@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 from monitor.models.verdict import TurnVerdict
 from monitor.stream.health import Health, HealthServer
 from monitor.stream.labels import OTHER, LabelGuard, clean_label, trusted_time
-from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.settings import MonitorSettings
 
 NOW = 1_800_000_000.0
@@ -74,7 +74,7 @@ def verdict(no: int, success: bool) -> TurnVerdict:
 def test_twenty_thousand_releases_leave_metrics_under_one_megabyte() -> None:
     registry = CollectorRegistry()
     settings = MonitorSettings()
-    metrics = MonitorMetrics(registry, labels=LabelGuard(settings.max_label_chars, settings.max_release_pairs))
+    metrics = VerdictMetrics(registry, labels=LabelGuard(settings.max_label_chars, settings.max_release_pairs))
     cap = settings.max_release_pairs
     server = HealthServer(registry, Health(), host="127.0.0.1", port=0).start()
     try:

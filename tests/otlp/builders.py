@@ -13,6 +13,7 @@ from monitor.stream.emissions import Outcome
 from monitor.stream.events import TraceEvent
 from monitor.stream.otlp import Decoded, OtlpInput, resume_from
 from monitor.stream.processor import TurnProcessor
+from monitor.stream.verdict_records import verdict_record
 
 T0 = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z in ns
 
@@ -122,10 +123,10 @@ class Pipeline:
             self.out.extend(self.processor.process(event, ref))
 
     def turns(self) -> list[dict[str, Any]]:
-        return [e.to_wire() for e in self.out.emissions if e.kind == "turn"]
+        return [json.loads(verdict_record(e)) for e in self.out.emissions if e.kind == "turn"]
 
     def dialogs(self) -> list[dict[str, Any]]:
-        return [e.to_wire() for e in self.out.emissions if e.kind == "dialog"]
+        return [json.loads(verdict_record(e)) for e in self.out.emissions if e.kind == "dialog"]
 
     def spans(self, outcome: str) -> float:
         return self.registry.get_sample_value("aem_otlp_spans_total", {"outcome": outcome}) or 0.0

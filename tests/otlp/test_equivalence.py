@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from monitor.scoring import reference_of
 from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import DialogSpans
 from monitor.stream.processor import TurnProcessor
+from monitor.stream.verdict_records import verdict_record
 from tests.otlp.builders import Pipeline, sales_dialog, unaligned
 from tests.stream.helpers import events_of
 
@@ -17,7 +20,7 @@ def native(engine, dialog, references=None):
     out = []
     for i, event in enumerate(events_of(dialog, conversation_id="c")):
         out += processor.process(event, ("p0", i)).emissions
-    return [{**e.to_wire(), "conversation_id": "c"} for e in out]
+    return [{**json.loads(verdict_record(e)), "conversation_id": "c"} for e in out]
 
 
 def otlp(engine, dialog, encoding):
@@ -25,7 +28,7 @@ def otlp(engine, dialog, encoding):
     for record in DialogSpans(encoding).records(dialog, "otlp-1", "v7"):
         pipeline.feed(record.value)
     assert {e.conversation_id for e in pipeline.out.emissions} == {"otlp-1"}
-    return pipeline, [{**e.to_wire(), "conversation_id": "c"} for e in pipeline.out.emissions]
+    return pipeline, [{**json.loads(verdict_record(e)), "conversation_id": "c"} for e in pipeline.out.emissions]
 
 
 @pytest.mark.parametrize("encoding", list(Encoding))

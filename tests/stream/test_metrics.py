@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from prometheus_client import CollectorRegistry
+
 from monitor.models.verdict import DialogResult, TurnVerdict
-from monitor.stream.metrics import MonitorMetrics
+from monitor.stream.emissions import Emission, Outcome
+from monitor.stream.metrics import VerdictMetrics
+from monitor.stream.telemetry import PipelineTelemetry
 from tests.stream.helpers import FakeClock
 
 
@@ -22,7 +26,7 @@ def verdict(**kw) -> TurnVerdict:
 
 
 def test_turn_labels_follow_design():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     metrics.record_turn(verdict(), "a", "r1", "reference")
     metrics.record_turn(
         verdict(
@@ -70,15 +74,14 @@ def test_turn_labels_follow_design():
     )
     assert get("aem_chain_turns_total", {"agent": "a", "release": "r1", "chain_length": "3+", "outcome": "fail"}) == 1
     assert get("aem_turn_score_count", {"agent": "a", "release": "r1", "turn_type": "action"}) == 1
-    assert get("aem_events_total", {"outcome": "scored"}) == 2
+    assert get("aem_events_total", {"outcome": "scored"}) is None  # the pipeline's telemetry counts events
 
 
 def test_unscored_turns_are_counted_not_passed():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     metrics.record_turn(
         verdict(success=None, failure_reason="unscored", sub_metric=None, score=None), "a", "r", "judge"
     )
-    assert metrics.registry.get_sample_value("aem_events_total", {"outcome": "unscored"}) == 1
     assert (
         metrics.registry.get_sample_value(
             "aem_turns_total", {"agent": "a", "release": "r", "mode": "judge", "turn_type": "action", "outcome": "pass"}
@@ -88,7 +91,7 @@ def test_unscored_turns_are_counted_not_passed():
 
 
 def test_unscored_turns_are_counted_by_reason_from_zero():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     get = metrics.registry.get_sample_value
     # every reason is exported at 0 before the first one, so an alert on its increase sees it
     assert get("aem_turns_unscored_total", {"reason": "unknown_reference"}) == 0
@@ -99,12 +102,11 @@ def test_unscored_turns_are_counted_by_reason_from_zero():
     assert get("aem_turns_unscored_total", {"reason": "unknown_reference"}) == 2
     assert get("aem_turns_unscored_total", {"reason": "too_large"}) == 1
     assert get("aem_turns_unscored_total", {"reason": "unscored"}) == 0
-    assert get("aem_events_total", {"outcome": "unscored"}) == 3
 
 
 def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
     clock = FakeClock()
-    metrics = MonitorMetrics(release_ttl_seconds=3600, clock=clock)
+    metrics = VerdictMetrics(release_ttl_seconds=3600, clock=clock)
     metrics.see_release("a", "old", event_time=100.0)
     metrics.see_release("a", "old", event_time=500.0)
     metrics.record_turn(verdict(), "a", "old", "reference")
@@ -145,7 +147,7 @@ def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
 def test_a_release_seen_again_after_expiry_is_counted_again():
     """The cached children of an expired release's series are not reused: its turns count from zero, visibly."""
     clock = FakeClock()
-    metrics = MonitorMetrics(release_ttl_seconds=3600, clock=clock)
+    metrics = VerdictMetrics(release_ttl_seconds=3600, clock=clock)
     labels = {"agent": "a", "release": "r", "mode": "reference", "turn_type": "action", "outcome": "pass"}
     passing = verdict(success=True, failure_reason=None, sub_metric=None, attribution=None, score=1.0)
     metrics.see_release("a", "r", event_time=100.0)
@@ -162,9 +164,29 @@ def test_a_release_seen_again_after_expiry_is_counted_again():
 
 
 def test_a_chain_counts_each_scored_member_once_by_outcome():
-    metrics = MonitorMetrics()
+    metrics = VerdictMetrics()
     metrics.record_chain("a", "r", "3+", [True, False, True, None])
     get = metrics.registry.get_sample_value
     base = {"agent": "a", "release": "r", "chain_length": "3+"}
     assert get("aem_chain_turns_total", {**base, "outcome": "pass"}) == 2
     assert get("aem_chain_turns_total", {**base, "outcome": "fail"}) == 1
+
+
+def test_telemetry_counts_each_turn_verdicts_event_once_by_outcome():
+    registry = CollectorRegistry()
+    telemetry = PipelineTelemetry(registry, clock=lambda: 110.0)
+    scored = Emission("turn", "c", "a", "r", "reference", verdict=verdict(), event_time=100.0)
+    unscored = Emission(
+        "turn", "c", "a", "r", "reference",
+        verdict=verdict(success=None, failure_reason="too_large", sub_metric=None, score=None),
+    )
+    chain = Emission("chain", "c", "a", "r", "reference")
+    telemetry.observe(Outcome(emissions=[scored, unscored, chain], evicted=2, too_large=["max_numbers"]))
+    telemetry.record_event("duplicate")
+    get = registry.get_sample_value
+    assert [get("aem_events_total", {"outcome": o}) for o in ("scored", "unscored", "duplicate", "late")] == [
+        1, 1, 1, 0
+    ]
+    assert get("aem_event_latency_seconds_count") == 1 and get("aem_event_latency_seconds_sum") == 10.0
+    assert get("aem_evictions_total") == 2
+    assert get("aem_turns_too_large_total", {"limit": "max_numbers"}) == 1

@@ -11,6 +11,7 @@ from monitor.models.dialog import Dialog
 from monitor.stream.changelog import group_changelog
 from monitor.stream.emissions import Outcome
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from monitor.stream.verdict_records import verdict_record
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import FakeClock, events_of, join_chains
 
@@ -273,12 +274,15 @@ def test_a_turn_whose_scoring_raises_is_a_failure_and_its_position_is_released(e
     assert 2 not in processor.open["c1"].waiting
 
 
-def test_wire_bytes_are_the_wire_dict(engine):
+def test_verdict_records_start_with_the_documented_head(engine):
     out = run(TurnProcessor(engine), events_of(sales_dialog()))
     assert {e.kind for e in out.emissions} == {"turn", "chain", "dialog"}
     for emission in out.emissions:
-        assert json.loads(emission.encode()) == emission.to_wire()
-        assert list(json.loads(emission.encode())) == list(emission.to_wire())  # field order too
+        record = json.loads(verdict_record(emission, calibration_id="cal-1"))
+        assert list(record)[:5] == ["kind", "conversation_id", "agent", "release", "mode"]
+        assert record["kind"] == emission.kind and record["calibration_id"] == "cal-1"
+        if emission.verdict is not None:
+            assert record["turn_no"] == emission.verdict.turn_no and record["success"] == emission.verdict.success
 
 
 # Reply pairs whose verdicts read clause similarities (a negation, a name left out, a fact-less clause), typed

@@ -1,4 +1,4 @@
-"""Verdict records whose head is written directly are byte for byte what pydantic-core writes."""
+"""The verdict-record serialiser writes its head directly: byte for byte what pydantic-core writes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from monitor.models.verdict import TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode, TurnType
 from monitor.scoring.session import ChainClosure
 from monitor.stream.emissions import Emission
-from monitor.stream.verdict_json import head_json
+from monitor.stream.verdict_records import head_json, verdict_record
 
 texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=30) | st.sampled_from(
     ["", "\x00\x1f\x7f", 'quote " back \\ slash', "\b\f\n\r\t", "é 日本 🙂", "\u2028\u2029"]
@@ -36,7 +36,7 @@ verdicts = st.builds(
 
 
 def pydantic_bytes(head: dict[str, str], body: bytes) -> bytes:
-    """What `Emission.encode` wrote before: the head and the body each serialised by pydantic-core."""
+    """The head and the body each serialised by pydantic-core (the oracle)."""
     return to_json(head)[:-1] + b"," + body[1:]
 
 
@@ -45,7 +45,7 @@ def pydantic_bytes(head: dict[str, str], body: bytes) -> bytes:
 def test_turn_record_is_pydantics(verdict, cid, agent, release, mode):
     head = {"kind": "turn", "conversation_id": cid, "agent": agent, "release": release, "mode": mode}
     expected = pydantic_bytes(head, TurnVerdict.__pydantic_serializer__.to_json(verdict, exclude={"mode"}))
-    assert Emission("turn", cid, agent, release, mode, verdict=verdict).encode() == expected
+    assert verdict_record(Emission("turn", cid, agent, release, mode, verdict=verdict)) == expected
     assert head_json("turn", cid, agent, release, mode) == to_json(head)[:-1]
 
 
@@ -55,7 +55,7 @@ def test_chain_record_is_pydantics(turns, bucket, cid):
     head = {"kind": "chain", "conversation_id": cid, "agent": "a", "release": "r", "mode": "reference"}
     expected = pydantic_bytes(head, to_json({"turns": turns, "chain_length": bucket}))
     closure = ChainClosure(turns=tuple(turns), outcomes=tuple(True for _ in turns), bucket=bucket)
-    assert Emission("chain", cid, "a", "r", "reference", chain=closure).encode() == expected
+    assert verdict_record(Emission("chain", cid, "a", "r", "reference", chain=closure)) == expected
 
 
 def test_usual_records_take_the_direct_path():

@@ -1,0 +1,94 @@
+"""The monitor's own health, apart from what it measures: events by outcome, lag, latency, memory, the DLQ.
+
+The verdict metrics (turns, failures, chains, dialogs: `metrics.py`) are written by the Prometheus sink
+only; everything here is written by the loop and the DLQ sink, through this object, and each figure in
+one place: an event is counted under exactly one outcome, when that outcome is known.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from monitor.stream.emissions import Outcome
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
+
+
+class PipelineTelemetry:
+    """Counts the pipeline's events and records its own health on the monitor's registry."""
+
+    def __init__(self, registry: CollectorRegistry, clock: Callable[[], float] = time.time) -> None:
+        r = self.registry = registry
+        self.clock = clock
+        self.events = Counter("aem_events", "Trace events by outcome", ["outcome"], registry=r)
+        self._events = {outcome: self.events.labels(outcome) for outcome in EVENT_OUTCOMES}  # never removed
+        self.consumer_lag = Gauge(
+            "aem_consumer_lag_messages",
+            "Messages after the committed offset: what a restart would read again",
+            ["topic", "partition"],
+            registry=r,
+        )
+        self.event_latency = Histogram(
+            "aem_event_latency_seconds", "Event timestamp to verdict", buckets=LATENCY_BUCKETS, registry=r
+        )
+        self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
+        self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
+        self.dlq_messages = Counter("aem_dlq_messages", "Events sent to the dead-letter topic", registry=r)
+        self.state_skipped = Counter(
+            "aem_state_records_skipped", "State-topic records restore could not read (left out)", ["reason"], registry=r
+        )
+        self.too_large = Counter(
+            "aem_turns_too_large",
+            "Turns left unscored (reason too_large) by the per-event work limit they passed",
+            ["limit"],
+            registry=r,
+        )
+        self.open_dialog_bytes = Gauge("aem_open_dialog_bytes", "Event bytes held by open conversations", registry=r)
+        self.dlq_reduced = Counter(
+            "aem_dlq_reduced", "DLQ records sent truncated or as metadata only", ["form"], registry=r
+        )
+        self.judge_configured = Gauge("aem_judge_configured", "1 when an LLM judge is configured, else 0", registry=r)
+
+    def record_event(self, outcome: str) -> None:
+        """One event whose outcome is known without a verdict: a user turn scored, a duplicate, a late one."""
+        child = self._events.get(outcome)
+        (child if child is not None else self.events.labels(outcome)).inc()
+
+    def observe(self, out: Outcome) -> None:
+        """What one step produced: each turn verdict's event counted scored or unscored, its latency (from the
+        trusted event time), the conversations finished early and the turns past a work limit."""
+        now = self.clock()
+        for emission in out.emissions:
+            verdict = emission.verdict
+            if verdict is None:
+                continue
+            if verdict.success is None:
+                self._events["unscored"].inc()
+            elif verdict.turn_no is not None:
+                self._events["scored"].inc()
+            if emission.event_time is not None:
+                self.event_latency.observe(max(0.0, now - emission.event_time))
+        if out.evicted:
+            self.evictions.inc(out.evicted)
+        for limit in out.too_large:
+            self.too_large.labels(limit).inc()
+
+    def dead_lettered(self, form: str) -> None:
+        """One event to the DLQ, `form` "whole", "truncated" or "metadata"."""
+        self._events["invalid"].inc()
+        self.dlq_messages.inc()
+        if form != "whole":
+            self.dlq_reduced.labels(form).inc()
+
+    def set_lag(self, topic: str, partition: int, lag: int) -> None:
+        self.consumer_lag.labels(topic, str(partition)).set(lag)
+
+    def forget_partition(self, topic: str, partition: int) -> None:
+        """A partition this member no longer owns: its lag is another member's to report."""
+        with contextlib.suppress(KeyError):
+            self.consumer_lag.remove(topic, str(partition))
