@@ -51,6 +51,19 @@ class DeferringChecker(Protocol):
         """The check of `turn` started in the background, or None when `check` is quick for it."""
 
 
+@runtime_checkable
+class BoundedPool(Protocol):
+    """A checker whose background calls run on a bounded worker pool: its back-pressure signal."""
+
+    @property
+    def saturated(self) -> bool:
+        """Every worker is taken: a new call would be refused (callers hold the turn instead)."""
+
+    @property
+    def turn_budget_s(self) -> float | None:
+        """How long a turn may wait for its call, waiting for a worker included (None: no pool)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChainClosure:
     """Action turns whose chain bucket became known: their turn numbers, outcomes and the bucket."""

@@ -26,7 +26,7 @@ import structlog
 
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
-from monitor.scoring.session import ChainClosure
+from monitor.scoring.session import BoundedPool, ChainClosure
 from monitor.scoring.tape import CheckTape, TapeEntry, dump_entries, load_entries
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.bounds import WorkLimits, oversize
@@ -416,11 +416,13 @@ class TurnProcessor:
 
     def judge_saturated(self) -> bool:
         """The judge's worker pool is full: judged turns wait for a slot (their conversations only)."""
-        return bool(getattr(self.engine.judge, "saturated", False))
+        judge = self.engine.judge
+        return isinstance(judge, BoundedPool) and judge.saturated
 
     def judge_budget_s(self) -> float:
         """How long a judged turn may wait for a worker of the judge's pool before it is left unscored."""
-        budget = getattr(self.engine.judge, "turn_budget_s", None)
+        judge = self.engine.judge
+        budget = judge.turn_budget_s if isinstance(judge, BoundedPool) else None
         return float(budget) if budget is not None else self.limits.gap_timeout_s
 
     def _start_judge(self, conv: Conversation, turn: ObservedTurn) -> PendingCheck | None:

@@ -21,6 +21,7 @@ from prometheus_client import CollectorRegistry
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
+from monitor.scoring.session import BoundedPool
 from monitor.scoring.warmup import warm_up
 from monitor.sources.files import read_dialogs
 from monitor.stream.bounds import WorkLimits, oversize
@@ -88,7 +89,8 @@ class Monitor:
         )
         self.telemetry = PipelineTelemetry(self.registry)  # the pipeline's own health, apart from the verdicts
         self.engine = engine
-        self.telemetry.judge_configured.set(1 if getattr(self.engine.judge, "llm", None) is not None else 0)
+        judge = self.engine.judge  # an LLM judge runs on a bounded pool with a turn budget
+        self.telemetry.judge_configured.set(int(isinstance(judge, BoundedPool) and judge.turn_budget_s is not None))
         limits = ProcessorLimits(
             max_open=s.max_open_dialogs,
             idle_timeout_s=s.idle_timeout_s,
