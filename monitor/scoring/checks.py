@@ -58,7 +58,7 @@ class ReferenceChecker:
         reply_pairs: list[tuple[str, str]] = []
         for gold, pred in pairs:
             if isinstance(gold, ToolCall) and isinstance(pred, ToolCall):
-                if (gold.tool_id, gold.action) == (pred.tool_id, pred.action) and gold.args.keys() == pred.args.keys():
+                if structural_failure(gold, pred) is None:  # the same decision `check_action` takes first
                     value_pairs.extend((gold.args[k], pred.args[k]) for k in gold.args)
             elif isinstance(gold, Reply) and isinstance(pred, Reply):
                 reply_pairs.append((gold.response, pred.response))
@@ -75,34 +75,10 @@ class ReferenceChecker:
         return CheckResult.passed()
 
     def check_action(self, gold: ToolCall, pred: Payload) -> CheckResult:
-        if not isinstance(pred, ToolCall):
-            return CheckResult.failed(FailureReason.TOOL_MISMATCH, STRUCTURAL, "tool_id", detail="expected a tool call")
-        if pred.tool_id != gold.tool_id:
-            return CheckResult.failed(
-                FailureReason.TOOL_MISMATCH,
-                STRUCTURAL,
-                "tool_id",
-                detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}",
-            )
-        if pred.action != gold.action:
-            return CheckResult.failed(
-                FailureReason.ACTION_MISMATCH,
-                STRUCTURAL,
-                "action",
-                detail=f"{pred.action!r} instead of {gold.action!r}",
-            )
-        missing = [k for k in gold.args if k not in pred.args]
-        if missing:
-            present = 1 - len(missing) / len(gold.args)
-            return CheckResult.failed(
-                FailureReason.MISSING_PARAMETERS, COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
-            )
-        extra = [k for k in pred.args if k not in gold.args]
-        if extra:
-            share = len(gold.args) / len(pred.args)
-            return CheckResult.failed(
-                FailureReason.EXTRA_PARAMETERS, COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
-            )
+        failed = structural_failure(gold, pred)
+        if failed is not None:
+            return failed
+        assert isinstance(pred, ToolCall)
         worst = 1.0
         mismatched_fields: list[str] = []
         for key, gold_value in gold.args.items():
@@ -129,6 +105,40 @@ class ReferenceChecker:
         if match.unscored is not None:
             return CheckResult.unscored(match.unscored)
         return replace(_reply_check(match), decision=match.decision.as_dict() if match.decision else None)
+
+
+def structural_failure(gold: ToolCall, pred: Payload) -> CheckResult | None:
+    """The structural and completeness checks of an action turn (tool, action, argument names), in contract
+    order, or None when they pass and the argument values decide."""
+    if not isinstance(pred, ToolCall):
+        return CheckResult.failed(FailureReason.TOOL_MISMATCH, STRUCTURAL, "tool_id", detail="expected a tool call")
+    if pred.tool_id != gold.tool_id:
+        return CheckResult.failed(
+            FailureReason.TOOL_MISMATCH,
+            STRUCTURAL,
+            "tool_id",
+            detail=f"{pred.tool_id!r} instead of {gold.tool_id!r}",
+        )
+    if pred.action != gold.action:
+        return CheckResult.failed(
+            FailureReason.ACTION_MISMATCH,
+            STRUCTURAL,
+            "action",
+            detail=f"{pred.action!r} instead of {gold.action!r}",
+        )
+    missing = [k for k in gold.args if k not in pred.args]
+    if missing:
+        present = 1 - len(missing) / len(gold.args)
+        return CheckResult.failed(
+            FailureReason.MISSING_PARAMETERS, COMPLETENESS, missing[0], score=present, detail=f"missing {missing}"
+        )
+    extra = [k for k in pred.args if k not in gold.args]
+    if extra:
+        share = len(gold.args) / len(pred.args)
+        return CheckResult.failed(
+            FailureReason.EXTRA_PARAMETERS, COMPLETENESS, extra[0], score=share, detail=f"unexpected {extra}"
+        )
+    return None
 
 
 def _reply_check(match: ReplyMatch) -> CheckResult:

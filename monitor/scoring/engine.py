@@ -9,7 +9,7 @@ import structlog
 
 from monitor.embeddings import SemanticScorer
 from monitor.equivalence.reference_texts import reference_texts
-from monitor.models.dialog import Dialog, Payload, Reply, ToolSpec
+from monitor.models.dialog import Dialog, Payload, ToolSpec
 from monitor.models.verdict import DialogResult
 from monitor.scoring.bounds import WorkLimits, work_oversize
 from monitor.scoring.checks import ReferenceChecker
@@ -136,13 +136,6 @@ class ScoringEngine:
         """Embed the gold texts of a reference set in one batch (at start-up), so turns only encode predictions."""
         if self.semantic is not None:
             self.semantic.prefetch_references(reference_texts(step.gold for step in steps))
-
-    def prefetch_predictions(self, payloads: Iterable[Payload | None]) -> None:
-        """Encode, in one batch, the predicted replies of turns whose gold is not at hand yet (it comes from a
-        reference set by alignment): a poll's worth of them across conversations, instead of one per turn."""
-        if self.semantic is not None:
-            texts = [p.response.strip() for p in payloads if isinstance(p, Reply) and p.response.strip()]
-            self.semantic.prefetch(list(dict.fromkeys(texts)))
 
     def bounded_turns(self, dialog: Dialog) -> list[ObservedTurn]:
         """The dialog's turns, each past a work limit marked `too_large` (then left unscored, as `aem run` does)."""
