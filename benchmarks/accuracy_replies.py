@@ -37,6 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from monitor.asking import settle_all
 from monitor.embeddings import EmbeddingScorer
 from monitor.equivalence import ValueComparator
 from monitor.equivalence.types import ReplyMatch, reply_reason
@@ -197,7 +198,7 @@ def main() -> None:
             cut = best_cut(*source)
             print(row(name, f"embedding best cut {cut:.2f}", pairs, [c >= cut for c in cos], None))
         if scorer is not None:
-            plain.prefetch([(p.gold, p.pred) for p in pairs])
+            settle_all([plain.compare_steps(p.gold, p.pred) for p in pairs])  # one batch; answers cached
         for label, compare in comparators.items():
             if label in scorers:
                 got = [compare(p.gold, p.pred) for p in pairs]
@@ -293,7 +294,7 @@ def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
     comparators: dict[tuple[float, bool], list[float]] = {}
     for cut, both in [(c, b) for b in (False, True) for c in np.arange(0.05, 0.85, 0.05)]:
         comp = VerifierReplyComparator(scorer, VerifierConfig(float(cut), typed_values=False, confirm_omissions=both))
-        comp.prefetch([(p.gold, p.pred) for pairs in sets for p in pairs])
+        settle_all([comp.compare_steps(p.gold, p.pred) for pairs in sets for p in pairs])  # answers cached
         scores = []
         for pairs in sets:
             got = [outcome(comp.compare(p.gold, p.pred)) for p in pairs]

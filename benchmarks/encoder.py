@@ -9,8 +9,8 @@ is one (gold, predicted) pair of distinct texts.
   monitor without a cache pays per turn.
 - Figures: turns per wall-clock second and per CPU second of the process (all its threads); on a shared
   machine the CPU figure is the steadier one.
-- reply path: a ScoringEngine scores the turns as dialogs (prefetch, then reference checks), on a cold
-  prediction cache. "gold from a fixed set of 200": every turn's gold is one of 200 reference replies,
+- reply path: a ScoringEngine scores the turns as dialogs (decided as one batch, then turn by turn), on a
+  cold prediction cache. "gold from a fixed set of 200": every turn's gold is one of 200 reference replies,
   embedded once before the timing, as `aem run --reference` does at start-up; "all-unique gold": every gold
   is new. Ratios are to the bare fp32 encoder's turns/s (targets: >= 1.5x and >= 1.0x).
 - `aem score` start-up: wall time and peak RSS of one `aem score` process on a file of action turns whose

@@ -29,6 +29,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from value_accuracy import bfcl_pairs
 
+from monitor.asking import settle_all
 from monitor.embeddings import EmbeddingScorer
 from monitor.embeddings.encoders import EncoderKind, load_encoder
 from monitor.equivalence import ValueComparator
@@ -95,9 +96,9 @@ def compare_file(pairs: list[Pair], judge: Judge, fp32: Any, int8: Any) -> list[
     a, b = checker_for(fp32), checker_for(int8)
     for checker in (a, b):  # one batch per encoder, as the engine does
         if judge is reply_verdict:
-            checker.replies.prefetch(pairs)
+            settle_all([checker.replies.compare_steps(g, p) for g, p in pairs])  # the answers land in its cache
         else:
-            checker.values.prefetch(pairs)
+            settle_all([checker.values.compare_steps(g, p) for g, p in pairs])
     return [(pair, judge(a, *pair), judge(b, *pair)) for pair in pairs]
 
 

@@ -88,7 +88,7 @@ def fill(data: Path, n: int, cache: Path) -> None:
         engine = build_engine(ScoringConfig(), semantic=EmbeddingScorer(encoder=encoder))
         pairs = [(Reply(response=g), Reply(response=p)) for g, p in case_pairs(data, n, case)]
         for start in range(0, len(pairs), 500):
-            engine.prefetch(pairs[start : start + 500])
+            engine.decide(pairs[start : start + 500])
             for gold, pred in pairs[start : start + 500]:
                 engine.checker.check(gold, pred)
     if encoder.added:

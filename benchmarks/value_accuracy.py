@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from monitor.asking import first_ask, settle_all
 from monitor.embeddings import EmbeddingScorer
 from monitor.equivalence import ValueComparator
 from monitor.equivalence.calibration import (
@@ -34,7 +35,6 @@ from monitor.equivalence.calibration import (
     remainders,
     value_features,
     value_score,
-    value_text,
 )
 
 CAP_PER_PARAM = 400
@@ -95,8 +95,7 @@ def bfcl_report(data: Path, scorer: EmbeddingScorer, fit: bool = False, folds: i
     pairs, counts = bfcl_pairs(data / BFCL_FILE)
     vc = ValueComparator(semantic=scorer)
     t0 = time.perf_counter()
-    vc.prefetch([(a, b) for _, a, b, _ in pairs])
-    matches = [vc.compare(a, b) for _, a, b, _ in pairs]
+    matches = settle_all([vc.compare_steps(a, b) for _, a, b, _ in pairs])
     preds = [m.equivalent for m in matches]
     elapsed = time.perf_counter() - t0
     labels = [y for *_, y in pairs]
@@ -111,9 +110,9 @@ def bfcl_report(data: Path, scorer: EmbeddingScorer, fit: bool = False, folds: i
     # semantic-stage pairs, for fitting / cross-validation of the calibration model
     sem_idx, feats = [], []
     for i, ((_, a, b, _), m) in enumerate(zip(pairs, matches, strict=True)):
-        sp = vc._pairs_for_semantic(a, b) if m.method == "semantic" else []
-        if sp:
-            ta, tb = value_text(sp[0][0]), value_text(sp[0][1])
+        asked = first_ask(vc.compare_steps(a, b), scorer.similarity) if m.method == "semantic" else ()
+        if asked:
+            ta, tb = asked[0]  # the semantic stage's texts (value_text of the pair, or of its heads)
             rest = remainders(ta, tb)
             sem_idx.append(i)
             feats.append(value_features(ta, tb, scorer.similarity([(ta, tb)])[0],
@@ -201,8 +200,7 @@ def sgd_report(data: Path, scorer: EmbeddingScorer) -> list[str]:
     rows = sgd_pairs(data / SGD_FILE)
     vc = ValueComparator(semantic=scorer)
     t0 = time.perf_counter()
-    vc.prefetch([(r["gold"], r["predicted"]) for r in rows])
-    matches = [vc.compare(r["gold"], r["predicted"]) for r in rows]
+    matches = settle_all([vc.compare_steps(r["gold"], r["predicted"]) for r in rows])
     elapsed = time.perf_counter() - t0
     cosines = scorer.similarity([(str(r["gold"]), str(r["predicted"])) for r in rows])
     items = [Scored(r["service"], int(bool(r["equivalent"])), m.equivalent, m.method == "semantic", m.score, c)

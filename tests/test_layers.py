@@ -2,8 +2,8 @@
 
 models → embeddings, equivalence, verifier → scoring → judge → sources → stream → tools, wiring → demo
 → commands → cli → docs_tables
-(`logs`, `settings_sources`, `cluster` and `cache`-style utilities sit at the bottom; `report` formats results and
-`calibration` measures them against people's labels, both beside `sources`.)
+(`logs`, `settings_sources`, `cluster`, `asking` and `cache`-style utilities sit at the bottom; `report` formats
+results and `calibration` measures them against people's labels, both beside `sources`.)
 Function-level imports count too: a lazy import is no way around the order.
 """
 
@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "monitor"
 LAYERS: dict[str, int] = {
     "logs": 0,
     "cache": 0,
+    "asking": 0,
     "settings_sources": 0,
     "cluster": 0,
     "models": 1,

@@ -22,9 +22,6 @@ DEFAULT_REFERENCE_CACHE_SIZE = 50_000
 class SemanticScorer(ABC):
     """Scores how close two texts are in meaning."""
 
-    def prefetch(self, texts: Sequence[str]) -> None:  # noqa: B027 - optional hook, no-op by default
-        """Batch-encode / cache ``texts`` ahead of scoring. No-op by default."""
-
     def prefetch_references(self, texts: Sequence[str]) -> None:  # noqa: B027 - optional hook
         """Batch-encode / cache gold texts that will be compared again and again. No-op by default."""
 
@@ -38,8 +35,8 @@ class EmbeddingScorer(SemanticScorer):
 
     Two bounded LRU caches keyed by text: ``references`` holds gold texts (the first text of every pair, and
     what ``prefetch_references`` loads), which a fixed reference set asks for again and again; ``texts`` holds
-    the rest (predicted texts, batched by ``prefetch`` before they are compared). Only texts in neither reach
-    the encoder, in one batch per call.
+    the rest (predicted texts). Only texts in neither reach the encoder, in one batch per call (a poll's
+    decisions ask for their similarities together, ``monitor.asking``).
 
     The encoder (``fp32`` torch or ``int8`` ONNX Runtime; None reads ``AEM_ENCODER``) loads lazily, offline,
     the first time a text needs encoding: scoring that never gets past typed checks imports neither torch nor
@@ -125,10 +122,6 @@ class EmbeddingScorer(SemanticScorer):
         """Normalised embeddings of ``texts`` (one row per text); only uncached texts reach the encoder."""
         return self._rows(list(texts), reference=False)
 
-    def prefetch(self, texts: Sequence[str]) -> None:
-        if texts:
-            self._rows(list(texts), reference=False)
-
     def prefetch_references(self, texts: Sequence[str]) -> None:
         """Encode gold texts in one batch (reference files at start-up) into the reference cache."""
         if texts:
@@ -164,7 +157,7 @@ class EmbeddingScorer(SemanticScorer):
 
     def _lookup(self, text: str, reference: bool) -> np.ndarray | None:
         """A cached vector, counted in the cache of the text's side; a gold text met first as a prediction
-        (or prefetched) moves into the reference cache."""
+        moves into the reference cache."""
         if not reference:
             vec = self.texts.get(text)
             return vec if vec is not None else self.references.peek(text)

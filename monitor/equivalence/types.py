@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from monitor.asking import Asking
 from monitor.models.vocabulary import FailureReason
 
 
@@ -81,16 +82,25 @@ class ValueComparing(Protocol):
 
     def compare(self, gold: Any, pred: Any, field: str | None = None) -> Match: ...
 
-    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None: ...
+    def compare_steps(self, gold: Any, pred: Any, field: str | None = None) -> Asking[Match]:
+        """``compare`` as a decision that asks for its model answers (``monitor.asking``)."""
+        ...
 
     def supported(self, value: Any, sources: Sequence[Any]) -> Match: ...
 
 
 class ReplyComparing(Protocol):
-    """What the scoring stages need of a reply comparator (`ReplyComparator` is the implementation)."""
+    """What the scoring stages need of a reply comparator (the verifier's, the embedding baseline's, an LLM's)."""
+
+    @property
+    def batched(self) -> bool:
+        """Its model answers many pairs in one call: a poll's replies are decided together."""
+        ...
 
     def compare(self, gold: str, pred: str) -> ReplyMatch: ...
 
-    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None: ...
+    def compare_steps(self, gold: str, pred: str) -> Asking[ReplyMatch]:
+        """``compare`` as a decision that asks for its model answers (``monitor.asking``)."""
+        ...
 
     def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]: ...

@@ -8,6 +8,7 @@ from typing import Any
 
 import structlog
 
+from monitor.asking import Asking, ask, gather, settle
 from monitor.cache import LruCache
 from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence import stages
@@ -44,22 +45,17 @@ class ValueComparator:
         self.threshold = threshold
         self.stages = typed_stages
         self.grounding = Grounding(self)
-        # The same argument values recur across conversations, and a poll's prefetch asks before the check does.
+        # The same argument values recur across conversations.
         self.typed_memo: LruCache[tuple[Any, ...], Match] = LruCache("typed_decisions", TYPED_MEMO_SIZE)
 
     # ------------------------------------------------------------------ public API
     def compare(self, gold: Any, pred: Any, field: str | None = None) -> Match:
-        return self._compare(gold, pred)
+        return settle(self.compare_steps(gold, pred, field))
 
-    def prefetch(self, pairs: Sequence[tuple[Any, Any]]) -> None:
-        """Encode, in one batch, every text that semantic comparison of ``pairs`` will need."""
-        if self.semantic is None:
-            return
-        texts: list[str] = []
-        for gold, pred in pairs:
-            self._collect(gold, pred, texts)
-        if texts:
-            self.semantic.prefetch(list(dict.fromkeys(texts)))
+    def compare_steps(self, gold: Any, pred: Any, field: str | None = None) -> Asking[Match]:
+        """``compare`` as a decision that asks for its encoder similarities (``monitor.asking``), so that the
+        values of many turns are encoded in one batch."""
+        return self._compare(gold, pred)
 
     def supported(self, value: Any, sources: Sequence[Any]) -> Match:
         """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)?
@@ -72,25 +68,25 @@ class ValueComparator:
         return self._typed(gold, pred)
 
     # ------------------------------------------------------------------ comparison
-    def _compare(self, gold: Any, pred: Any) -> Match:
+    def _compare(self, gold: Any, pred: Any) -> Asking[Match]:
         if gold == pred and type(gold) is type(pred):
             return _EXACT
         if isinstance(gold, Mapping) or isinstance(pred, Mapping):
-            return self._compare_objects(gold, pred)
+            return (yield from self._compare_objects(gold, pred))
         if isinstance(gold, list | tuple) or isinstance(pred, list | tuple):
-            return self._compare_lists(gold, pred)
+            return (yield from self._compare_lists(gold, pred))
         if gold is None or pred is None:
             empty = {"", "none", "null"}
             other = pred if gold is None else gold
             ok = other is None or (isinstance(other, str) and canon_string(other) in empty)
             return Match(ok, 1.0 if ok else 0.0, "exact")
-        return self._compare_scalars(gold, pred)
+        return (yield from self._compare_scalars(gold, pred))
 
-    def _compare_objects(self, gold: Any, pred: Any) -> Match:
+    def _compare_objects(self, gold: Any, pred: Any) -> Asking[Match]:
         if not (isinstance(gold, Mapping) and isinstance(pred, Mapping)):
             parsed = self._maybe_json(gold), self._maybe_json(pred)
             if isinstance(parsed[0], Mapping) and isinstance(parsed[1], Mapping):
-                return self._compare_objects(*parsed)
+                return (yield from self._compare_objects(*parsed))
             return Match(False, 0.0, "object")
         gk = {canon_string(str(k)): k for k in gold}
         pk = {canon_string(str(k)): k for k in pred}
@@ -98,16 +94,12 @@ class ValueComparator:
             return Match(False, 0.0, "object")
         if not gk:
             return Match(True, 1.0, "object")
-        scores = []
-        ok = True
-        for k, g_key in gk.items():
-            m = self._compare(gold[g_key], pred[pk[k]])
-            ok = ok and m.equivalent
-            scores.append(m.score)
-        score = min(scores)
+        matches = yield from gather([self._compare(gold[g_key], pred[pk[k]]) for k, g_key in gk.items()])
+        ok = all(m.equivalent for m in matches)
+        score = min(m.score for m in matches)
         return Match(ok, score if ok else min(score, 0.49), "object")
 
-    def _compare_lists(self, gold: Any, pred: Any) -> Match:
+    def _compare_lists(self, gold: Any, pred: Any) -> Asking[Match]:
         g = list(gold) if isinstance(gold, list | tuple) else self._as_list(gold)
         p = list(pred) if isinstance(pred, list | tuple) else self._as_list(pred)
         if g is None or p is None:
@@ -117,16 +109,17 @@ class ValueComparator:
         if not g:
             return Match(True, 1.0, "list")
         # Positional first (cheap, and right for ordered lists), then order-insensitive matching.
-        positional = [self._compare(a, b) for a, b in zip(g, p, strict=True)]
+        positional = yield from gather([self._compare(a, b) for a, b in zip(g, p, strict=True)])
         if all(m.equivalent for m in positional):
             return Match(True, min(m.score for m in positional), "list")
+        grid = yield from gather([self._compare(a, b) for a in g for b in p])
         remaining = list(range(len(p)))
         scores: list[float] = []
         ok = True
-        for a in g:
+        for i in range(len(g)):
             best_j, best = -1, Match(False, -1.0, "list")
             for j in remaining:
-                m = self._compare(a, p[j])
+                m = grid[i * len(p) + j]
                 if m.equivalent > best.equivalent or (m.equivalent == best.equivalent and m.score > best.score):
                     best_j, best = j, m
             remaining.remove(best_j)
@@ -153,16 +146,16 @@ class ValueComparator:
                 return v
         return v
 
-    def _compare_scalars(self, gold: Any, pred: Any) -> Match:
+    def _compare_scalars(self, gold: Any, pred: Any) -> Asking[Match]:
         typed_match = self._typed(gold, pred)
         if typed_match is not None:
             return typed_match
-        structured = self._structured(gold, pred)
+        structured = yield from self._structured(gold, pred)
         if structured is not None:
             return structured
-        return self._semantic(str(gold), str(pred))
+        return (yield from self._semantic(str(gold), str(pred)))
 
-    def _structured(self, gold: Any, pred: Any) -> Match | None:
+    def _structured(self, gold: Any, pred: Any) -> Asking[Match | None]:
         """Comma-structured values ("Boston, MA", "Naples, FL"): compare the heads, tails must agree."""
         if not (isinstance(gold, str) and isinstance(pred, str)):
             return None
@@ -176,19 +169,8 @@ class ValueComparator:
                 shared = ca.keys() & cb.keys()
                 if shared and not any(ca[c] & cb[c] for c in shared):
                     return Match(False, 0.1, "structured")
-        m = self._compare_scalars(gp[0], pp[0])
+        m = yield from self._compare_scalars(gp[0], pp[0])
         return Match(m.equivalent, m.score, m.method if m.method != "exact" else "structured")
-
-    def _pairs_for_semantic(self, gold: Any, pred: Any) -> list[tuple[str, str]]:
-        """The (gold, pred) string pairs the semantic stage will score for a scalar pair."""
-        if self._typed(gold, pred) is not None:
-            return []
-        if isinstance(gold, str) and isinstance(pred, str) and ("," in gold or "," in pred):
-            gh = next((x.strip() for x in gold.split(",") if x.strip()), "")
-            ph = next((x.strip() for x in pred.split(",") if x.strip()), "")
-            if gh and ph and (gh, ph) != (gold, pred):
-                return self._pairs_for_semantic(gh, ph)
-        return [(str(gold), str(pred))]
 
     def _typed(self, gold: Any, pred: Any) -> Match | None:
         """Typed comparison through the stage chain (``stages.STAGES``); None when no stage decides.
@@ -203,7 +185,7 @@ class ValueComparator:
             self.typed_memo.put(key, known)
         return None if known is _UNDECIDED else known
 
-    def _semantic(self, gold: str, pred: str) -> Match:
+    def _semantic(self, gold: str, pred: str) -> Asking[Match]:
         a, b = value_text(gold), value_text(pred)
         if self.semantic is None:
             feats = value_features(a, b, 0.0)
@@ -211,29 +193,6 @@ class ValueComparator:
             ok = feats[1] >= 1.0 and feats[3] >= 1.0
             return Match(ok, 0.75 if ok else 0.25, "lexical")
         rest = remainders(a, b)
-        sims = self.semantic.similarity([(a, b), rest] if rest else [(a, b)])
+        sims = yield from ask(self.semantic.similarity, [(a, b), rest] if rest else [(a, b)])
         score = value_score(value_features(a, b, sims[0], sims[1] if rest else None))
         return Match(score >= self.threshold, score, "semantic")
-
-    def _collect(self, gold: Any, pred: Any, out: list[str]) -> None:
-        if isinstance(gold, Mapping) and isinstance(pred, Mapping):
-            gk = {canon_string(str(k)): k for k in gold}
-            pk = {canon_string(str(k)): k for k in pred}
-            for k in set(gk) & set(pk):
-                self._collect(gold[gk[k]], pred[pk[k]], out)
-            return
-        if isinstance(gold, list | tuple) and isinstance(pred, list | tuple):
-            if len(gold) == len(pred):
-                for a in gold:
-                    for b in pred:
-                        self._collect(a, b, out)
-            return
-        if _is_scalar(gold) and _is_scalar(pred) and gold is not None and pred is not None:
-            if gold == pred:
-                return
-            for a, b in self._pairs_for_semantic(gold, pred):
-                ta, tb = value_text(a), value_text(b)
-                out.extend((ta, tb))
-                rest = remainders(ta, tb)
-                if rest:
-                    out.extend(rest)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import structlog
 
+from monitor.asking import Asking
 from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
@@ -25,9 +26,12 @@ class LLMReplyComparator:
 
     llm: LLMJudge
     values: ValueComparing
+    batched: ClassVar[bool] = False
 
-    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """Nothing to batch: each pair is one request."""
+    def compare_steps(self, gold: str, pred: str) -> Asking[ReplyMatch]:
+        """Asks nothing to batch: each pair is one request to the judge, sent when the decision is driven."""
+        return self.compare(gold, pred)
+        yield []  # pragma: no cover - makes this a decision (a generator)
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
         if canon_string(gold or "") == canon_string(pred or ""):

@@ -6,10 +6,17 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
+import structlog
+
+from monitor.asking import Asking, gather, gather_isolated, settle
 from monitor.equivalence.types import Match, ReplyComparing, ReplyMatch, ValueComparing, reply_reason
 from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
+
+log = structlog.get_logger(__name__)
+
+DECIDE_BATCH = 512  # turns decided in lockstep: what one encoder batch holds at most, round by round
 
 
 class TurnChecker(Protocol):
@@ -17,7 +24,7 @@ class TurnChecker(Protocol):
 
     def check(self, gold: Payload, pred: Payload) -> CheckResult: ...
 
-    def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None: ...
+    def decide(self, pairs: Sequence[tuple[Payload, Payload]]) -> None: ...
 
 
 @runtime_checkable
@@ -34,11 +41,17 @@ class _TypedValues(Protocol):
 
 
 class ReferenceChecker:
-    """Reference-mode checks for action and response turns, through the value/reply comparators."""
+    """Reference-mode checks for action and response turns, through the value/reply comparators.
+
+    A poll's (or a file's) turns are decided together (``decide``): every check runs as a decision that asks
+    (``monitor.asking``), in lockstep, so the encoder and the verifier answer the whole batch in one call per
+    round. ``check`` then hands each turn its decision; a turn not in the batch is decided alone, by the same
+    code."""
 
     def __init__(self, values: ValueComparing, replies: ReplyComparing) -> None:
         self.values = values
         self.replies = replies
+        self._decided: dict[tuple[int, int], tuple[Payload, Payload, CheckResult]] = {}
 
     def same_value(self, a: Any, b: Any) -> bool:
         """Equal under the typed comparators (dates, money, numbers, places in any format); the semantic
@@ -48,44 +61,53 @@ class ReferenceChecker:
         match = self.values.typed(a, b)
         return match is not None and match.equivalent
 
-    def prefetch(self, pairs: Sequence[tuple[Payload, Payload]]) -> None:
-        """Batch the semantic work of many turns before they are checked one by one.
+    def decide(self, pairs: Sequence[tuple[Payload, Payload]]) -> None:
+        """Decide many (gold, pred) turns in one batch; each turn's ``check`` (with these very payloads) then
+        takes its decision. Replaces the previous batch. Reply turns whose comparator sends one request per
+        pair (an LLM) are left to their ``check``: a turn that is never checked (a duplicate) costs no request.
+        Never raises: a decision that fails here is left to its turn's ``check``, which meets the failure in
+        the caller's guard; a model that fails answering the batch leaves every turn to its own check."""
+        batched = self.replies.batched
+        batch = [(g, p) for g, p in pairs if isinstance(g, ToolCall) or (isinstance(g, Reply) and batched)]
+        self._decided = {}
+        for start in range(0, len(batch), DECIDE_BATCH):
+            self._decide_batch(batch[start : start + DECIDE_BATCH])
 
-        Only what `check` will compare: the arguments of calls that pass the structural and completeness
-        checks (same tool, action and argument names) and the texts of reply pairs.
-        """
-        value_pairs: list[tuple[Any, Any]] = []
-        reply_pairs: list[tuple[str, str]] = []
-        for gold, pred in pairs:
-            if isinstance(gold, ToolCall) and isinstance(pred, ToolCall):
-                if structural_failure(gold, pred) is None:  # the same decision `check_action` takes first
-                    value_pairs.extend((gold.args[k], pred.args[k]) for k in gold.args)
-            elif isinstance(gold, Reply) and isinstance(pred, Reply):
-                reply_pairs.append((gold.response, pred.response))
-        if value_pairs:
-            self.values.prefetch(value_pairs)
-        if reply_pairs:
-            self.replies.prefetch(reply_pairs)
+    def _decide_batch(self, batch: Sequence[tuple[Payload, Payload]]) -> None:
+        try:
+            results = settle(gather_isolated([self.check_steps(g, p) for g, p in batch]))
+        except Exception as exc:
+            log.warning("batch_decision_failed", pairs=len(batch), error=repr(exc)[:300])
+            return
+        for (g, p), result in zip(batch, results, strict=True):
+            if isinstance(result, CheckResult):
+                self._decided[(id(g), id(p))] = (g, p, result)
 
     def check(self, gold: Payload, pred: Payload) -> CheckResult:
+        held = self._decided.pop((id(gold), id(pred)), None)
+        if held is not None and held[0] is gold and held[1] is pred:
+            return held[2]
+        return settle(self.check_steps(gold, pred))
+
+    def check_steps(self, gold: Payload, pred: Payload) -> Asking[CheckResult]:
+        """The check of one turn as a decision that asks (``monitor.asking``)."""
         if isinstance(gold, ToolCall):
-            return self.check_action(gold, pred)
+            return (yield from self.check_action(gold, pred))
         if isinstance(gold, Reply):
-            return self.check_response(gold, pred)
+            return (yield from self.check_response(gold, pred))
         return CheckResult.passed()
 
-    def check_action(self, gold: ToolCall, pred: Payload) -> CheckResult:
+    def check_action(self, gold: ToolCall, pred: Payload) -> Asking[CheckResult]:
         failed = structural_failure(gold, pred)
         if failed is not None:
             return failed
         assert isinstance(pred, ToolCall)
-        worst = 1.0
-        mismatched_fields: list[str] = []
-        for key, gold_value in gold.args.items():
-            match = self.values.compare(gold_value, pred.args[key], field=key)
-            worst = min(worst, match.score)
-            if not match.equivalent:
-                mismatched_fields.append(key)
+        args = pred.args
+        matches = yield from gather(
+            [self.values.compare_steps(value, args[key], key) for key, value in gold.args.items()]
+        )
+        worst = min([1.0, *(m.score for m in matches)])
+        mismatched_fields = [key for key, m in zip(gold.args, matches, strict=True) if not m.equivalent]
         if mismatched_fields:
             return CheckResult.failed(
                 FailureReason.INCONSISTENT_PARAMETER_VALUES,
@@ -98,10 +120,10 @@ class ReferenceChecker:
             )
         return CheckResult.passed(worst)
 
-    def check_response(self, gold: Reply, pred: Payload) -> CheckResult:
+    def check_response(self, gold: Reply, pred: Payload) -> Asking[CheckResult]:
         if not isinstance(pred, Reply):
             return CheckResult.failed(FailureReason.INCOMPLETE_RESPONSE, COMPLETENESS, detail="expected a reply")
-        match = self.replies.compare(gold.response, pred.response)
+        match = yield from self.replies.compare_steps(gold.response, pred.response)
         if match.unscored is not None:
             return CheckResult.unscored(match.unscored)
         return replace(_reply_check(match), decision=match.decision.as_dict() if match.decision else None)

@@ -63,7 +63,7 @@ class ScoringConfig(BaseModel):
     # onnx (the packaged weights on ONNX Runtime: torch's vectors, faster), fp32 (torch, the reference) or int8
     # (ONNX Runtime, quantised); None: the AEM_ENCODER environment variable, else onnx.
     encoder: Literal["fp32", "onnx", "int8"] | None = None
-    # Embeddings kept per distinct text: any text (predictions, prefetched batches) / gold texts only.
+    # Embeddings kept per distinct text: any text (predictions, batched decisions) / gold texts only.
     embedding_cache_size: int = Field(200_000, ge=1)
     reference_cache_size: int = Field(50_000, ge=1)
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-import structlog
-
 from monitor.embeddings import SemanticScorer
 from monitor.equivalence.reference_texts import reference_texts
 from monitor.models.dialog import Dialog, Payload, ToolSpec
@@ -16,9 +14,6 @@ from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.session import DialogSession, ReferenceFreeChecker
 from monitor.scoring.types import DialogMeta, ObservedTurn, ReferenceTurn
-
-_PREFETCH_BATCH = 512
-log = structlog.get_logger(__name__)
 
 
 def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
@@ -100,30 +95,9 @@ class ScoringEngine:
             unknown_reference=unknown_reference,
         )
 
-    def prefetch(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:
-        """Warm the semantic caches for many (gold, pred) pairs in large batches."""
-        batch: list[tuple[Payload, Payload]] = []
-        for pair in pairs:
-            batch.append(pair)
-            if len(batch) >= _PREFETCH_BATCH:
-                self._prefetch_batch(batch)
-                batch = []
-        if batch:
-            self._prefetch_batch(batch)
-
-    def _prefetch_batch(self, batch: list[tuple[Payload, Payload]]) -> None:
-        """Never raises: warming is an optimisation. A batch that fails is warmed pair by pair, and the pair
-        that fails is left to its turn's scoring, where the failure is handled (the per-event guard)."""
-        try:
-            self.checker.prefetch(batch)
-            return
-        except Exception as exc:
-            log.warning("prefetch_failed", pairs=len(batch), error=repr(exc)[:300])
-        for pair in batch:
-            try:
-                self.checker.prefetch([pair])
-            except Exception:  # this pair is scored (and fails, guarded) without the warm cache
-                continue
+    def decide(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:
+        """Decide many (gold, pred) turns in one batch (``ReferenceChecker.decide``); never raises."""
+        self.checker.decide(list(pairs))
 
     def prepare_encoder(self) -> None:
         """Build the encoder's ONNX export now if it is not cached (a long-running monitor pays it at start-up,
@@ -155,9 +129,9 @@ class ScoringEngine:
         return result
 
     def score_dialogs(self, dialogs: Sequence[Dialog]) -> list[DialogResult]:
-        """Score many dialogs, batching the embedding work of all their inline pairs first."""
+        """Score many dialogs, their inline pairs decided in one batch first."""
         bounded = [(d, self.bounded_turns(d)) for d in dialogs]
-        self.prefetch(
+        self.decide(
             (t.gold, t.predict)
             for d, turns in bounded
             if not d.unaligned

@@ -323,7 +323,7 @@ class Monitor:
             held = self.source.tick()
             decoded += held.events
             self.checkpoint.completed(held.done)
-        self.engine.prefetch(self._prefetch_pairs(decoded))  # embeddings in one batch; never raises
+        self.engine.decide(self._batch_pairs(decoded))  # the poll's turns decided in one batch; never raises
         for item in decoded:
             try:
                 self._step_event(item)
@@ -337,8 +337,8 @@ class Monitor:
         if self.checkpoint.due(idle=not records) or any(sink.saturated for sink in self.sinks):
             self.checkpoint.commit(timeout=30)  # a saturated sink is flushed before more is read
 
-    def _prefetch_pairs(self, decoded: Sequence[SourceEvent]) -> list[Pair]:
-        """The (gold, predicted) pairs worth warming: inline gold, never an event too large to score."""
+    def _batch_pairs(self, decoded: Sequence[SourceEvent]) -> list[Pair]:
+        """The (gold, predicted) pairs to decide as a batch: inline gold, never an event too large to score."""
         work = self.processor.limits.work
         pairs: list[Pair] = []
         for item in decoded:
@@ -348,7 +348,7 @@ class Monitor:
                 if isinstance(gold, ToolCall | Reply) and oversize(event, work, len(raw) if raw else None) is None:
                     pairs.append((gold, event.predict_turn))
             except Exception as exc:  # its scoring meets the same problem, guarded
-                log.warning("prefetch_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
+                log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
         return pairs
 
     def _step_event(self, item: SourceEvent) -> None:

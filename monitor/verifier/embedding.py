@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from monitor.asking import Asking, ask, settle
 from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.reply_facts import unsupported_facts
@@ -21,14 +22,16 @@ class EmbeddingReplyComparator:
     semantic: SemanticScorer
     values: ValueComparing
     threshold: float = 0.5
-
-    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
-        self.semantic.prefetch(list(dict.fromkeys(t.strip() for pair in pairs for t in pair if t.strip())))
+    batched: ClassVar[bool] = True
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
+        return settle(self.compare_steps(gold, pred))
+
+    def compare_steps(self, gold: str, pred: str) -> Asking[ReplyMatch]:
+        """``compare`` as a decision that asks for its cosine (``monitor.asking``)."""
         if canon_string(gold or "") == canon_string(pred or ""):
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
-        cos = self.semantic.similarity([((gold or "").strip(), (pred or "").strip())])[0]
+        (cos,) = yield from ask(self.semantic.similarity, [((gold or "").strip(), (pred or "").strip())])
         decision = Decision("embedding", {"cosine": round(cos, 4)}, self.threshold)
         if cos >= self.threshold:
             return ReplyMatch(True, True, round(cos, 4), (), (), "embedding", None, decision)

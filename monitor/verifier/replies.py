@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from monitor.asking import Asking, ask, settle
 from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.types import Decision, ReplyMatch
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
@@ -76,16 +77,7 @@ class VerifierReplyComparator:
     scorer: PairScorer
     config: VerifierConfig = field(default_factory=VerifierConfig)
     facts: Any = None  # typed-value evidence (``evidence.TypedValueEvidence``); None: off
-
-    def prefetch(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """Ask every verifier question of ``pairs`` in batches: the forward readings, then the reverse ones the
-        forward readings call for (``compare`` then reads the cache)."""
-        units = [u for g, p in pairs for u in self.units(g, p)]
-        forward = self.scorer.probabilities(list(dict.fromkeys(u.pair for u in units)))
-        by_pair = dict(zip(dict.fromkeys(u.pair for u in units), forward, strict=True))
-        again = [u.reverse for u in units if self._needs_reverse(by_pair[u.pair])]
-        if again:
-            self.scorer.probabilities(list(dict.fromkeys(again)))
+    batched: ClassVar[bool] = True
 
     def units(self, gold: str, pred: str) -> list[Unit]:
         gold, pred = (gold or "").strip(), (pred or "").strip()
@@ -98,13 +90,28 @@ class VerifierReplyComparator:
         return [Unit(g, best_window(g, ps), g) for g in gs if canon_string(g) not in said]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
+        return settle(self.compare_steps(gold, pred))
+
+    def compare_steps(self, gold: str, pred: str) -> Asking[ReplyMatch]:
+        """``compare`` as a decision that asks the verifier (``monitor.asking``): the forward readings of its
+        units, then the reverse readings the forward ones call for."""
         units = self.units(gold, pred)
         if not units and canon_string(gold.strip()) != canon_string(pred.strip()) and gold.strip():
             return self._all_repeated(gold, pred)
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
+        forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
+        backward = iter(
+            (
+                yield from ask(
+                    self.scorer.probabilities,
+                    [u.reverse for u, p in zip(units, forward, strict=True) if self._needs_reverse(p)],
+                )
+            )
+        )
         readings = [
-            self._read(u, p) for u, p in zip(units, self.scorer.probabilities([u.pair for u in units]), strict=True)
+            Reading(u, p, next(backward) if self._needs_reverse(p) else None)
+            for u, p in zip(units, forward, strict=True)
         ]
         worst = min(readings, key=_pass_score)
         changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
@@ -150,11 +157,6 @@ class VerifierReplyComparator:
             and forward.same < self.config.pass_threshold
             and (forward.dropped > forward.changed)
         )
-
-    def _read(self, unit: Unit, forward: Probabilities) -> Reading:
-        if not self._needs_reverse(forward):
-            return Reading(unit, forward)
-        return Reading(unit, forward, self.scorer.probabilities([unit.reverse])[0])
 
 
 def _pass_score(reading: Reading) -> float:

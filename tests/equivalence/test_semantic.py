@@ -16,7 +16,6 @@ def test_is_a_semantic_scorer():
 def test_model_loads_lazily():
     s = EmbeddingScorer()
     assert s._model is None
-    s.prefetch([])
     assert s.similarity([]) == []
     assert s._model is None
 
@@ -65,13 +64,6 @@ def test_many_predictions_do_not_evict_gold(fresh):
     assert fresh.encoded_texts == 12
 
 
-def test_prefetched_gold_is_not_encoded_again(fresh):
-    fresh.prefetch(["gold reply", "predicted reply"])
-    fresh.similarity([("gold reply", "predicted reply")])
-    assert fresh.encoded_texts == 2
-    assert "gold reply" in fresh.references
-
-
 def test_prefetch_references_one_batch(fresh):
     golds = ["Which region?", "The report is ready.", "Which region?"]
     fresh.prefetch_references(golds)
@@ -109,6 +101,5 @@ def test_custom_scorer_plugs_in():
     from monitor.equivalence import ValueComparator
 
     vc = ValueComparator(semantic=Constant())
-    Constant().prefetch(["anything"])  # the default hooks are no-ops
-    Constant().prefetch_references(["anything"])
+    Constant().prefetch_references(["anything"])  # the default hook is a no-op
     assert vc.compare("alpha beta", "alpha beta gamma").method == "semantic"

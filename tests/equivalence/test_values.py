@@ -170,19 +170,6 @@ def test_threshold_is_configurable(scorer):
     assert lax.compare("Football", "Soccer").equivalent
 
 
-def test_prefetch_batches_and_skips_typed_pairs(scorer):
-    from monitor.embeddings import EmbeddingScorer
-
-    fresh = EmbeddingScorer()
-    fresh._model = scorer.encoder  # reuse the loaded encoder, fresh cache and counter
-    vc = ValueComparator(semantic=fresh)
-    vc.prefetch([("2024-06-20", "June 20, 2024"), (100, "100"), ("Football", "Soccer")])
-    assert fresh.encoded_texts == 2  # only the pair that reaches the semantic stage
-    before = fresh.encoded_texts
-    vc.compare("Football", "Soccer")
-    assert fresh.encoded_texts == before  # served from the cache
-
-
 GROUNDED = [
     ("2024-08-01", ["I fly on August 1st, 2024"]),
     ("UA-100", ["My flight is UA-100."]),

@@ -309,7 +309,8 @@ def reply_dialog(dialog_id: str, pairs) -> Dialog:
 
 
 def test_streamed_response_turns_score_as_aem_score_does(embedding_scorer):
-    """A poll's batched prefetch (what `aem run` does) then turn-by-turn scoring gives `aem score`'s verdicts."""
+    """A poll's turns decided in one batch (what `aem run` does), then handed out turn by turn, give `aem score`'s
+    verdicts."""
     from monitor.embeddings import EmbeddingScorer
     from monitor.scoring import ScoringConfig
     from monitor.wiring import build_engine
@@ -321,14 +322,12 @@ def test_streamed_response_turns_score_as_aem_score_does(embedding_scorer):
     expected = cold_engine().score_dialogs(dialogs)
     engine = cold_engine()
     events = [e for d in dialogs for e in events_of(d)]
-    engine.prefetch((e.gold_turn, e.predict_turn) for e in events)  # one poll holds every turn
-    encoded = engine.semantic.encoded_texts
+    engine.decide((e.gold_turn, e.predict_turn) for e in events)  # one poll holds every turn
     out = run(TurnProcessor(engine), events)
     streamed = [e.result for e in out.emissions if e.kind == "dialog"]
     assert streamed == expected
     outcomes = {t.success for r in expected for t in r.turns}
     assert outcomes == {True, False}  # the pairs exercise both verdicts
-    assert engine.semantic.encoded_texts == encoded  # every text scoring needed came in the poll's batch
 
 
 def _unaligned_trip() -> Dialog:

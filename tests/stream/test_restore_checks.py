@@ -32,8 +32,8 @@ class WatchedChecker:
             self.asked.append((gold, pred))
         return self.real.check(gold, pred)
 
-    def prefetch(self, pairs: Any) -> None:
-        self.real.prefetch(pairs)
+    def decide(self, pairs: Any) -> None:
+        self.real.decide(pairs)
 
     def same_value(self, a: Any, b: Any) -> bool:
         return bool(self.real.same_value(a, b))
