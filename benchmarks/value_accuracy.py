@@ -29,7 +29,7 @@ import numpy as np
 from monitor.asking import first_ask, settle_all
 from monitor.embeddings import EmbeddingScorer
 from monitor.equivalence import ValueComparator
-from monitor.equivalence.calibration import (
+from monitor.equivalence.values.calibration import (
     VALUE_MODEL,
     LogisticModel,
     remainders,

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from monitor.equivalence import wordnet
+from monitor.equivalence.reference_data import wordnet
 
 Edit = Callable[[str, random.Random], str | None]
 

@@ -6,7 +6,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from monitor.equivalence.abbreviations import ALIASES, CATEGORIES, TZ_CITIES, UNIT_ALIASES, UNIT_SECONDARY
+from monitor.equivalence.reference_data.abbreviations import (
+    ALIASES,
+    CATEGORIES,
+    TZ_CITIES,
+    UNIT_ALIASES,
+    UNIT_SECONDARY,
+)
 
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from monitor.equivalence.calibration import value_text
+from monitor.equivalence.values.calibration import value_text
 from monitor.models.dialog import Payload, Reply, ToolCall
 
 

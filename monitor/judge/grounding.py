@@ -47,7 +47,7 @@ from typing import Any
 
 import structlog
 
-from monitor.equivalence.facts import extract_facts
+from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import ReplyComparing, ValueComparing
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
 from monitor.judge.llm import JudgeUnavailable, LLMJudge

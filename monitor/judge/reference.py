@@ -12,7 +12,7 @@ import structlog
 
 from monitor.asking import Asking
 from monitor.equivalence.normalize import canon_string
-from monitor.equivalence.reply_facts import unsupported_facts
+from monitor.equivalence.replies.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
 from monitor.judge.llm import JudgeUnavailable, LLMJudge
 from monitor.judge.prompts import REFERENCE

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from monitor.asking import Asking, ask, settle
 from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence.normalize import canon_string
-from monitor.equivalence.reply_facts import unsupported_facts
+from monitor.equivalence.replies.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
 
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.equivalence.facts import Fact, extract_facts
-from monitor.equivalence.reply_facts import diff_facts, unsupported_facts
+from monitor.equivalence.replies.facts import Fact, extract_facts
+from monitor.equivalence.replies.reply_facts import diff_facts, unsupported_facts
 from monitor.equivalence.types import ValueComparing
 
 

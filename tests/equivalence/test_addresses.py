@@ -1,10 +1,10 @@
-"""Street addresses in USPS standard form (monitor/equivalence/addresses.py, usaddress-scourgify)."""
+"""Street addresses in USPS standard form (monitor/equivalence/values/addresses.py, usaddress-scourgify)."""
 
 from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.addresses import parse_address
+from monitor.equivalence.values.addresses import parse_address
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_ADDRESS = [

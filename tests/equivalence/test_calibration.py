@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from monitor.equivalence.calibration import (
+from monitor.equivalence.values.calibration import (
     NO_OVERLAP_MIN_COS,
     VALUE_MODEL,
     remainders,

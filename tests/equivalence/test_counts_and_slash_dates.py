@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.typed import counted_number, slash_date
+from monitor.equivalence.values.typed import counted_number, slash_date
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 COUNTS_EQUAL = [

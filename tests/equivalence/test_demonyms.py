@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.demonyms import countries_of, other_countries
+from monitor.equivalence.reference_data.demonyms import countries_of, other_countries
 from monitor.models.vocabulary import FailureReason
 
 INCONSISTENT = FailureReason.INCONSISTENT_RESPONSE

@@ -1,10 +1,10 @@
 """How gold facts are found in a prediction: one to one, by what they count, in names written as names
-(monitor/equivalence/reply_facts.py, monitor/equivalence/facts.py)."""
+(monitor/equivalence/replies/reply_facts.py, monitor/equivalence/replies/facts.py)."""
 
 from __future__ import annotations
 
-from monitor.equivalence.facts import extract_facts
-from monitor.equivalence.reply_facts import diff_facts
+from monitor.equivalence.replies.facts import extract_facts
+from monitor.equivalence.replies.reply_facts import diff_facts
 from monitor.equivalence.types import reply_reason
 from monitor.models.vocabulary import FailureReason
 
@@ -68,7 +68,7 @@ def test_a_rating_is_kept_whatever_the_noun_after_it(replies):
 
 
 def test_one_before_a_unit_is_a_count_and_elsewhere_a_pronoun():
-    from monitor.equivalence.facts import normalise_numbers
+    from monitor.equivalence.replies.facts import normalise_numbers
 
     assert normalise_numbers("1 room for one day, one hour") == "1 room for 1 day, 1 hour"
     kept = "the one at 5 pm, one of them, this one day"

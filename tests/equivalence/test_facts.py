@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from monitor.equivalence import extract_facts
-from monitor.equivalence.facts import Fact, facts_agree
-from monitor.equivalence.typed import Money
+from monitor.equivalence.replies.facts import Fact, facts_agree
+from monitor.equivalence.values.typed import Money
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.typed import formula_key
+from monitor.equivalence.values.typed import formula_key
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [

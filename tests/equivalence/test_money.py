@@ -1,11 +1,11 @@
-"""Money with its currency (monitor/equivalence/money.py, babel's CLDR data + a small overlay)."""
+"""Money with its currency (monitor/equivalence/values/money.py, babel's CLDR data + a small overlay)."""
 
 from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.money import currency_of, parse_money
-from monitor.equivalence.typed import Money
+from monitor.equivalence.values.money import currency_of, parse_money
+from monitor.equivalence.values.typed import Money
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [

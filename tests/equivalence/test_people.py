@@ -1,10 +1,10 @@
-"""People's names with titles, credentials, initials, surname first (monitor/equivalence/people.py)."""
+"""People's names with titles, credentials, initials, surname first (monitor/equivalence/values/people.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.people import same_person
+from monitor.equivalence.values.people import same_person
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_PERSON = [
@@ -57,6 +57,6 @@ def test_two_given_names_are_two_people(typed_values, a, b):
 
 @pytest.mark.parametrize(("a", "b"), [("Smith", "John Smith"), ("Annie", "Annie Hall"), ("J. Smith", "J. Brown")])
 def test_a_shared_name_word_or_an_initial_alone_is_left_to_other_stages(a, b):
-    from monitor.equivalence.people import given_name_relation
+    from monitor.equivalence.values.people import given_name_relation
 
     assert given_name_relation(a, b) is None and given_name_relation(b, a) is None

@@ -1,10 +1,10 @@
-"""Phone numbers (monitor/equivalence/phones.py, libphonenumber): one number in any format."""
+"""Phone numbers (monitor/equivalence/values/phones.py, libphonenumber): one number in any format."""
 
 from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.phones import phone_key
+from monitor.equivalence.values.phones import phone_key
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_NUMBER = [

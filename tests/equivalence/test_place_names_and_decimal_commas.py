@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.money import parse_money
-from monitor.equivalence.stages import contracted_words
+from monitor.equivalence.values.money import parse_money
+from monitor.equivalence.values.stages import contracted_words
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUAL = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.places import parse_place, place_relation
+from monitor.equivalence.values.places import parse_place, place_relation
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 SAME_PLACE = [
@@ -135,7 +135,7 @@ def test_different_airports(typed_values, a, b):
 
 
 def test_a_city_against_a_code_is_not_decided_by_the_airport_stage(typed_values):
-    from monitor.equivalence.airports import airport_relation
+    from monitor.equivalence.reference_data.airports import airport_relation
 
     assert airport_relation("Chicago", "ORD") is None
     assert airport_relation("ord", "mdw") is None  # lower case: not written as codes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.typed import parse_year_range
+from monitor.equivalence.values.typed import parse_year_range
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [

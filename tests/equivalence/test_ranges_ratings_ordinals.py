@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.spans import range_ends, sequel_of
+from monitor.equivalence.values.spans import range_ends, sequel_of
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUAL = [

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence import wordnet
-from monitor.equivalence.relative_dates import DayRef, parse_day_ref
+from monitor.equivalence.reference_data import wordnet
+from monitor.equivalence.values.relative_dates import DayRef, parse_day_ref
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 DAYS_EQUAL = [

@@ -1,9 +1,10 @@
-"""The typed comparison is an ordered chain of named stages (monitor/equivalence/stages.py)."""
+"""The typed comparison is an ordered chain of named stages (monitor/equivalence/values/stages.py)."""
 
 from __future__ import annotations
 
-from monitor.equivalence import Match, ValueComparator, stages
-from monitor.equivalence.grounding import Grounding
+from monitor.equivalence import Match, ValueComparator
+from monitor.equivalence.values import stages
+from monitor.equivalence.values.grounding import Grounding
 
 
 def test_every_stage_is_a_named_function_deciding_or_passing():

@@ -1,10 +1,10 @@
-"""Clock times in words and digits (monitor/equivalence/times.py): one minute of the day, both directions."""
+"""Clock times in words and digits (monitor/equivalence/values/times.py): one minute of the day, both directions."""
 
 from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.times import parse_clock
+from monitor.equivalence.values.times import parse_clock
 
 SAME_MINUTE = [
     ("half past six in the evening", "18:30"),

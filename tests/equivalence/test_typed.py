@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.equivalence.typed import (
+from monitor.equivalence.values.typed import (
     Money,
     Quantity,
     as_bool,

@@ -11,7 +11,8 @@ def test_warm_up_loads_the_typed_tables_and_no_encoder() -> None:
     code = textwrap.dedent(
         """
         import sys
-        from monitor.equivalence import airports, gazetteer, quantities, wordnet
+        from monitor.equivalence.reference_data import airports, gazetteer, wordnet
+        from monitor.equivalence.values import quantities
         from monitor.scoring.warmup import warm_up
         assert gazetteer._INDEX is None and airports._INDEX is None and quantities._REGISTRY is None
         assert wordnet._open.cache_info().currsize == 0

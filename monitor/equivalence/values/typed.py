@@ -12,9 +12,9 @@ from functools import lru_cache, partial
 from dateutil import parser as dateparser
 from text_to_num import alpha2digit, text2num
 
-from monitor.equivalence.abbreviations import MONTHS, UNIT_ALIASES
 from monitor.equivalence.normalize import fold, strip_wrapping
-from monitor.equivalence.times import parse_clock
+from monitor.equivalence.reference_data.abbreviations import MONTHS, UNIT_ALIASES
+from monitor.equivalence.values.times import parse_clock
 
 TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "affirmative", "yeah", "yep", "yup", "sure",
                         "yes please", "of course", "absolutely", "certainly", "correct"})
@@ -178,7 +178,7 @@ def words_to_digits(t: str, threshold: int = 3) -> str:
 
 def parse_money(text: str) -> Money | None:
     """An amount with a currency; see ``money.parse_money``."""
-    from monitor.equivalence.money import parse_money as _parse_money
+    from monitor.equivalence.values.money import parse_money as _parse_money
 
     return _parse_money(text)
 
@@ -364,7 +364,7 @@ def dates_equal(a: DateValue, b: DateValue) -> bool:
 
 def quantities_equal(a: Quantity, b: Quantity) -> bool:
     """Same amount of the same unit, or after a unit conversion ("1 year" = "12 months", "212 °F" = "100 °C")."""
-    from monitor.equivalence.quantities import equal
+    from monitor.equivalence.values.quantities import equal
 
     return equal(a, b)
 

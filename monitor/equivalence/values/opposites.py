@@ -4,14 +4,12 @@ words negated by prefix ("refundable" / "non-refundable") and WordNet antonyms i
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from difflib import SequenceMatcher
 from functools import lru_cache
-from importlib import resources
 
-from monitor.equivalence import wordnet
 from monitor.equivalence.normalize import STOPWORDS, fold
+from monitor.equivalence.reference_data import data_table, wordnet
 
 _PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
 # Adjectives only: verbs of posture and motion are details a paraphrase changes ("sitting" / "standing").
@@ -27,7 +25,7 @@ _NEG_CUE = re.compile(
 @lru_cache(maxsize=1)
 def opposite_table() -> dict[str, frozenset[str]]:
     """Word or two-word phrase -> its opposites, loaded once."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/opposites.json").read_text())
+    data = data_table("opposites.json")
     table: dict[str, set[str]] = {}
     for a, b in data["pairs"]:
         table.setdefault(a, set()).add(b)

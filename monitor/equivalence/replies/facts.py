@@ -8,10 +8,10 @@ from functools import lru_cache
 
 from text_to_num import alpha2digit
 
-from monitor.equivalence.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
-from monitor.equivalence.money import major_and_minor
 from monitor.equivalence.normalize import STOPWORDS, fold
-from monitor.equivalence.typed import (
+from monitor.equivalence.reference_data.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
+from monitor.equivalence.values.money import major_and_minor
+from monitor.equivalence.values.typed import (
     DateValue,
     Money,
     Quantity,
@@ -357,11 +357,11 @@ def facts_agree(a: Fact, b: Fact) -> bool:
         same_rate = va.per is None or vb.per is None or va.per == vb.per  # "$90 a night" vs "$90 a week"
         return same_cur and same_rate and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
     if isinstance(va, Quantity) and isinstance(vb, Quantity):
-        from monitor.equivalence.typed import quantities_equal
+        from monitor.equivalence.values.typed import quantities_equal
 
         return quantities_equal(va, vb)
     if isinstance(va, DateValue) and isinstance(vb, DateValue):
-        from monitor.equivalence.typed import dates_equal
+        from monitor.equivalence.values.typed import dates_equal
 
         return dates_equal(va, vb)
     if a.kind == "entity":
@@ -411,7 +411,7 @@ def entities_agree(a: str, b: str) -> bool:
 
 def other_places(a: str, b: str) -> bool:
     """Both names are places, and not the same one nor one within the other ("York" / "New York")."""
-    from monitor.equivalence.places import place_relation
+    from monitor.equivalence.values.places import place_relation
 
     return place_relation(a, b) == "different"
 

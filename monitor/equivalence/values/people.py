@@ -13,18 +13,18 @@ unmarked phrase that does not match is left to the other stages.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from importlib import resources
 
 from nicknames import NickNamer
+
+from monitor.equivalence.reference_data import data_table
 
 
 @lru_cache(maxsize=1)
 def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
     """(honorifics, credentials), lower case without dots, loaded once."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/people.json").read_text())
+    data = data_table("people.json")
     return (frozenset(w.replace(".", "") for w in data["honorifics"]),
             frozenset(w.replace(".", "") for w in data["credentials"]))
 
@@ -32,7 +32,7 @@ def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
 @lru_cache(maxsize=1)
 def offices() -> frozenset[str]:
     """Titles of office that stand in for the holder's name ("the President", "the Foreign Minister")."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/people.json").read_text())
+    data = data_table("people.json")
     return frozenset(data.get("offices", ()))
 
 

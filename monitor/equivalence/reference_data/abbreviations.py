@@ -7,10 +7,9 @@ lower-case spellings.
 
 from __future__ import annotations
 
-import json
-from importlib import resources
+from monitor.equivalence.reference_data import data_table
 
-_DATA = json.loads(resources.files("monitor.equivalence").joinpath("data/vocabulary.json").read_text())
+_DATA = data_table("vocabulary.json")
 
 
 def _table(name: str) -> dict[str, tuple[str, ...]]:

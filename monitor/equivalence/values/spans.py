@@ -15,8 +15,8 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from monitor.equivalence.normalize import fold
-from monitor.equivalence.relative_dates import WEEKDAYS
-from monitor.equivalence.typed import parse_number
+from monitor.equivalence.values.relative_dates import WEEKDAYS
+from monitor.equivalence.values.typed import parse_number
 
 _RANGE_JOIN = re.compile(r"\s*(?:–|—|\s(?:to|through|thru|until|till)\s)\s*", re.I)
 # A hyphen joins a range after a part with a digit ("9am-5pm", "March 5-8") or between weekdays ("Mon-Fri");

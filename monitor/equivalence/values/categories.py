@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from importlib import resources
 
 from monitor.equivalence.normalize import fold
+from monitor.equivalence.reference_data import data_table
 
 
 @lru_cache(maxsize=1)
 def _levels() -> dict[str, int]:
     """Word -> its level (1 for the cheapest), loaded once."""
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/price_levels.json").read_text())
+    data = data_table("price_levels.json")
     return {fold(word): rank for rank, words in enumerate(data["price level"], start=1) for word in words}
 
 

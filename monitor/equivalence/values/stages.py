@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from monitor.equivalence import money, people, phones, quantities, typed
-from monitor.equivalence.addresses import same_address
-from monitor.equivalence.airports import airport_relation
-from monitor.equivalence.calibration import value_text, value_tokens
-from monitor.equivalence.categories import price_level_rank
-from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
-from monitor.equivalence.opposites import antonym_clash, opposite_words
-from monitor.equivalence.places import place_relation
-from monitor.equivalence.relative_dates import same_day_ref
-from monitor.equivalence.spans import ordinal, price_signs, rating, same_range, sequel_of
+from monitor.equivalence.reference_data.airports import airport_relation
+from monitor.equivalence.replies.facts import extract_facts, facts_agree
 from monitor.equivalence.types import Match
+from monitor.equivalence.values import money, people, phones, quantities, typed
+from monitor.equivalence.values.addresses import same_address
+from monitor.equivalence.values.calibration import value_text, value_tokens
+from monitor.equivalence.values.categories import price_level_rank
+from monitor.equivalence.values.opposites import antonym_clash, opposite_words
+from monitor.equivalence.values.places import place_relation
+from monitor.equivalence.values.relative_dates import same_day_ref
+from monitor.equivalence.values.spans import ordinal, price_signs, rating, same_range, sequel_of
 
 EXACT = Match(True, 1.0, "exact")
 

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from monitor.equivalence.abbreviations import WEEKDAYS as ABBREVIATED_WEEKDAYS
 from monitor.equivalence.normalize import fold
+from monitor.equivalence.reference_data.abbreviations import WEEKDAYS as ABBREVIATED_WEEKDAYS
 
 _DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2,
          "day before yesterday": -2}

@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from monitor.equivalence import gazetteer
-from monitor.equivalence.abbreviations import CITIES, CITY_LOCATIONS, COUNTRIES, REGIONS, US_STATES
 from monitor.equivalence.normalize import fold, strip_wrapping, whole_key
+from monitor.equivalence.reference_data import gazetteer
+from monitor.equivalence.reference_data.abbreviations import CITIES, CITY_LOCATIONS, COUNTRIES, REGIONS, US_STATES
 
 _US = "united states"
 

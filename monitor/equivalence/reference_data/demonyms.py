@@ -13,13 +13,12 @@ countries ("Algerian" / "Tunisian", "US" / "EU"), whatever an embedding says of 
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from importlib import resources
 
-from monitor.equivalence.abbreviations import COUNTRIES
 from monitor.equivalence.normalize import fold
+from monitor.equivalence.reference_data import data_table
+from monitor.equivalence.reference_data.abbreviations import COUNTRIES
 
 _SHORT = 3  # a country code this short counts only in capitals ("US", "UK", "EU")
 _MIN_STEM = 3  # a generated form needs a stem this long ("Oman" -> "Omani", never "Om" -> ...)
@@ -73,7 +72,7 @@ def _index() -> dict[str, frozenset[str]]:
             add(a, name)
         for form in _forms(name):
             add(form, name)
-    data = json.loads(resources.files("monitor.equivalence").joinpath("data/demonyms.json").read_text())
+    data = data_table("demonyms.json")
     for country, words in data["irregular"].items():
         targets = index.get(fold(country)) or {canon.get(country, country)}
         for w in words:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from monitor.equivalence.abbreviations import COMPANY_SUFFIXES
 from monitor.equivalence.normalize import STOPWORDS, expand_aliases, fold, lemma, strip_wrapping, tokens
+from monitor.equivalence.reference_data.abbreviations import COMPANY_SUFFIXES
 
 
 def sigmoid(z: float) -> float:

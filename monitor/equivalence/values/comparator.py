@@ -11,14 +11,14 @@ import structlog
 from monitor.asking import Asking, ask, gather, settle
 from monitor.cache import LruCache
 from monitor.embeddings.semantic import SemanticScorer
-from monitor.equivalence import stages
-from monitor.equivalence.calibration import remainders, value_features, value_score, value_text
-from monitor.equivalence.grounding import Grounding
 from monitor.equivalence.normalize import canon_string, categorize
-from monitor.equivalence.opposites import antonym_clash
-from monitor.equivalence.stages import EXACT as _EXACT
-from monitor.equivalence.stages import Stage
 from monitor.equivalence.types import Match
+from monitor.equivalence.values import stages
+from monitor.equivalence.values.calibration import remainders, value_features, value_score, value_text
+from monitor.equivalence.values.grounding import Grounding
+from monitor.equivalence.values.opposites import antonym_clash
+from monitor.equivalence.values.stages import EXACT as _EXACT
+from monitor.equivalence.values.stages import Stage
 
 __all__ = ["ValueComparator", "antonym_clash"]
 

@@ -9,14 +9,13 @@ currency sign ("Z$") is a currency of its own: it never equals a known one.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections import defaultdict
 from functools import lru_cache
-from importlib import resources
 
-from monitor.equivalence.typed import SCALES, Money, canon, words_to_digits
+from monitor.equivalence.reference_data import data_table
+from monitor.equivalence.values.typed import SCALES, Money, canon, words_to_digits
 
 _ENGLISH_LOCALES = ("en", "en_US", "en_CA", "en_AU", "en_GB", "en_IN", "en_NZ", "en_SG", "en_HK", "en_ZA",
                     "en_IE", "pt_BR", "es_MX", "fr_CA", "ja", "zh")
@@ -62,7 +61,7 @@ def _build() -> dict[str, str]:
         table[code.lower()] = code.lower()
         for count in (1, 2):
             table.setdefault(get_currency_name(code, count=count, locale="en").lower(), code.lower())
-    overlay = json.loads(resources.files("monitor.equivalence").joinpath("data/currencies.json").read_text())
+    overlay = data_table("currencies.json")
     table.update(overlay["defaults"])
     return table
 

@@ -12,13 +12,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from monitor.equivalence import typed
-from monitor.equivalence.calibration import value_text, value_tokens
-from monitor.equivalence.facts import extract_facts, facts_agree
 from monitor.equivalence.normalize import alias_set, canon_string, fold
-from monitor.equivalence.places import place_relation
-from monitor.equivalence.times import clock_times_in
+from monitor.equivalence.replies.facts import extract_facts, facts_agree
 from monitor.equivalence.types import Match
+from monitor.equivalence.values import typed
+from monitor.equivalence.values.calibration import value_text, value_tokens
+from monitor.equivalence.values.places import place_relation
+from monitor.equivalence.values.times import clock_times_in
 
 
 class Comparator(Protocol):

@@ -1,0 +1,1 @@
+"""Comparing values (tool arguments, facts of a reply): the comparator, its typed stages and the semantic fallback."""
