@@ -38,10 +38,9 @@ from monitor.embeddings import EmbeddingScorer
 from monitor.logs import configure_logging
 from monitor.scoring import ScoringConfig
 from monitor.stream.events import encode_event
-from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.replay import dialog_events
-from monitor.wiring import build_engine
+from monitor.wiring import build_engine, build_monitor
 from tests.stream.fakes import FakeConsumer
 from tests.stream.test_rebalance import MemoryStore
 
@@ -88,7 +87,7 @@ def main() -> None:
         consumer = FakeConsumer(topic="traces", partitions=PARTITIONS)
         producer = KeptProducer()
         semantic = {"embed": False} if shared is None else {"semantic": EmbeddingScorer(encoder=shared.encoder)}
-        monitor = Monitor(
+        monitor = build_monitor(
             MonitorSettings(topic="traces", state_topic="", metrics_port=0),
             engine=build_engine(ScoringConfig(), **semantic),
             registry=CollectorRegistry(),

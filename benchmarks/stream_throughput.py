@@ -58,7 +58,7 @@ from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.broker import TansuBroker
 from monitor.tools.replay import dialog_events, publish
-from monitor.wiring import build_engine
+from monitor.wiring import build_engine, build_monitor
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # the evaluation data shipped with the repo
 
@@ -135,7 +135,7 @@ def monitor_for(bootstrap: str, names: Topics, engine: ScoringEngine, **settings
         metrics_host="127.0.0.1",
         **settings,
     )
-    return Monitor(config, engine=engine, registry=CollectorRegistry())
+    return build_monitor(config, engine=engine, registry=CollectorRegistry())
 
 
 def run_monitor_until(monitor: Monitor, verdicts: int) -> float:

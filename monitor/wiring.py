@@ -1,5 +1,5 @@
-"""The composition root: builds the scoring engine, the reference-free judge, the tool catalog and the
-stream monitor from settings.
+"""The composition root: builds the scoring engine, the reference-free judge, the tool catalog, the parts of the
+stream pipeline and the monitor from settings.
 
 Every other layer receives its collaborators ready-made; only this module (and the commands above it)
 knows how the parts fit together. Layer order, lowest first — a module imports only from its own
@@ -10,13 +10,15 @@ layer or lower ones (``tests/test_layers.py`` checks it on the import graph):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
+from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
 from monitor.embeddings import EmbeddingScorer, SemanticScorer
 from monitor.equivalence import ValueComparator
 from monitor.equivalence.types import ReplyComparing
@@ -32,11 +34,24 @@ from monitor.judge import (
     load_catalog,
 )
 from monitor.models.dialog import ToolSpec
-from monitor.scoring import ScoringConfig, ScoringEngine
+from monitor.scoring import ReferenceTurn, ScoringConfig, ScoringEngine, reference_of
 from monitor.scoring.checks import ReferenceChecker
-from monitor.sources.files import InputError
+from monitor.scoring.session import BoundedPool
+from monitor.sources.files import InputError, read_dialogs
+from monitor.stream.bounds import WorkLimits
+from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
+from monitor.stream.labels import LabelGuard
+from monitor.stream.metrics import VerdictMetrics
+from monitor.stream.partitions import PartitionState
+from monitor.stream.pipeline import Pipeline
+from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink
+from monitor.stream.sources import make_source
+from monitor.stream.state import StateStore
+from monitor.stream.stream_clock import StreamClock
+from monitor.stream.telemetry import PipelineTelemetry
 from monitor.verifier import VerifierConfig, VerifierReplyComparator
 from monitor.verifier.embedding import EmbeddingReplyComparator
 from monitor.verifier.evidence import TypedValueEvidence
@@ -119,18 +134,100 @@ def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:
     return judge_settings_from_env(env)
 
 
+def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
+    """Golden dialogs by dialog_id, as reference steps (any `aem score` shape)."""
+    out: dict[str, list[ReferenceTurn]] = {}
+    for path in paths:
+        for dialog in read_dialogs(path):
+            steps = reference_of(dialog)
+            if steps:
+                out[dialog.dialog_id] = steps
+    return out
+
+
+def processor_limits(s: MonitorSettings) -> ProcessorLimits:
+    """The processor's bounds on open conversations and on one event's work, from the settings."""
+    work = WorkLimits(
+        s.max_arg_leaves, s.max_text_chars, s.max_numbers, s.max_reply_chars, s.max_reply_sentences, s.max_number_pairs
+    )
+    return ProcessorLimits(
+        max_open=s.max_open_dialogs,
+        idle_timeout_s=s.idle_timeout_s,
+        gap_timeout_s=s.gap_timeout_s,
+        max_held=s.max_held_turns,
+        max_open_bytes=s.max_open_dialog_bytes,
+        work=work,
+    )
+
+
+def build_pipeline(
+    settings: MonitorSettings,
+    engine: ScoringEngine,
+    registry: CollectorRegistry,
+    clock: Callable[[], float] = time.monotonic,
+) -> Pipeline:
+    """Source → processor → sinks for `aem run`, with the verdict metrics and the pipeline's telemetry apart.
+    The reference set (``settings.reference``) is loaded and its gold texts embedded here, at start-up."""
+    s = settings
+    metrics = VerdictMetrics(  # bounded labels (monitor/stream/labels.py)
+        registry, release_ttl_seconds=s.release_ttl_s, labels=LabelGuard(s.max_label_chars, s.max_release_pairs)
+    )
+    telemetry = PipelineTelemetry(registry)
+    judge = engine.judge  # an LLM judge runs on a bounded pool with a turn budget
+    telemetry.judge_configured.set(int(isinstance(judge, BoundedPool) and judge.turn_budget_s is not None))
+    references = load_references(s.reference)
+    engine.embed_references(step for steps in references.values() for step in steps)
+    stream_clock = StreamClock(clock)
+    processor = TurnProcessor(engine, references, processor_limits(s), clock=stream_clock)
+    telemetry.open_dialogs.set_function(lambda: len(processor.open))
+    telemetry.open_dialog_bytes.set_function(lambda: processor.open_bytes)
+    partitions = PartitionState(processor, None, s.finished_retention_s)
+    partitions.on_skipped = lambda reason: telemetry.state_skipped.labels(reason).inc()
+    stats = RunStats()
+    prometheus = PrometheusSink(metrics)
+    calibration = s.calibration
+    confidence = ConfidenceSink(
+        CalibrationMetrics(registry, calibration),
+        {"scoring": s.scoring.model_dump(mode="json")},
+        calibration.low_confidence_margin if calibration is not None else LOW_CONFIDENCE_MARGIN,
+    )
+    stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
+    return Pipeline(
+        source=make_source(s, registry, processor),  # native events or OTLP batches
+        processor=processor,
+        partitions=partitions,
+        sinks=[prometheus, StatsSink(stats, stats_labels), confidence],
+        prometheus=prometheus,
+        stats=stats,
+        metrics=metrics,
+        telemetry=telemetry,
+        stream_clock=stream_clock,
+    )
+
+
 def build_monitor(
     settings: MonitorSettings,
     registry: CollectorRegistry | None = None,
     semantic: SemanticScorer | None = None,
+    *,
+    engine: ScoringEngine | None = None,
+    consumer: Any = None,
+    producer: Any = None,
+    store: StateStore | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Monitor:
-    """An `aem run` consumer-group member wired from its settings (engine, catalog, judge, metrics)."""
+    """An `aem run` consumer-group member wired from its settings (engine, catalog, judge, metrics, pipeline).
+
+    `engine`: one already built (tests and benchmarks share a loaded model); `consumer`, `producer`, `store`:
+    connections to use instead of the ones `Monitor.start` makes (tests pass in-memory fakes)."""
     registry = registry if registry is not None else CollectorRegistry()
-    engine = build_engine(
-        settings.scoring,
-        semantic=semantic,
-        catalog=read_catalog(settings.tools or None),
-        judge=settings.judge,
-        registry=registry,
-    )
-    return Monitor(settings, engine=engine, registry=registry)
+    if engine is None:
+        engine = build_engine(
+            settings.scoring,
+            semantic=semantic,
+            catalog=read_catalog(settings.tools or None),
+            judge=settings.judge,
+            registry=registry,
+        )
+    pipeline = build_pipeline(settings, engine, registry, clock)
+    return Monitor(settings, engine, pipeline, registry, consumer=consumer, producer=producer, store=store, clock=clock)

@@ -18,14 +18,10 @@ from kafka import TopicPartition
 from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
-from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
 from monitor.models.dialog import Payload, Reply, ToolCall
-from monitor.scoring import ReferenceTurn, ScoringEngine, reference_of
-from monitor.scoring.session import BoundedPool
+from monitor.scoring import ScoringEngine
 from monitor.scoring.warmup import warm_up
-from monitor.sources.files import read_dialogs
-from monitor.stream.bounds import WorkLimits, oversize
-from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
+from monitor.stream.bounds import oversize
 from monitor.stream.checkpoint import Checkpoint, Position
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.emissions import Failure, Outcome
@@ -33,104 +29,58 @@ from monitor.stream.events import InvalidEvent
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
-from monitor.stream.labels import LabelGuard, trusted_time
-from monitor.stream.metrics import VerdictMetrics
-from monitor.stream.partitions import PartitionState
-from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from monitor.stream.labels import trusted_time
+from monitor.stream.pipeline import Pipeline
 from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
-from monitor.stream.sinks import PrometheusSink, RunStats, Sink, StatsSink, VerdictTopicSink
-from monitor.stream.sources import SourceEvent, make_source
+from monitor.stream.sinks import RunStats, VerdictTopicSink
+from monitor.stream.sources import SourceEvent
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
-from monitor.stream.stream_clock import StreamClock
-from monitor.stream.telemetry import PipelineTelemetry
 from monitor.verifier import VerifierReplyComparator
 
 log = structlog.get_logger(__name__)
 Pair = tuple[Payload, Payload]
 
-__all__ = ["Monitor", "RunStats", "load_references"]
-
-
-def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
-    """Golden dialogs by dialog_id, as reference steps (any `aem score` shape)."""
-    out: dict[str, list[ReferenceTurn]] = {}
-    for path in paths:
-        for dialog in read_dialogs(path):
-            steps = reference_of(dialog)
-            if steps:
-                out[dialog.dialog_id] = steps
-    return out
+__all__ = ["Monitor", "RunStats"]
 
 
 class Monitor:
     """One consumer-group member: decode, score and record every trace event of its partitions.
 
-    `consumer`, `producer` and `store` may be injected (unit tests pass fakes); `run` builds the
-    real ones that are missing.
+    Built by ``monitor.wiring.build_monitor`` from its parts (``Pipeline``). `consumer`, `producer` and
+    `store` may be injected (unit tests pass fakes); `run` builds the real ones that are missing.
     """
 
     def __init__(
         self,
         settings: MonitorSettings,
         engine: ScoringEngine,
-        registry: CollectorRegistry | None = None,
+        pipeline: Pipeline,
+        registry: CollectorRegistry,
         consumer: Any = None,
         producer: Any = None,
         store: StateStore | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = s = settings
-        self.registry = registry if registry is not None else CollectorRegistry()
-        self.metrics = VerdictMetrics(  # hardening hook: bounded labels (monitor/stream/labels.py)
-            self.registry,
-            release_ttl_seconds=s.release_ttl_s,
-            labels=LabelGuard(s.max_label_chars, s.max_release_pairs),
-        )
-        self.telemetry = PipelineTelemetry(self.registry)  # the pipeline's own health, apart from the verdicts
         self.engine = engine
-        judge = self.engine.judge  # an LLM judge runs on a bounded pool with a turn budget
-        self.telemetry.judge_configured.set(int(isinstance(judge, BoundedPool) and judge.turn_budget_s is not None))
-        limits = ProcessorLimits(
-            max_open=s.max_open_dialogs,
-            idle_timeout_s=s.idle_timeout_s,
-            gap_timeout_s=s.gap_timeout_s,
-            max_held=s.max_held_turns,
-            max_open_bytes=s.max_open_dialog_bytes,
-            work=WorkLimits(
-                s.max_arg_leaves,
-                s.max_text_chars,
-                s.max_numbers,
-                s.max_reply_chars,
-                s.max_reply_sentences,
-                s.max_number_pairs,
-            ),
-        )
-        references = load_references(s.reference)
-        self.engine.embed_references(step for steps in references.values() for step in steps)
-        self.stream_clock = StreamClock(clock)  # idle and gap timers: time the stream could be read
-        self.processor = TurnProcessor(self.engine, references, limits, clock=self.stream_clock)
-        self.telemetry.open_dialogs.set_function(lambda: len(self.processor.open))
-        self.telemetry.open_dialog_bytes.set_function(lambda: self.processor.open_bytes)
-        self.source = make_source(settings, self.registry, self.processor)  # native events or OTLP batches
-        self.stats = RunStats()
+        self.registry = registry
+        self.metrics = pipeline.metrics
+        self.telemetry = pipeline.telemetry  # the pipeline's own health, apart from the verdicts
+        self.processor = pipeline.processor
+        self.source = pipeline.source  # native events or OTLP batches
+        self.partitions = pipeline.partitions
+        self.stream_clock = pipeline.stream_clock
+        self.stats = pipeline.stats
+        self.prometheus = pipeline.prometheus
+        self.sinks = pipeline.sinks
         self.stop_event = threading.Event()
         self.ready = threading.Event()
         self.clock = clock
         self._consumer = consumer
         self._producer = producer
         self._store = store
-        self.partitions = PartitionState(self.processor, store, s.finished_retention_s)
-        self.partitions.on_skipped = lambda reason: self.telemetry.state_skipped.labels(reason).inc()
-        stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
-        self.prometheus = PrometheusSink(self.metrics)
-        self.sinks: list[Sink] = [self.prometheus, StatsSink(self.stats, stats_labels)]
-        calibration = s.calibration
-        self.sinks.append(ConfidenceSink(
-            CalibrationMetrics(self.registry, calibration),
-            {"scoring": s.scoring.model_dump(mode="json")},
-            calibration.low_confidence_margin if calibration is not None else LOW_CONFIDENCE_MARGIN,
-        ))
+        self.partitions.store = store
         self.checkpoint: Checkpoint | None = None
         self.dlq: DeadLetterSink | None = None
         self.progress = ProgressLog()

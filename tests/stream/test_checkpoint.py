@@ -13,6 +13,7 @@ from monitor.models.dialog import Dialog
 from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
+from monitor.wiring import build_monitor
 from tests.conftest import EXAMPLES
 from tests.stream.fakes import FakeConsumer, FakeProducer
 from tests.stream.helpers import events_of
@@ -149,7 +150,7 @@ def sales_values(cid: str) -> list[bytes]:
 
 def loop(engine, consumer: FakeConsumer, producer: FakeProducer) -> Monitor:
     settings = MonitorSettings(state_topic="", commit_interval_s=0, metrics_port=0)
-    monitor = Monitor(settings, engine=engine, registry=CollectorRegistry(), consumer=consumer, producer=producer)
+    monitor = build_monitor(settings, engine=engine, registry=CollectorRegistry(), consumer=consumer, producer=producer)
     monitor.start()
     return monitor
 

@@ -8,9 +8,8 @@ from prometheus_client import CollectorRegistry
 
 from monitor.scoring import ScoringConfig
 from monitor.stream.heap import freeze_set_up, thaw
-from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
-from monitor.wiring import build_engine
+from monitor.wiring import build_engine, build_monitor
 from tests.stream.fakes import FakeConsumer, FakeProducer
 
 
@@ -26,7 +25,7 @@ def test_freezing_moves_the_live_heap_out_of_collection_until_thawed():
 def test_the_monitor_freezes_when_started_and_thaws_when_it_stops():
     gc.unfreeze()
     settings = MonitorSettings(state_topic="", metrics_port=0)
-    monitor = Monitor(
+    monitor = build_monitor(
         settings,
         engine=build_engine(ScoringConfig(), embed=False),
         registry=CollectorRegistry(),

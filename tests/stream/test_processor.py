@@ -350,7 +350,7 @@ def test_an_unknown_reference_id_leaves_the_turns_unscored_never_judged(engine):
 
 
 def test_a_known_reference_id_is_scored_against_it_and_no_reference_is_judged(engine):
-    from monitor.stream.runner import load_references
+    from monitor.wiring import load_references
 
     dialog = _unaligned_trip()
     references = load_references([str(EXAMPLES / "unaligned_trip.json")])
@@ -366,7 +366,7 @@ def test_a_known_reference_id_is_scored_against_it_and_no_reference_is_judged(en
 
 def test_a_trajectory_mode_streams_like_batch_its_verdicts_at_the_end(make_engine):
     """any_order: the verdicts of an unaligned conversation wait for its end, then equal `aem score`'s."""
-    from monitor.stream.runner import load_references
+    from monitor.wiring import load_references
 
     engine = make_engine(trajectory="any_order")
     dialog = _unaligned_trip()

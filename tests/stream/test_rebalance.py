@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.state import StateStore
+from monitor.wiring import build_monitor
 from tests.stream.fakes import FakeConsumer, FakeProducer
 from tests.stream.helpers import FakeClock
 from tests.stream.test_checkpoint import sales_values
@@ -54,7 +55,7 @@ def monitor_on(
     engine, consumer: FakeConsumer, producer: FakeProducer, store: MemoryStore, clock: FakeClock | None = None
 ) -> Monitor:
     settings = MonitorSettings(state_topic="", commit_interval_s=3600, metrics_port=0, idle_timeout_s=60)
-    monitor = Monitor(
+    monitor = build_monitor(
         settings,
         engine=engine,
         registry=CollectorRegistry(),

@@ -22,6 +22,7 @@ from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.replay import publish
+from monitor.wiring import build_monitor
 
 REPO = Path(__file__).resolve().parents[2]
 AEM = str(Path(sys.executable).with_name("aem"))
@@ -110,7 +111,7 @@ class MonitorThread:
     thread: threading.Thread | None = None
 
     def start(self, ready_timeout: float = 60.0) -> MonitorThread:
-        self.monitor = Monitor(self.settings, engine=self.engine, registry=self.registry)
+        self.monitor = build_monitor(self.settings, engine=self.engine, registry=self.registry)
         self.thread = threading.Thread(target=self.monitor.run, daemon=True)
         self.thread.start()
         if not self.monitor.ready.wait(ready_timeout):
