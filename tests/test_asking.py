@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from monitor.asking import Asking, ask, gather, gather_isolated, settle
+from monitor.asking import Asking, ask, first_ask, gather, gather_isolated, settle
 
 
 class Lengths:
@@ -79,3 +79,15 @@ def test_isolated_decisions_keep_their_own_failure() -> None:
     assert got[0] == "bb" and isinstance(got[1], ValueError)
     with pytest.raises(ValueError, match="bad value"):
         settle(gather([failing()]))
+
+
+def test_first_ask_names_what_a_decision_asks_one_answerer_first() -> None:
+    model, other = Lengths(), Lengths()
+
+    def two_models() -> Asking[int]:
+        (n,) = yield from ask(other.answer, ["abc"])
+        (m,) = yield from ask(model.answer, ["x" * n, "tail"])
+        return int(m)
+
+    assert first_ask(two_models(), model.answer) == ("xxx", "tail")
+    assert first_ask(longer(other, "a", "b"), model.answer) == ()  # never asks it
