@@ -1,7 +1,7 @@
 """Ask, then resolve: a decision that needs a model's answer is written once, as a generator that *asks*.
 
 A decision (is this value the same as gold? does this reply say what gold says?) is a generator: where it needs
-encoder similarities or verifier readings it yields a round of ``Ask`` s and receives their answers, then goes
+encoder similarities or verifier readings it yields a round of asks (``Ask``), receives their answers, then goes
 on deciding. ``settle`` drives one decision, answering each round as it comes; ``gather`` runs many decisions in
 lockstep so that one round holds the asks of all of them, and ``settle`` then answers each model's questions of
 the whole round in one batched call. Deciding one turn and deciding a poll of turns run the same code: nothing
