@@ -101,14 +101,8 @@ class VerifierReplyComparator:
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
         forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
-        backward = iter(
-            (
-                yield from ask(
-                    self.scorer.probabilities,
-                    [u.reverse for u, p in zip(units, forward, strict=True) if self._needs_reverse(p)],
-                )
-            )
-        )
+        again = [u.reverse for u, p in zip(units, forward, strict=True) if self._needs_reverse(p)]
+        backward = iter((yield from ask(self.scorer.probabilities, again)))
         readings = [
             Reading(u, p, next(backward) if self._needs_reverse(p) else None)
             for u, p in zip(units, forward, strict=True)
