@@ -112,14 +112,17 @@ class ValueComparator:
         positional = yield from gather([self._compare(a, b) for a, b in zip(g, p, strict=True)])
         if all(m.equivalent for m in positional):
             return Match(True, min(m.score for m in positional), "list")
-        grid = yield from gather([self._compare(a, b) for a in g for b in p])
+        # Every other pairing, asked at once; the positional ones are known already.
+        others = [(i, j) for i in range(len(g)) for j in range(len(p)) if i != j]
+        found = yield from gather([self._compare(g[i], p[j]) for i, j in others])
+        grid = dict(zip(others, found, strict=True)) | {(i, i): m for i, m in enumerate(positional)}
         remaining = list(range(len(p)))
         scores: list[float] = []
         ok = True
         for i in range(len(g)):
             best_j, best = -1, Match(False, -1.0, "list")
             for j in remaining:
-                m = grid[i * len(p) + j]
+                m = grid[(i, j)]
                 if m.equivalent > best.equivalent or (m.equivalent == best.equivalent and m.score > best.score):
                     best_j, best = j, m
             remaining.remove(best_j)
