@@ -20,6 +20,7 @@ premise). Sources:
   (``train/perturb.py``); ``passage_*``: two or three sentences, one of them edited or dropped.
 * ``begin``: BEGIN dev's work part, knowledge / response, fully attributable (dropped: supported) or not (changed).
 * ``identical``: one to three sentences of the above against themselves (same).
+* ``nli``, ``breaking``, ``summedits``, ``citod``: the entailment and grounding files (``train/entailment_pairs.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from train import perturb, split
+from train import entailment_pairs, perturb, split
 
 SAME, CHANGED, DROPPED = 0, 1, 2
 Signature = tuple[tuple[str, str, tuple[str, ...]], ...]
@@ -261,6 +262,7 @@ def build(seed: int) -> list[dict[str, Any]]:
     pairs += begin_pairs(list(split.begin("work")))
     texts = [turn["utterance"] for turn in turns] + [s for a, b, _ in stsb_rows for s in (a, b)]
     pairs += identical_pairs(texts, rng)
+    pairs += entailment_pairs.build(rng)
     rng.shuffle(pairs)
     return pairs
 

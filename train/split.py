@@ -93,3 +93,42 @@ def begin(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, str]]:
         for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
             if _keep(is_sealed(pair_key(row["knowledge"], row["response"])), part):
                 yield row
+
+
+# The entailment and grounding files. Keys group what must not straddle the cut: a premise (MultiNLI pairs
+# several hypotheses with one premise; Breaking NLI edits one premise many ways), a document (SummEdits writes
+# several summaries of one document), a dialogue (CI-ToD).
+
+
+def _jsonl_gz(name: str, data: Path) -> Iterator[dict[str, Any]]:
+    with gzip.open(data / name, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line)
+
+
+def nli(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
+    """MultiNLI + FEVER binary entailment pairs, one part, split by premise."""
+    for row in _jsonl_gz("nli_mnli_fever_binary.jsonl.gz", data):
+        if _keep(is_sealed("nli:" + row["premise"]), part):
+            yield row
+
+
+def breaking_nli(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
+    """Breaking NLI one-word-swap pairs, one part, split by premise."""
+    for row in _jsonl_gz("breaking_nli.jsonl.gz", data):
+        if _keep(is_sealed("breaking:" + row["premise"]), part):
+            yield row
+
+
+def summedits(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
+    """SummEdits document / summary pairs, one part, split by document."""
+    for row in _jsonl_gz("summedits.jsonl.gz", data):
+        if _keep(is_sealed("summedits:" + row["doc"]), part):
+            yield row
+
+
+def citod(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
+    """CI-ToD in-car dialogues with their knowledge-base tables, one part, split by file and dialogue id."""
+    for row in _jsonl_gz("citod_train_dev.jsonl.gz", data):
+        if _keep(is_sealed(f"citod:{row['file']}:{row['id']}"), part):
+            yield row

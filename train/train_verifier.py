@@ -6,7 +6,8 @@ head) on ``train/out/pairs.jsonl``.
 
 Plain PyTorch: AdamW, linear warm-up (10 %) and decay, dynamic padding over length-sorted buckets (batches
 are drawn in a seeded random order), fixed seeds. Logs progress and a held-back 2 % of the pairs every 500
-steps; saves the Hugging Face model folder (weights, tokenizer, ``labels.json``) to ``--out``. CPU only;
+steps; saves the Hugging Face model folder (weights, tokenizer, ``labels.json``) to ``--out``, with the optimiser, schedule and random state in
+``resume.pt``, so ``--resume`` continues an interrupted run at its last check (every 500 steps). CPU only;
 about an hour for 50k pairs x 2 epochs on two cores. Never run in CI.
 """
 
@@ -23,6 +24,7 @@ import torch
 
 LABELS = ("same", "changed", "dropped")
 OUT = Path(__file__).resolve().parent / "out"
+RESUME_FILE = "resume.pt"  # written beside the weights at every check; --resume continues from it
 
 
 def _load(path: Path) -> list[dict]:
@@ -76,6 +78,11 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--init", type=Path, default=None, help="continue from this checkpoint (default: MiniLM)")
+    parser.add_argument("--check-every", type=int, default=500, help="steps between checks and checkpoints")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="continue an interrupted run from the last checkpoint in --out (same pairs and arguments)",
+    )
     args = parser.parse_args()
 
     from sentence_transformers import CrossEncoder
@@ -89,7 +96,10 @@ def main() -> None:
     pairs = _load(args.pairs)
     held = pairs[: max(len(pairs) // 50, 200)]
     train = pairs[len(held) :]
-    encoder = CrossEncoder(str(args.init or default_model_path()), num_labels=3, max_length=args.max_length)
+    state_file = args.out / RESUME_FILE
+    state = torch.load(state_file, weights_only=False) if args.resume and state_file.exists() else None
+    start_from = args.out if state else (args.init or default_model_path())
+    encoder = CrossEncoder(str(start_from), num_labels=3, max_length=args.max_length)
     model, tokenizer = encoder.model, encoder.tokenizer
     model.config.id2label = dict(enumerate(LABELS))
     model.config.label2id = {name: i for i, name in enumerate(LABELS)}
@@ -105,10 +115,20 @@ def main() -> None:
     loss_fn = torch.nn.CrossEntropyLoss()
     step, started, seen = 0, time.time(), 0
     log = {"args": {k: str(v) for k, v in vars(args).items()}, "train_pairs": len(train), "checks": []}
+    resumed_at, spent_before = 0, 0.0
+    if state:
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        torch.set_rng_state(state["torch_rng"])
+        resumed_at, spent_before, log["checks"] = state["step"], state["seconds"], state["checks"]
+        print(json.dumps({"resumed_at": resumed_at, "of": total}), flush=True)
     while step < total:
-        for batch in _batches(train, args.batch, rng):
+        for batch in _batches(train, args.batch, rng):  # the same seeded order as the interrupted run
             if step >= total:
                 break
+            if step < resumed_at:
+                step += 1
+                continue
             inputs = _encode(tokenizer, batch, args.max_length)
             labels = torch.tensor([p["label"] for p in batch])
             loss = loss_fn(model(**inputs).logits, labels)
@@ -122,14 +142,22 @@ def main() -> None:
             if step % 100 == 0:
                 rate = seen / (time.time() - started)
                 print(f"step {step}/{total} loss {loss.item():.3f} {rate:.1f} pairs/s", flush=True)
-            if step % 500 == 0 or step == total:
+            if step % args.check_every == 0 or step == total:
                 check = {"step": step, **evaluate(model, tokenizer, held, args.max_length)}
                 log["checks"].append(check)
                 print(json.dumps(check), flush=True)
                 args.out.mkdir(parents=True, exist_ok=True)
                 model.save_pretrained(args.out)
                 tokenizer.save_pretrained(args.out)
-    log["seconds"] = round(time.time() - started, 1)
+                torch.save(
+                    {
+                        "step": step, "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
+                        "torch_rng": torch.get_rng_state(), "checks": log["checks"],
+                        "seconds": spent_before + time.time() - started,
+                    },
+                    state_file,
+                )
+    log["seconds"] = round(spent_before + time.time() - started, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(args.out)
     tokenizer.save_pretrained(args.out)
