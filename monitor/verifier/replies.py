@@ -124,9 +124,9 @@ class VerifierReplyComparator:
         cut = self.config.pass_threshold
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
-            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
+            named = "; ".join(str(c) for c in changed)
             detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
-            values = tuple(p for p, _ in changed)
+            values = tuple(c.pred for c in changed)
             return ReplyMatch(
                 False, True, min(_pass_score(worst), 0.45), values, (), "verifier+values", detail, decision
             )
@@ -145,12 +145,13 @@ class VerifierReplyComparator:
         )
         changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
         if changed:
-            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
+            named = "; ".join(str(c) for c in changed)
             where = f" in gold sentence {unit.sentence!r}" if unit.sentence else ""
             detail = f"{named}{where} (typed values; P(right) {p_right:.2f})"
             decision = replace(decision, check="typed_values")
             score = round(min(p_right, cut / 2), 4)
-            return ReplyMatch(False, True, score, tuple(p for p, _ in changed), (), "verifier+values", detail, decision)
+            values = tuple(c.pred for c in changed)
+            return ReplyMatch(False, True, score, values, (), "verifier+values", detail, decision)
         score = round(p_right, 4)
         if p_right >= cut:
             return ReplyMatch(True, True, score, (), (), "fused", None, decision)
@@ -186,8 +187,8 @@ class VerifierReplyComparator:
         checked by the typed values only (a different time or amount beside them still fails)."""
         changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
         if changed:
-            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
-            values = tuple(p for p, _ in changed)
+            named = "; ".join(str(c) for c in changed)
+            values = tuple(c.pred for c in changed)
             detail = f"{named} (typed values; every gold sentence repeated word for word)"
             return ReplyMatch(False, True, 0.45, values, (), "verifier+values", detail, Decision("typed_values"))
         detail = "every gold sentence is repeated word for word"
