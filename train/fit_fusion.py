@@ -7,12 +7,7 @@ Fit data (none of it sealed, none of it trained on by the verifier):
 
 * the *tune* halves of the SGD reply pairs file and of STS-B dev (``train/split.py``);
 * ``edits``: three STS-B dev tune-half sentences with one meaning-changing edit in one of them (fail), or with
-  one sentence said in other words (pass) — the unfaithful edit a long reply can hide;
-* ``nli``: MultiNLI / FEVER work-part pairs the verifier was not trained on, *entailed* hypotheses only in the
-  role they play for a reply: a shorter statement that keeps to the premise passes the truthfulness question
-  only when it says all of it, so they are not used; only contradictions and not-entailed pairs are (fail),
-  beside an equal number of the same hypotheses against themselves reworded by nothing (pass) — omitted: the
-  reference question is "same or not", which NLI does not label. (Left out; see the card.)
+  one sentence said in other words (pass) — the unfaithful edit a long reply can hide.
 
 Prints, per set, 5-fold cross-validated balanced accuracy of the fused decision beside bare cosine >= 0.5, the
 best single cosine cut and the verifier alone, then fits on everything and writes the parameters.
@@ -32,8 +27,8 @@ from benchmarks.accuracy_replies import PASS, Pair, balanced, best_cut, sgd_repl
 from monitor.asking import settle_all
 from monitor.embeddings import EmbeddingScorer
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
-from monitor.verifier.fusion import FUSION_FILE, Evidence, fit
-from monitor.verifier.model import MODEL_DIR
+from monitor.verifier.fusion import FUSION_FILE, Evidence, file_digest, fit
+from monitor.verifier.model import CARD_FILE, MODEL_DIR
 from train import perturb, split
 
 EDIT_TEXTS = 300
@@ -118,6 +113,13 @@ def main() -> None:
     folder = args.out or Path(args.verifier or MODEL_DIR)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / FUSION_FILE).write_text(json.dumps(fusion.as_dict(), indent=2) + "\n", encoding="utf-8")
+    card_path = folder / CARD_FILE
+    if card_path.is_file():  # the model card names the fusion file it ships with (checked at load)
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        card["fusion_sha256"] = file_digest(folder / FUSION_FILE)
+        card["fusion_fit"] = {"pairs": len(rows), "seed": args.seed, "c": args.c, 
+                             "command": "python -m train.fit_fusion"}
+        card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(fusion.as_dict()))
 
 
