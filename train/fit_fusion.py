@@ -117,7 +117,7 @@ def main() -> None:
     if card_path.is_file():  # the model card names the fusion file it ships with (checked at load)
         card = json.loads(card_path.read_text(encoding="utf-8"))
         card["fusion_sha256"] = file_digest(folder / FUSION_FILE)
-        card["fusion_fit"] = {"pairs": len(rows), "seed": args.seed, "c": args.c, 
+        card["fusion_fit"] = {"pairs": len(rows), "seed": args.seed, "c": args.c,
                              "command": "python -m train.fit_fusion"}
         card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(fusion.as_dict()))
