@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from monitor.equivalence import extract_facts
 from monitor.equivalence.replies.facts import Fact, facts_agree
-from monitor.equivalence.values.typed import Money
+from monitor.equivalence.values.base import Money
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

@@ -6,19 +6,20 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+import phonenumbers
 from text_to_num import alpha2digit
 
 from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.reference_data.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
-from monitor.equivalence.values.money import major_and_minor
+from monitor.equivalence.values import quantities
+from monitor.equivalence.values.base import DateValue, Money, Quantity
+from monitor.equivalence.values.money import major_and_minor, parse_money
+from monitor.equivalence.values.places import place_relation
 from monitor.equivalence.values.typed import (
-    DateValue,
-    Money,
-    Quantity,
     compound_amount,
+    dates_equal,
     looks_like_identifier,
     parse_date,
-    parse_money,
     parse_number,
     parse_quantity,
     parse_time,
@@ -306,8 +307,6 @@ def _international_phones(norm: str) -> list[tuple[int, int]]:
     groupings differ by country: libphonenumber knows each country's lengths."""
     if "+" not in norm:
         return []
-    import phonenumbers
-
     matcher = phonenumbers.PhoneNumberMatcher(norm, None, leniency=phonenumbers.Leniency.POSSIBLE)
     return [(m.start, m.end) for m in matcher if m.raw_string.startswith("+")]
 
@@ -357,12 +356,8 @@ def facts_agree(a: Fact, b: Fact) -> bool:
         same_rate = va.per is None or vb.per is None or va.per == vb.per  # "$90 a night" vs "$90 a week"
         return same_cur and same_rate and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
     if isinstance(va, Quantity) and isinstance(vb, Quantity):
-        from monitor.equivalence.values.typed import quantities_equal
-
-        return quantities_equal(va, vb)
+        return quantities.equal(va, vb)
     if isinstance(va, DateValue) and isinstance(vb, DateValue):
-        from monitor.equivalence.values.typed import dates_equal
-
         return dates_equal(va, vb)
     if a.kind == "entity":
         return entities_agree(str(va), str(vb))
@@ -411,8 +406,6 @@ def entities_agree(a: str, b: str) -> bool:
 
 def other_places(a: str, b: str) -> bool:
     """Both names are places, and not the same one nor one within the other ("York" / "New York")."""
-    from monitor.equivalence.values.places import place_relation
-
     return place_relation(a, b) == "different"
 
 

@@ -20,9 +20,9 @@ from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.reference_data.demonyms import countries_of
 from monitor.equivalence.replies.facts import Fact, extract_facts, facts_agree, normalise_numbers, other_places
 from monitor.equivalence.types import ValueComparing
+from monitor.equivalence.values.base import Money, Quantity
 from monitor.equivalence.values.people import title_for_name
 from monitor.equivalence.values.places import other_names, place_relation, place_within
-from monitor.equivalence.values.typed import Money, Quantity
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
 SLOT_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",

@@ -11,9 +11,10 @@ import structlog
 from monitor.asking import Asking, ask, gather, settle
 from monitor.cache import LruCache
 from monitor.embeddings.semantic import SemanticScorer
-from monitor.equivalence.normalize import canon_string, categorize
+from monitor.equivalence.normalize import categorize
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import stages
+from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.calibration import remainders, value_features, value_score, value_text
 from monitor.equivalence.values.grounding import Grounding
 from monitor.equivalence.values.opposites import antonym_clash
@@ -78,7 +79,7 @@ class ValueComparator:
         if gold is None or pred is None:
             empty = {"", "none", "null"}
             other = pred if gold is None else gold
-            ok = other is None or (isinstance(other, str) and canon_string(other) in empty)
+            ok = other is None or (isinstance(other, str) and canon(other) in empty)
             return Match(ok, 1.0 if ok else 0.0, "exact")
         return (yield from self._compare_scalars(gold, pred))
 
@@ -88,8 +89,8 @@ class ValueComparator:
             if isinstance(parsed[0], Mapping) and isinstance(parsed[1], Mapping):
                 return (yield from self._compare_objects(*parsed))
             return Match(False, 0.0, "object")
-        gk = {canon_string(str(k)): k for k in gold}
-        pk = {canon_string(str(k)): k for k in pred}
+        gk = {canon(str(k)): k for k in gold}
+        pk = {canon(str(k)): k for k in pred}
         if set(gk) != set(pk):
             return Match(False, 0.0, "object")
         if not gk:

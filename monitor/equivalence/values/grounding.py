@@ -12,10 +12,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from monitor.equivalence.normalize import alias_set, canon_string, fold
+from monitor.equivalence.normalize import alias_set, fold
 from monitor.equivalence.replies.facts import extract_facts, facts_agree
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import typed
+from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.calibration import value_text, value_tokens
 from monitor.equivalence.values.places import place_relation
 from monitor.equivalence.values.times import clock_times_in
@@ -87,7 +88,7 @@ class Grounding:
     def in_text(self, value: Any, text: str) -> Match:
         """Is a scalar ``value`` stated somewhere in free ``text``?"""
         vs = str(value)
-        key = canon_string(vs)
+        key = canon(vs)
         if not key:
             return Match(True, 1.0, "exact")
         folded = fold(text)

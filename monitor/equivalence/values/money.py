@@ -15,7 +15,7 @@ from collections import defaultdict
 from functools import lru_cache
 
 from monitor.equivalence.reference_data import data_table
-from monitor.equivalence.values.typed import SCALES, Money, canon, words_to_digits
+from monitor.equivalence.values.base import SCALES, Money, canon, words_to_digits
 
 _ENGLISH_LOCALES = ("en", "en_US", "en_CA", "en_AU", "en_GB", "en_IN", "en_NZ", "en_SG", "en_HK", "en_ZA",
                     "en_IE", "pt_BR", "es_MX", "fr_CA", "ja", "zh")

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
+from monitor.equivalence.normalize import STOPWORDS, alias_set, american, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
 from monitor.equivalence.reference_data.airports import airport_relation
 from monitor.equivalence.replies.facts import extract_facts, facts_agree
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import money, people, phones, quantities, typed
 from monitor.equivalence.values.addresses import same_address
+from monitor.equivalence.values.base import DateValue, Quantity, canon, numbers_close
 from monitor.equivalence.values.calibration import value_text, value_tokens
 from monitor.equivalence.values.categories import price_level_rank
 from monitor.equivalence.values.opposites import antonym_clash, opposite_words
@@ -55,7 +56,7 @@ class Pair:
         return _as_text(self.pred)
 
     @cached_property
-    def dates(self) -> tuple[typed.DateValue | None, typed.DateValue | None]:
+    def dates(self) -> tuple[DateValue | None, DateValue | None]:
         return typed.parse_date(self.g), typed.parse_date(self.p)
 
     @cached_property
@@ -76,7 +77,7 @@ Stage = Callable[[Pair], Match | None]
 
 # ------------------------------------------------------------------------------------------ identity
 def same_text(pair: Pair) -> Match | None:
-    return EXACT if canon_string(pair.g) == canon_string(pair.p) else None
+    return EXACT if canon(pair.g) == canon(pair.p) else None
 
 
 def email(pair: Pair) -> Match | None:
@@ -112,7 +113,7 @@ def json_numbers(pair: Pair) -> Match | None:
     if _exact_int(pair.gold) and _exact_int(pair.pred):  # any size: never through a float
         return _verdict(pair.gold == pair.pred, "number")
     gn, pn = pair.numbers
-    return _verdict(typed.numbers_close(gn, pn), "number") if gn is not None and pn is not None else None
+    return _verdict(numbers_close(gn, pn), "number") if gn is not None and pn is not None else None
 
 
 # ------------------------------------------------------------------------------------------ calendar
@@ -124,7 +125,7 @@ def year_range(pair: Pair) -> Match | None:
     if (gr is None) == (pr is None):
         return None
     season, other = (gr, pair.p) if gr is not None else (pr, pair.g)
-    year = re.fullmatch(r"\d{4}", typed.canon(other))
+    year = re.fullmatch(r"\d{4}", canon(other))
     if year is None or season is None:
         return None
     y = int(year.group(0))
@@ -213,7 +214,7 @@ def money_amount(pair: Pair) -> Match | None:
     if ga is None or pa is None:
         return None
     same_currency = gm is None or pm is None or money.same_currency(gm.currency, pm.currency)
-    return _verdict(same_currency and typed.numbers_close(ga, pa), "money")
+    return _verdict(same_currency and numbers_close(ga, pa), "money")
 
 
 def quantity(pair: Pair) -> Match | None:
@@ -223,8 +224,8 @@ def quantity(pair: Pair) -> Match | None:
         # a unit named alone is one of it: "year" / "12 months", but "year" / "5 years" differ
         unit = typed.bare_unit(pair.g if gq is None else pair.p)
         if unit is not None:
-            gq = gq or typed.Quantity(1.0, unit)
-            pq = pq or typed.Quantity(1.0, unit)
+            gq = gq or Quantity(1.0, unit)
+            pq = pq or Quantity(1.0, unit)
     if gq is not None and pq is not None:
         return _verdict(quantities.equal(gq, pq), "quantity" if gq.unit != pq.unit else "number")
     if gq is None and pq is None:
@@ -232,7 +233,7 @@ def quantity(pair: Pair) -> Match | None:
     gn, pn = pair.numbers
     ga = gq.amount if gq else gn
     pa = pq.amount if pq else pn
-    return _verdict(typed.numbers_close(ga, pa), "number") if ga is not None and pa is not None else None
+    return _verdict(numbers_close(ga, pa), "number") if ga is not None and pa is not None else None
 
 
 def rating_scale(pair: Pair) -> Match | None:
@@ -243,7 +244,7 @@ def rating_scale(pair: Pair) -> Match | None:
     if g is None or p is None:
         return None
     same_scale = g[1] is None or p[1] is None or g[1] == p[1]
-    return _verdict(same_scale and typed.numbers_close(g[0], p[0]), "number")
+    return _verdict(same_scale and numbers_close(g[0], p[0]), "number")
 
 
 def ordinal_number(pair: Pair) -> Match | None:
@@ -261,7 +262,7 @@ def sequel(pair: Pair) -> Match | None:
 def number(pair: Pair) -> Match | None:
     gn, pn = pair.numbers
     if gn is not None and pn is not None:
-        return _verdict(typed.numbers_close(gn, pn), "number")
+        return _verdict(numbers_close(gn, pn), "number")
     if (gn is not None) != (pn is not None) and (
         isinstance(pair.gold, int | float) or isinstance(pair.pred, int | float)
     ):
@@ -277,12 +278,12 @@ def counted(pair: Pair) -> Match | None:
         gc, pc = typed.count_of(pair.g), typed.count_of(pair.p)
         if gc is None or pc is None or gc[1] != pc[1]:
             return None
-        return _verdict(typed.numbers_close(gc[0], pc[0]), "number")
+        return _verdict(numbers_close(gc[0], pc[0]), "number")
     if gn is not None and pn is not None:
         return None
     count = typed.counted_number(pair.p if gn is not None else pair.g)
     bare = gn if gn is not None else pn
-    return _verdict(typed.numbers_close(count, bare), "number") if count is not None and bare is not None else None
+    return _verdict(numbers_close(count, bare), "number") if count is not None and bare is not None else None
 
 
 # ------------------------------------------------------------------------------------------ names
@@ -362,7 +363,7 @@ def abbreviation(pair: Pair) -> Match | None:
     short, long_ = (pair.g, pair.p) if len(pair.g) <= len(pair.p) else (pair.p, pair.g)
     if acronym_of(fold(short), long_.strip()):
         return Match(True, 0.9, "abbreviation")
-    s_key, l_key = canon_string(short).rstrip("."), canon_string(long_)
+    s_key, l_key = canon(short).rstrip("."), canon(long_)
     written_short = short.strip().isupper() or short.strip().endswith(".")
     if written_short and len(s_key) >= 3 and s_key.isalpha() and l_key.isalpha() and l_key.startswith(s_key):
         return Match(True, 0.8, "abbreviation")
