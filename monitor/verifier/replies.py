@@ -100,6 +100,9 @@ class VerifierReplyComparator:
             return self._all_repeated(gold, pred)
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
+        if self.facts is not None and self.config.typed_values and self.facts.same_but_spelled(gold, pred):
+            detail = "gold's words, its values written otherwise (typed values equal)"
+            return ReplyMatch(True, True, 1.0, (), (), "typed_values", detail, Decision("typed_values"))
         forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
         again = [u.reverse for u, p in zip(units, forward, strict=True) if self._needs_reverse(p)]
         backward = iter((yield from ask(self.scorer.probabilities, again)))

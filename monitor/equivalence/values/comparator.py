@@ -12,6 +12,7 @@ from monitor.asking import Asking, ask, gather, settle
 from monitor.cache import LruCache
 from monitor.embeddings.semantic import SemanticScorer
 from monitor.equivalence.normalize import categorize
+from monitor.equivalence.typed_values import TypedValue, compare_values
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import stages
 from monitor.equivalence.values.base import canon
@@ -67,6 +68,11 @@ class ValueComparator:
     def typed(self, gold: Any, pred: Any) -> Match | None:
         """The typed stages' decision on two scalars, or None when no stage decides."""
         return self._typed(gold, pred)
+
+    def same_value(self, a: TypedValue, b: TypedValue) -> Match | None:
+        """Two values read from texts (``typed_values``): the same value? None when they cannot be one (a date
+        and a phone number). Decided by ``typed``, as tool arguments are."""
+        return compare_values(a, b, self.typed)
 
     # ------------------------------------------------------------------ comparison
     def _compare(self, gold: Any, pred: Any) -> Asking[Match]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from monitor.equivalence.normalize import STOPWORDS, alias_set, american, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
 from monitor.equivalence.reference_data.airports import airport_relation
-from monitor.equivalence.replies.facts import extract_facts, facts_agree
+from monitor.equivalence.replies.facts import Fact, entities_agree, extract_facts, normalise_numbers
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import money, people, phones, quantities, typed
 from monitor.equivalence.values.addresses import same_address
@@ -213,8 +213,9 @@ def money_amount(pair: Pair) -> Match | None:
     pa = pm.amount if pm else pn
     if ga is None or pa is None:
         return None
-    same_currency = gm is None or pm is None or money.same_currency(gm.currency, pm.currency)
-    return _verdict(same_currency and numbers_close(ga, pa), "money")
+    same_unit = gm is None or pm is None or (
+        money.same_currency(gm.currency, pm.currency) and money.same_period(gm.per, pm.per))
+    return _verdict(same_unit and numbers_close(ga, pa), "money")
 
 
 def quantity(pair: Pair) -> Match | None:
@@ -441,20 +442,40 @@ def given_name(pair: Pair) -> Match | None:
     return _verdict(rel, "given_name", yes=0.9, no=0.1)
 
 
+def _values(text: str) -> list[Fact]:
+    return [f for f in extract_facts(text) if f.kind != "entity"]
+
+
+def _outside(text: str, facts: list[Fact]) -> str:
+    """``text`` (number words as digits) with its typed values taken out: the words around them."""
+    norm = normalise_numbers(text)
+    for f in sorted(facts, key=lambda f: f.span, reverse=True):
+        norm = norm[: f.span[0]] + " " + norm[f.span[1] :]
+    return canon(norm)
+
+
 def numbers_in_phrases(pair: Pair) -> Match | None:
-    """Numbers inside phrases must agree ("Room 101" / "Room 102")."""
-    fg = [f for f in extract_facts(pair.g) if f.kind != "entity"]
-    fp = [f for f in extract_facts(pair.p) if f.kind != "entity"]
+    """Values inside phrases must agree ("Room 101" / "Room 102"), each pair compared as values (``same_fact``);
+    the same words around values that all agree are the same phrase ("front desk +44 20 7946 0958" / "front
+    desk 020 7946 0958")."""
+    fg, fp = _values(pair.g), _values(pair.p)
     if not (fg and fp):
         return None
-    unmatched = [f for f in fg if not any(facts_agree(f, q) for q in fp)]
-    unmatched_p = [f for f in fp if not any(facts_agree(f, q) for q in fg)]
-    return Match(False, 0.1, "number") if unmatched or unmatched_p else None
+    agree = [[same_fact(f, q) for q in fp] for f in fg]
+    if not all(any(row) for row in agree) or not all(any(col) for col in zip(*agree, strict=True)):
+        return Match(False, 0.1, "number")
+    if len(fg) == len(fp) and _outside(pair.g, fg) == _outside(pair.p, fp):
+        return Match(True, 0.95, fg[0].kind)
+    return None
 
 
 def digits(pair: Pair) -> Match | None:
-    """Digits inside formulas, commands, names must agree ("2x**2 + 3x" / "3x**2 + 2x")."""
+    """Digits inside formulas, commands, names must agree ("2x**2 + 3x" / "3x**2 + 2x"); those of typed values
+    that agree (``numbers_in_phrases``) are not compared again."""
     gdig, pdig = re.findall(r"\d+(?:\.\d+)?", pair.g), re.findall(r"\d+(?:\.\d+)?", pair.p)
+    if gdig and pdig and gdig != pdig:
+        gdig = re.findall(r"\d+(?:\.\d+)?", _outside(pair.g, _values(pair.g)))
+        pdig = re.findall(r"\d+(?:\.\d+)?", _outside(pair.p, _values(pair.p)))
     return Match(False, 0.1, "number") if gdig and pdig and gdig != pdig else None
 
 
@@ -497,6 +518,11 @@ STAGES: tuple[Stage, ...] = (
 )
 
 
+# Stages that read a phrase as the values inside it; a typed value compared with another is one value.
+PHRASE_STAGES: tuple[Stage, ...] = (numbers_in_phrases, digits)
+VALUE_STAGES: tuple[Stage, ...] = tuple(s for s in STAGES if s not in PHRASE_STAGES)
+
+
 def run(gold: Any, pred: Any, stages: tuple[Stage, ...] = STAGES) -> Match | None:
     """The first stage's decision on (gold, pred), or None when no stage decides."""
     pair = Pair(gold, pred)
@@ -505,3 +531,41 @@ def run(gold: Any, pred: Any, stages: tuple[Stage, ...] = STAGES) -> Match | Non
         if decision is not None:
             return decision
     return None
+
+
+@lru_cache(maxsize=65536)
+def value_decision(gold: str, pred: str) -> Match | None:
+    """The typed decision on two values (``VALUE_STAGES``), memoised; None when no stage decides."""
+    return run(gold, pred, VALUE_STAGES)
+
+
+Decide = Callable[[Any, Any], Match | None]
+
+# Kinds of fact that measure an amount: a bare number stands for any of them ("3" / "$3", "3" / "3 miles").
+_AMOUNTS = frozenset({"number", "percent", "money", "quantity"})
+_BARE = frozenset({"number", "percent"})
+
+
+def comparable(a: Fact, b: Fact) -> bool:
+    """Two facts that can state one value: of one kind, or a bare number and an amount."""
+    return a.kind == b.kind or ({a.kind, b.kind} <= _AMOUNTS and bool({a.kind, b.kind} & _BARE))
+
+
+def fact_match(a: Fact, b: Fact, decide: Decide = value_decision) -> Match | None:
+    """The typed decision on two facts of one value slot (``comparable``), through the stage chain (``decide``:
+    ``ValueComparator.typed`` or the module's memoised chain); a pair no stage decides is the same when their
+    normalised values are. Names are compared as names (``facts.entities_agree``). None: not comparable."""
+    if not comparable(a, b):
+        return None
+    if a.kind == "entity":
+        return _verdict(entities_agree(str(a.value), str(b.value)), "name", yes=0.9, no=0.1)
+    decided = decide(a.text, b.text)
+    if decided is not None:
+        return decided
+    return _verdict(a.value == b.value, a.kind)
+
+
+def same_fact(a: Fact, b: Fact, decide: Decide = value_decision) -> bool:
+    """Do two facts state the same value (``fact_match``)?"""
+    m = fact_match(a, b, decide)
+    return m is not None and m.equivalent
