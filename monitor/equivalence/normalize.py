@@ -151,11 +151,6 @@ def _pick(options: set[str], key: str) -> str:
     return sorted(options)[0]
 
 
-def content_tokens(text: str) -> list[str]:
-    """Lemmatised non-stopword tokens after alias expansion."""
-    return [lemma(t) for t in tokens(expand_aliases(text)) if t not in STOPWORDS]
-
-
 _SPELLING = (
     (re.compile(r"(?<=[a-z])ae(?=[a-z]{2})"), "e"),  # orthopaedic, paediatric, anaesthesia
     (re.compile(r"(?<=[a-z]{2})oe(?=[a-z]{3})"), "e"),  # oesophagus, manoeuvre (not "shoes")

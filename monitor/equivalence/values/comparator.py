@@ -18,11 +18,10 @@ from monitor.equivalence.values import stages
 from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.calibration import remainders, value_features, value_score, value_text
 from monitor.equivalence.values.grounding import Grounding
-from monitor.equivalence.values.opposites import antonym_clash
 from monitor.equivalence.values.stages import EXACT as _EXACT
 from monitor.equivalence.values.stages import Stage
 
-__all__ = ["ValueComparator", "antonym_clash"]
+__all__ = ["ValueComparator"]
 
 log = structlog.get_logger(__name__)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import math
 import re
@@ -274,13 +275,11 @@ def _valid_day(month: int, day: int) -> bool:
     return True
 
 
-_MONTH_NUM = {name: i for i, name in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}
+_MONTH_NUM = {calendar.month_name[i].lower(): i for i in range(1, 13)}
 
 
 def month_name(month: int) -> str:
-    return next(name for name, i in _MONTH_NUM.items() if i == month)
+    return calendar.month_name[month].lower()
 
 
 def _month_precision(t: str) -> tuple[int | None, int, int | None] | None:
