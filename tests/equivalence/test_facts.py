@@ -49,7 +49,7 @@ def test_prose_hyphenation_and_ordinals_are_not_ids():
     assert ("id", "ds-eu-revenue") in kinds("use dataset ds-eu-revenue")
 
 
-def test_facts_agree_across_spellings():
+def test_same_fact_across_spellings():
     a = extract_facts("It costs $108.")[0]
     b = extract_facts("It costs 108 dollars.")[0]
     c = extract_facts("It costs 180 dollars.")[0]
