@@ -119,10 +119,6 @@ def low_confidence(
     return gap is not None and gap < margin_limit
 
 
-def cut_named(name: str, cuts: Sequence[Cut] = CUTS) -> Cut:
-    return next(c for c in cuts if c.name == name)
-
-
 def cut_config(raw: Mapping[str, Any]) -> dict[str, Any]:
     """A config file's mapping in the shape cut settings are read from: its ``scoring`` section (or top
     level, as `aem score --config` reads it) under ``scoring``."""

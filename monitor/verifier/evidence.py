@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.equivalence.replies.facts import Fact, extract_facts
-from monitor.equivalence.replies.reply_facts import diff_facts, unsupported_facts
+from monitor.equivalence.replies.reply_facts import aligned, diff_facts, reply_facts, unsupported_facts
 from monitor.equivalence.types import ValueComparing
+from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.places import parse_place, place_relation
+from monitor.equivalence.values.stages import same_fact
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,26 @@ class TypedValueEvidence:
             elif p.kind == "entity" and place_relation(g.fact.text, p.text) == "different":
                 out.append(ChangedValue(_place_kind(g.fact.text), p.text, g.fact.text))
         return tuple(out)
+
+    def respelled(self, gold: str, pred: str) -> str:
+        """``pred`` (number words as digits) with each typed value that states a gold value written as gold
+        writes it ("020 7946 0958" for gold's "+44 20 7946 0958")."""
+        g_facts = reply_facts(gold)[1]
+        p_norm, p_facts = reply_facts(pred)
+        matched, _ = aligned(gold, pred)
+        swaps = sorted(
+            ((p_facts[pi].span, g_facts[gi].text) for gi, pi in matched.items()
+             if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])),
+            reverse=True,
+        )
+        for (start, end), text in swaps:
+            p_norm = p_norm[:start] + text + p_norm[end:]
+        return p_norm
+
+    def same_but_spelled(self, gold: str, pred: str) -> bool:
+        """The prediction is gold's text word for word but for typed values it writes otherwise and the value
+        comparators find equal."""
+        return canon(self.respelled(gold, pred)) == canon(reply_facts(gold)[0])
 
     def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
 from monitor.asking import Ask, Asking, ask, settle
-from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.types import Decision, ReplyMatch
+from monitor.equivalence.values.base import canon
 from monitor.verifier.fusion import Evidence, Fusion
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
 from monitor.verifier.model import PairScorer, Probabilities
@@ -91,13 +91,13 @@ class VerifierReplyComparator:
 
     def units(self, gold: str, pred: str) -> list[Unit]:
         gold, pred = (gold or "").strip(), (pred or "").strip()
-        if canon_string(gold) == canon_string(pred) or not gold:
+        if canon(gold) == canon(pred) or not gold:
             return []
         gs, ps = sentences(gold), sentences(pred)
         if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES and len(gold) + len(pred) <= MAX_PAIR_CHARS:
             return [Unit(gold, pred, None)]
-        said = {canon_string(p) for p in ps}  # a gold sentence the prediction repeats word for word is said
-        return [Unit(g, best_window(g, ps), g) for g in gs if canon_string(g) not in said]
+        said = {canon(p) for p in ps}  # a gold sentence the prediction repeats word for word is said
+        return [Unit(g, best_window(g, ps), g) for g in gs if canon(g) not in said]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
         return settle(self.compare_steps(gold, pred))
@@ -106,10 +106,13 @@ class VerifierReplyComparator:
         """``compare`` as a decision that asks the verifier (``monitor.asking``): the forward readings of its
         units, then the reverse readings the forward ones call for."""
         units = self.units(gold, pred)
-        if not units and canon_string(gold.strip()) != canon_string(pred.strip()) and gold.strip():
+        if not units and canon(gold.strip()) != canon(pred.strip()) and gold.strip():
             return self._all_repeated(gold, pred)
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
+        if self.facts is not None and self.config.typed_values and self.facts.same_but_spelled(gold, pred):
+            detail = "gold's words, its values written otherwise (typed values equal)"
+            return ReplyMatch(True, True, 1.0, (), (), "typed_values", detail, Decision("typed_values"))
         if self.fusion is not None and self.semantic is not None:
             return (yield from self._fused(gold, pred, units, self.fusion, self.semantic))
         forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
