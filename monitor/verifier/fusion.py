@@ -13,12 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from monitor.verifier.model import Probabilities
+import structlog
+
+from monitor.verifier.model import MODEL_DIR, MODEL_ENV, Probabilities, VerifierUnavailable, checked_card
+
+log = structlog.get_logger(__name__)
 
 FUSION_FILE = "fusion.json"
 FEATURES = (
@@ -234,16 +239,10 @@ def load_fusion(folder: str | None = None) -> Fusion | None:
     """The fused decision shipped beside the verifier of ``folder`` (default: ``AEM_VERIFIER_MODEL``, else the
     shipped model): checked against the model card's ``fusion_sha256`` and verifier id, a clear error when it
     differs. None, with a warning, for a model folder that has no ``fusion.json`` (the verifier decides alone)."""
-    import os
-
-    import structlog
-
-    from monitor.verifier.model import MODEL_DIR, MODEL_ENV, VerifierUnavailable, checked_card
-
     path = Path(folder or os.environ.get(MODEL_ENV) or MODEL_DIR)
     file = path / FUSION_FILE
     if not file.is_file():
-        structlog.get_logger(__name__).warning("fusion_missing", model=str(path), decides="verifier alone")
+        log.warning("fusion_missing", model=str(path), decides="verifier alone")
         return None
     card, sha = checked_card(path)
     digest = file_digest(file)
