@@ -24,7 +24,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from monitor.equivalence.normalize import canon_string, fold
+from monitor.equivalence.normalize import fold
+from monitor.equivalence.values.base import canon
 from monitor.models.dialog import ToolCall, UserMessage
 from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.packed import PackedTurn, pack_turn
@@ -126,7 +127,7 @@ class SourceIndex:
     def states(self, value: Any) -> bool:
         """Whether a source states ``value`` word for word (in one leaf or key): grounding would find it
         supported there. A scan of the folded texts: no comparator runs."""
-        key = canon_string(str(value))
+        key = canon(str(value))
         if not key:
             return True
         # the latest first: a value most often comes from the last output
