@@ -1,7 +1,7 @@
 """Fit the fused reply decision (``monitor/verifier/fusion.py``) for a verifier, on data the verifier was not
 trained on, and write ``fusion.json`` beside it.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python -m train.fit_fusion [--verifier DIR] [--out DIR] [--c 1.0] [--seed 5]
+    HF_HUB_OFFLINE=1 .venv/bin/python -m train.fit_fusion [--verifier DIR] [--out DIR] [--seed 5]
 
 Fit data (none of it sealed, none of it trained on by the verifier):
 
@@ -10,7 +10,8 @@ Fit data (none of it sealed, none of it trained on by the verifier):
   one sentence said in other words (pass) — the unfaithful edit a long reply can hide.
 
 Prints, per set, 5-fold cross-validated balanced accuracy of the fused decision beside bare cosine >= 0.5, the
-best single cosine cut and the verifier alone, then fits on everything and writes the parameters.
+best single cosine cut and the verifier alone, then fits on everything and writes the parameters (gradient-boosted
+trees as plain node arrays, ``monitor/verifier/fusion.py``) and their sha256 into the model card.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ import numpy as np
 from benchmarks.accuracy_replies import PASS, Pair, balanced, best_cut, sgd_replies, stsb
 from monitor.asking import settle_all
 from monitor.embeddings import EmbeddingScorer
+from monitor.equivalence import ValueComparator
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
+from monitor.verifier.evidence import TypedValueEvidence
 from monitor.verifier.fusion import FUSION_FILE, Evidence, file_digest, fit
 from monitor.verifier.model import CARD_FILE, MODEL_DIR
 from train import perturb, split
@@ -69,13 +72,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--verifier", default=None, help="model folder (default: the shipped model)")
     parser.add_argument("--out", type=Path, default=None, help="where fusion.json goes (default: the model folder)")
-    parser.add_argument("--c", type=float, default=1.0, help="inverse L2 strength")
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
 
     scorer = load_verifier(args.verifier)
     embed = EmbeddingScorer()
-    comparator = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
+    facts = TypedValueEvidence(ValueComparator(semantic=embed))
+    comparator = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False), facts)
     sets = {
         "sgd_replies": sgd_replies("tune", split.DATA_DIR),
         "stsb_dev": stsb("tune", split.DATA_DIR, "stsb_en_dev.csv"),
@@ -94,7 +97,7 @@ def main() -> None:
     predicted = np.zeros(len(rows), dtype=bool)
     for k in range(5):
         train = [i for i in range(len(rows)) if folds[i] != k]
-        fusion = fit([x[i] for i in train], y[train].tolist(), scorer.model_id, c=args.c)
+        fusion = fit([x[i] for i in train], y[train].tolist(), scorer.model_id)
         for i in np.flatnonzero(folds == k):
             predicted[i] = fusion.p_right(x[i]) >= 0.5
     print("| set | pairs | cosine >= 0.5 | best cosine cut (in-set) | verifier alone | fused (5-fold CV) |")
@@ -109,7 +112,7 @@ def main() -> None:
             balanced(pairs, [rows[i][4] == "pass" for i in idx])[0], balanced(pairs, predicted[idx].tolist())[0],
         )
         print(f"| {name} | {len(idx)} | " + " | ".join(f"{f:.3f}" for f in figures) + " |")
-    fusion = fit(x, y.tolist(), scorer.model_id, c=args.c)
+    fusion = fit(x, y.tolist(), scorer.model_id)
     folder = args.out or Path(args.verifier or MODEL_DIR)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / FUSION_FILE).write_text(json.dumps(fusion.as_dict(), indent=2) + "\n", encoding="utf-8")
@@ -117,7 +120,7 @@ def main() -> None:
     if card_path.is_file():  # the model card names the fusion file it ships with (checked at load)
         card = json.loads(card_path.read_text(encoding="utf-8"))
         card["fusion_sha256"] = file_digest(folder / FUSION_FILE)
-        card["fusion_fit"] = {"pairs": len(rows), "seed": args.seed, "c": args.c,
+        card["fusion_fit"] = {"pairs": len(rows), "seed": args.seed,
                              "command": "python -m train.fit_fusion"}
         card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(fusion.as_dict()))

@@ -14,6 +14,7 @@ from monitor.equivalence.types import ValueComparing
 from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
+from monitor.verifier.fusion import Agreement
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,13 @@ class TypedValueEvidence:
             elif p.kind == "entity" and place_relation(g.fact.text, p.text) == "different":
                 out.append(ChangedValue(_place_kind(g.fact.text), p.text, g.fact.text))
         return tuple(out)
+
+    def agreement(self, gold: str, pred: str) -> Agreement:
+        """How many of gold's typed values the prediction states with the same value, leaves out, and how many
+        of gold's facts (names included) it states: evidence for the fused decision."""
+        diff = diff_facts(gold, pred, self._same)
+        dropped = sum(1 for g in diff.dropped if g.fact.kind != "entity")
+        return Agreement(diff.kept_values, dropped, diff.kept)
 
     def respelled(self, gold: str, pred: str) -> str:
         """``pred`` (number words as digits) with each typed value that states a gold value written as gold

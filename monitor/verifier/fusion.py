@@ -1,10 +1,11 @@
 """The fused reply decision: one small fitted classifier over the evidence the product computes for a pair of
-texts — the bi-encoder cosine of the whole texts and of the pair the verifier read, and the verifier's three
-probabilities in both directions — giving the probability that the reply is right.
+texts — the bi-encoder cosine of the whole texts and of the pair the verifier read, the verifier's three
+probabilities in both directions, and how many of gold's typed values and facts the value comparators find in
+the reply — giving the probability that the reply is right.
 
 The parameters (``fusion.json`` beside the verifier's model file, its sha256 in the model card) are made by
 ``train/fit_fusion.py`` from named data with a fixed seed; ``aem calibrate`` refits them on a team's labels
-(regularised towards the shipped ones) and writes them to its overlay.
+(its slope and intercept, regularised towards the shipped ones) and writes them to its overlay.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,9 @@ FEATURES = (
     "unit_cosine",  # of the two texts the verifier read (a gold sentence and its window, for long replies)
     "same", "changed", "dropped",  # the verifier, gold as premise (log-odds)
     "reverse_same", "reverse_changed", "reverse_dropped",  # the verifier, the reply as premise (log-odds)
+    "values_kept",  # log(1 + gold's typed values the reply states with the same value)
+    "values_dropped",  # log(1 + gold's typed values the reply leaves out)
+    "facts_kept",  # log(1 + gold's facts, names included, the reply states)
 )
 _EPS = 1e-4
 
@@ -35,6 +39,15 @@ def _logit(p: float) -> float:
 
 
 @dataclass(frozen=True)
+class Agreement:
+    """What the typed value comparators found of gold's facts in the reply (``TypedValueEvidence.agreement``)."""
+
+    values_kept: int = 0
+    values_dropped: int = 0
+    facts_kept: int = 0
+
+
+@dataclass(frozen=True)
 class Evidence:
     """What the product knows of one (gold, reply) unit before deciding."""
 
@@ -42,13 +55,15 @@ class Evidence:
     unit_cosine: float
     forward: Probabilities
     backward: Probabilities
+    agreement: Agreement = Agreement()
 
     def vector(self) -> tuple[float, ...]:
-        f, b = self.forward, self.backward
+        f, b, a = self.forward, self.backward, self.agreement
         return (
             self.cosine, self.unit_cosine,
             _logit(f.same), _logit(f.changed), _logit(f.dropped),
             _logit(b.same), _logit(b.changed), _logit(b.dropped),
+            math.log1p(a.values_kept), math.log1p(a.values_dropped), math.log1p(a.facts_kept),
         )
 
     def as_dict(self) -> dict[str, float]:
@@ -60,39 +75,75 @@ class FusionUnavailable(ValueError):
 
 
 @dataclass(frozen=True)
-class Fusion:
-    """Logistic regression over standardised evidence: P(right) = sigmoid(intercept + Σ wᵢ·(xᵢ − meanᵢ)/scaleᵢ)."""
+class Tree:
+    """One regression tree, as flat node arrays: an inner node sends ``x`` left when ``x[feature] <=
+    threshold``; a leaf (``left == -1``) adds its value."""
 
-    weights: tuple[float, ...]
-    intercept: float
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
+
+    def __call__(self, x: Sequence[float]) -> float:
+        node = 0
+        while self.left[node] >= 0:
+            node = self.left[node] if x[self.feature[node]] <= self.threshold[node] else self.right[node]
+        return self.value[node]
+
+    def check(self, features: int) -> None:
+        n = len(self.value)
+        arrays = (self.feature, self.threshold, self.left, self.right)
+        if not n or any(len(a) != n for a in arrays):
+            raise FusionUnavailable("a fusion tree's node arrays must be non-empty and of one length")
+        for i in range(n):
+            if self.left[i] >= 0 and not (
+                i < self.left[i] < n and i < self.right[i] < n and 0 <= self.feature[i] < features
+            ):
+                raise FusionUnavailable(f"a fusion tree's node {i} points outside the tree")
+        if not all(math.isfinite(v) for v in (*self.threshold, *self.value)):
+            raise FusionUnavailable("a fusion tree holds a number that is not finite")
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Gradient-boosted trees over the evidence, then a logistic calibration:
+    P(right) = sigmoid(slope · (baseline + Σ tree(x)) + intercept). The shipped fit has slope 1 and intercept
+    0; ``aem calibrate`` refits the two on a team's labels (regularised towards them)."""
+
+    trees: tuple[Tree, ...]
+    baseline: float
     verifier: str  # the verifier model id the evidence was read with (a fit is only valid for its verifier)
+    slope: float = 1.0
+    intercept: float = 0.0
     source: str = "shipped"  # "shipped", or where a refit came from ("calibration")
 
     def __post_init__(self) -> None:
-        n = len(FEATURES)
-        if not (len(self.weights) == len(self.mean) == len(self.scale) == n):
-            raise FusionUnavailable(f"fusion parameters need {n} weights, means and scales, one per feature")
-        values = (*self.weights, self.intercept, *self.mean, *self.scale)
-        if not all(math.isfinite(v) for v in values) or any(s <= 0 for s in self.scale):
-            raise FusionUnavailable("fusion parameters must be finite numbers, with positive scales")
+        if not all(math.isfinite(v) for v in (self.baseline, self.slope, self.intercept)):
+            raise FusionUnavailable("fusion parameters must be finite numbers")
+        for tree in self.trees:
+            tree.check(len(FEATURES))
+
+    def raw(self, evidence: Evidence) -> float:
+        x = evidence.vector()
+        return self.baseline + sum(tree(x) for tree in self.trees)
 
     def logit(self, evidence: Evidence) -> float:
-        x = evidence.vector()
-        return self.intercept + sum(
-            w * (v - m) / s for w, v, m, s in zip(self.weights, x, self.mean, self.scale, strict=True)
-        )
+        return self.slope * self.raw(evidence) + self.intercept
 
     def p_right(self, evidence: Evidence) -> float:
-        z = self.logit(evidence)
-        return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+        z = max(min(self.logit(evidence), 700.0), -700.0)
+        return 1 / (1 + math.exp(-z))
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "features": list(FEATURES), "weights": [round(w, 6) for w in self.weights],
-            "intercept": round(self.intercept, 6), "mean": [round(m, 6) for m in self.mean],
-            "scale": [round(s, 6) for s in self.scale], "verifier": self.verifier, "source": self.source,
+            "features": list(FEATURES), "baseline": self.baseline, "slope": self.slope,
+            "intercept": self.intercept, "verifier": self.verifier, "source": self.source,
+            "trees": [
+                {"feature": list(t.feature), "threshold": list(t.threshold), "left": list(t.left),
+                 "right": list(t.right), "value": list(t.value)}
+                for t in self.trees
+            ],
         }
 
     @classmethod
@@ -100,10 +151,17 @@ class Fusion:
         try:
             if list(data["features"]) != list(FEATURES):
                 raise FusionUnavailable(f"fusion fitted on features {data['features']}, this build reads {FEATURES}")
+            trees = tuple(
+                Tree(
+                    tuple(int(v) for v in t["feature"]), tuple(float(v) for v in t["threshold"]),
+                    tuple(int(v) for v in t["left"]), tuple(int(v) for v in t["right"]),
+                    tuple(float(v) for v in t["value"]),
+                )
+                for t in data["trees"]
+            )
             return cls(
-                tuple(float(w) for w in data["weights"]), float(data["intercept"]),
-                tuple(float(m) for m in data["mean"]), tuple(float(s) for s in data["scale"]),
-                str(data["verifier"]), str(data.get("source", "shipped")),
+                trees, float(data["baseline"]), str(data["verifier"]), float(data.get("slope", 1.0)),
+                float(data.get("intercept", 0.0)), str(data.get("source", "shipped")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, FusionUnavailable):
@@ -124,49 +182,52 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def fit(
-    rows: Sequence[Evidence], right: Sequence[bool], verifier: str, c: float = 1.0, prior: Fusion | None = None,
-) -> Fusion:
-    """A logistic regression of ``right`` on the evidence, with an L2 penalty of strength ``1/c``.
+# The shipped fit's settings (train/fit_fusion.py): small trees, a slow rate, fixed seed.
+BOOSTING = {"max_depth": 3, "max_iter": 200, "learning_rate": 0.05, "random_state": 0}
 
-    Without ``prior`` the penalty pulls the weights towards zero (scikit-learn's ``LogisticRegression``); with
-    one, the fit keeps the prior's standardisation and the penalty pulls the weights and intercept towards the
-    prior's (the regularised refit ``aem calibrate`` makes: few labels move the decision a little)."""
+
+def fit(rows: Sequence[Evidence], right: Sequence[bool], verifier: str) -> Fusion:
+    """Gradient-boosted trees (scikit-learn's ``HistGradientBoostingClassifier``) of ``right`` on the evidence,
+    exported as plain node arrays (no pickle ships)."""
     import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
     x = np.array([e.vector() for e in rows], dtype=float)
-    y = np.array([bool(r) for r in right], dtype=float)
-    if prior is None:
-        from sklearn.linear_model import LogisticRegression
-
-        mean, scale = x.mean(axis=0), x.std(axis=0)
-        scale[scale < 1e-6] = 1.0
-        model = LogisticRegression(C=c, max_iter=2000).fit((x - mean) / scale, y.astype(int))
-        weights, intercept = model.coef_[0], float(model.intercept_[0])
-    else:
-        mean, scale = np.array(prior.mean), np.array(prior.scale)
-        start = np.array([*prior.weights, prior.intercept])
-        weights, intercept = _towards(np.column_stack([(x - mean) / scale, np.ones(len(x))]), y, start, 1.0 / c)
-    return Fusion(
-        tuple(float(w) for w in weights), float(intercept), tuple(float(m) for m in mean),
-        tuple(float(s) for s in scale), verifier, "shipped" if prior is None else "calibration",
-    )
+    model = HistGradientBoostingClassifier(**BOOSTING).fit(x, np.array([bool(r) for r in right], dtype=int))
+    trees = []
+    for (predictor,) in model._predictors:  # one tree per iteration for a binary task
+        nodes = predictor.nodes
+        leaf = nodes["is_leaf"].astype(bool)
+        trees.append(Tree(
+            tuple(int(v) for v in nodes["feature_idx"]), tuple(float(v) for v in nodes["num_threshold"]),
+            tuple(-1 if leaf[i] else int(v) for i, v in enumerate(nodes["left"])),
+            tuple(-1 if leaf[i] else int(v) for i, v in enumerate(nodes["right"])),
+            tuple(float(v) for v in nodes["value"]),
+        ))
+    baseline = float(np.ravel(model._baseline_prediction)[0])
+    return Fusion(tuple(trees), baseline, verifier)
 
 
-def _towards(z: Any, y: Any, start: Any, strength: float) -> tuple[Any, float]:
-    """Minimise the logistic loss + ``strength``·‖θ − start‖² over θ (weights, then intercept), from ``start``."""
+def refit(fusion: Fusion, rows: Sequence[Evidence], right: Sequence[bool], strength: float = 1.0) -> Fusion:
+    """The calibration refit: slope and intercept of the shipped score on a team's labels, by logistic loss
+    with an L2 pull of ``strength`` towards the shipped (1, 0) — few labels move the decision a little, many
+    consistent ones as far as they say."""
     import numpy as np
     from scipy.optimize import minimize
+
+    z = np.column_stack([[fusion.raw(e) for e in rows], np.ones(len(rows))])
+    y = np.array([bool(r) for r in right], dtype=float)
+    start = np.array([fusion.slope, fusion.intercept])
 
     def loss(theta: Any) -> tuple[float, Any]:
         margin = z @ theta
         p = 1 / (1 + np.exp(-np.clip(margin, -30, 30)))
-        nll = float(np.sum(np.logaddexp(0, margin) - y * margin))
         gap = theta - start
+        nll = float(np.sum(np.logaddexp(0, margin) - y * margin))
         return nll + strength * float(gap @ gap), z.T @ (p - y) + 2 * strength * gap
 
-    theta = minimize(loss, start, jac=True, method="L-BFGS-B").x
-    return theta[:-1], float(theta[-1])
+    slope, intercept = minimize(loss, start, jac=True, method="L-BFGS-B").x
+    return replace(fusion, slope=float(slope), intercept=float(intercept), source="calibration")
 
 
 def load_fusion(folder: str | None = None) -> Fusion | None:

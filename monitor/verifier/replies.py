@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Protocol
 from monitor.asking import Ask, Asking, ask, settle
 from monitor.equivalence.types import Decision, ReplyMatch
 from monitor.equivalence.values.base import canon
-from monitor.verifier.fusion import Evidence, Fusion
+from monitor.verifier.fusion import Agreement, Evidence, Fusion
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
 from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
@@ -172,12 +172,13 @@ class VerifierReplyComparator:
         self, gold: str, pred: str, units: list[Unit], semantic: Similarity
     ) -> Asking[list[tuple[Evidence, Unit]]]:
         """Each unit's evidence, asked in one round: the cosines (whole texts, the unit's pair) and the verifier's
-        readings both ways."""
+        readings both ways; and the typed value comparators' agreement of the whole texts."""
         cosines = [(gold.strip(), pred.strip()), *(u.pair for u in units)]
         readings = [*(u.pair for u in units), *(u.reverse for u in units)]
         cos, probs = yield [Ask(semantic.similarity, tuple(cosines)), Ask(self.scorer.probabilities, tuple(readings))]
+        agreement = self.facts.agreement(gold, pred) if self.facts is not None else Agreement()
         n = len(units)
-        return [(Evidence(cos[0], cos[1 + i], probs[i], probs[n + i]), u) for i, u in enumerate(units)]
+        return [(Evidence(cos[0], cos[1 + i], probs[i], probs[n + i], agreement), u) for i, u in enumerate(units)]
 
     def evidence_steps(self, gold: str, pred: str, semantic: Similarity) -> Asking[list[Evidence]]:
         """The evidence the fused decision reads for a pair, one per unit (empty for the same text): what

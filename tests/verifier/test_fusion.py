@@ -19,7 +19,18 @@ from monitor.embeddings import EmbeddingScorer
 from monitor.equivalence import ValueComparator
 from monitor.scoring.config import ScoringConfig, VerifierSettings
 from monitor.verifier import VerifierReplyComparator, VerifierUnavailable
-from monitor.verifier.fusion import FEATURES, FUSION_FILE, Evidence, Fusion, FusionUnavailable, fit, load_fusion
+from monitor.verifier.fusion import (
+    BOOSTING,
+    FEATURES,
+    FUSION_FILE,
+    Evidence,
+    Fusion,
+    FusionUnavailable,
+    Tree,
+    fit,
+    load_fusion,
+    refit,
+)
 from monitor.verifier.model import MODEL_DIR, Probabilities
 from monitor.wiring import reply_comparator
 
@@ -60,12 +71,31 @@ def test_the_score_is_p_right_and_the_cut_decides_on_it(shipped: VerifierReplyCo
     assert below.compare(gold, pred).equivalent
 
 
-def test_parameters_fitted_for_other_features_are_refused() -> None:
-    data = Fusion((0.0,) * len(FEATURES), 0.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES), "m").as_dict()
+def test_parameters_fitted_for_other_features_or_broken_are_refused() -> None:
+    leaf = Tree((0,), (0.0,), (-1,), (-1,), (0.3,))
+    data = Fusion((leaf,), 0.1, "m").as_dict()
+    assert Fusion.from_dict(data) == Fusion((leaf,), 0.1, "m")
     with pytest.raises(FusionUnavailable, match="features"):
         Fusion.from_dict({**data, "features": ["cosine"]})
     with pytest.raises(FusionUnavailable, match="finite"):
-        Fusion.from_dict({**data, "intercept": math.nan})
+        Fusion.from_dict({**data, "baseline": math.nan})
+    loop = {"feature": [0, 0], "threshold": [0.5, 0.0], "left": [0, -1], "right": [1, -1], "value": [0.0, 1.0]}
+    with pytest.raises(FusionUnavailable, match="outside"):
+        Fusion.from_dict({**data, "trees": [loop]})
+
+
+def test_the_exported_trees_predict_what_scikit_learn_predicts() -> None:
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = random.Random(2)
+    rows = [_evidence(rng, i % 3 != 0) for i in range(300)]
+    right = [i % 3 != 0 for i in range(300)]
+    fusion = fit(rows, right, "m")
+    x = np.array([e.vector() for e in rows])
+    model = HistGradientBoostingClassifier(**BOOSTING).fit(x, np.array(right, dtype=int))
+    expected = model.predict_proba(x)[:, 1]
+    assert max(abs(fusion.p_right(e) - p) for e, p in zip(rows, expected, strict=True)) < 1e-9
 
 
 def _model_copy(tmp_path: Path) -> Path:
@@ -100,8 +130,8 @@ def test_a_refit_towards_the_shipped_fit_moves_with_the_labels_and_no_further() 
     right = [i % 2 == 0 for i in range(400)]
     shipped = fit(rows, right, "m")
     flipped = [not r for r in right[:60]]  # 60 labels that say the opposite
-    gentle = fit(rows[:60], flipped, "m", c=0.01, prior=shipped)
-    strong = fit(rows[:60], flipped, "m", c=100.0, prior=shipped)
+    gentle = refit(shipped, rows[:60], flipped, strength=1e4)
+    strong = refit(shipped, rows[:60], flipped, strength=0.01)
     test = rows[200:260]
 
     def agreement(f: Fusion) -> float:
@@ -109,4 +139,4 @@ def test_a_refit_towards_the_shipped_fit_moves_with_the_labels_and_no_further() 
 
     assert agreement(gentle) > agreement(strong)  # weak evidence keeps the shipped decision
     assert agreement(strong) < 0.5  # labels that are many and consistent move it
-    assert gentle.source == strong.source == "calibration"
+    assert gentle.source == strong.source == "calibration" and gentle.trees == shipped.trees
