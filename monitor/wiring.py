@@ -159,7 +159,13 @@ def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
 def processor_limits(s: MonitorSettings) -> ProcessorLimits:
     """The processor's bounds on open conversations and on one event's work, from the settings."""
     work = WorkLimits(
-        s.max_arg_leaves, s.max_text_chars, s.max_numbers, s.max_reply_chars, s.max_reply_sentences, s.max_number_pairs
+        s.max_arg_leaves,
+        s.max_text_chars,
+        s.max_numbers,
+        s.max_reply_chars,
+        s.max_reply_sentences,
+        s.max_number_pairs,
+        s.max_grounding_pairs,
     )
     return ProcessorLimits(
         max_open=s.max_open_dialogs,
