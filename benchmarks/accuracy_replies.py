@@ -1,7 +1,7 @@
 """Reply accuracy of every reply scorer, on the work and the sealed parts of the data (``train/split.py``).
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py [--data benchmarks/data] [--part sealed]
-        [--verifier DIR] [--scorers embedding,verifier,shipped] [--tune]
+        [--verifier DIR] [--scorers embedding,verifier,shipped,fused,grounding,edits] [--sets NAMES] [--tune]
 
 Data sets (each cut by hash into a work and a sealed part before anyone read it):
 
@@ -11,12 +11,17 @@ Data sets (each cut by hash into a work and a sealed part before anyone read it)
   - on the sealed part these are dialogues the verifier never saw;
 * ``stsb_dev`` and ``stsb_train``: STS-B pairs scored >= 4 (pass) or <= 1 (fail); the verifier trained on the
   work part of ``stsb_train`` only;
-* ``begin``: reference-free grounding, BEGIN dev knowledge / response, fully attributable (pass) or not (fail);
-  generic responses are reported apart (their pass rate).
+* ``breaking``: Breaking NLI, a sentence against itself with one word swapped: a synonym passes, any other
+  swap is ``inconsistent_response``;
+* judge-only: ``begin`` (BEGIN dev knowledge / response, fully attributable or not), ``citod`` (an in-car
+  assistant's last reply against the knowledge-base table it had and the driver's last turn), ``summedits``
+  (a summary against its document), ``nli`` (MultiNLI / FEVER hypotheses against their premise); 400 a set at
+  most, a seeded sample.
 
 Scorers: ``embedding`` (bare cosine >= 0.5, and the best single threshold chosen on the work part), ``verifier``
-(the cross-encoder alone), ``shipped`` (the default configuration: verifier with typed-value evidence, as
-``aem score`` builds it); for grounding, max sentence cosine beside the verifier. Figures: balanced accuracy
+(the cross-encoder alone), ``shipped`` (the default configuration, as ``aem score`` builds it), ``fused``
+(``scoring.verifier.fusion: true``); for judge-only, max sentence cosine (best cut on the work part) beside
+them. Figures: balanced accuracy
 (mean of the pass rate on passing pairs and the fail rate on failing ones) and, for SGD, the share of failing
 pairs given the right reason. ``--tune`` prints the joint best ``pass_threshold`` / ``grounding_threshold`` on
 the work parts (never the sealed ones).
@@ -206,9 +211,12 @@ def reference_sets(part: str, data: Path) -> dict[str, list[Pair]]:
     return {n: p for n, p in sets.items() if part != "tune" or n in ("sgd_replies", "stsb_dev")}
 
 
-def shipped_comparator(verifier: str | None, embed: EmbeddingScorer, values: ValueComparator) -> ReplyComparing:
-    """The reply comparator ``aem score`` builds by default (``monitor.wiring``), on ``verifier``'s model."""
-    config = ScoringConfig(verifier=VerifierSettings(model=verifier))
+def shipped_comparator(
+    verifier: str | None, embed: EmbeddingScorer, values: ValueComparator, fusion: bool = False
+) -> ReplyComparing:
+    """The reply comparator ``aem score`` builds (``monitor.wiring``) by default, or with ``verifier.fusion: true``,
+    on ``verifier``'s model."""
+    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion))
     return reply_comparator(config, values, embed, None)
 
 
@@ -218,8 +226,9 @@ def main() -> None:
     parser.add_argument("--part", choices=("work", "tune", "sealed"), default="sealed",
                         help="tune: the halves of the work parts that were not trained on")
     parser.add_argument("--verifier", default=None, help="model folder (default: the shipped model)")
-    parser.add_argument("--scorers", default="embedding,verifier,shipped,grounding",
-                        help="any of embedding, verifier, shipped, grounding, edits")
+    parser.add_argument("--scorers", default="embedding,verifier,shipped,fused,grounding",
+                        help="any of embedding, verifier, shipped (the default), fused (verifier.fusion: true), "
+                             "grounding, edits")
     parser.add_argument("--sets", default=None, help="comma-separated reference / judge-only sets (default: all)")
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the tune halves")
     args = parser.parse_args()
@@ -240,6 +249,7 @@ def main() -> None:
     if scorer is not None:
         comparators["verifier"] = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
         comparators["shipped"] = shipped_comparator(args.verifier, embed, values)
+        comparators["fused"] = shipped_comparator(args.verifier, embed, values, fusion=True)
     work_sets = reference_sets("work", args.data) if part != "work" else sets
     for name, pairs in sets.items():
         if not pairs:
@@ -255,9 +265,9 @@ def main() -> None:
                 got = [outcome(m) for m in settle_all([comparator.compare_steps(p.gold, p.pred) for p in pairs])]
                 print(row(name, label, pairs, [g == PASS for g in got], got), flush=True)
     if "grounding" in scorers and scorer is not None:
-        grounding(part, args.data, scorer, embed, comparators["shipped"], scorers, chosen)
+        grounding(part, args.data, scorer, embed, comparators, scorers, chosen)
     if "edits" in scorers and scorer is not None:
-        edits(part, args.data, comparators["shipped"])
+        edits(part, args.data, comparators["fused" if "fused" in scorers else "shipped"])
     if args.tune:
         tune(args.data, scorer)
 
@@ -314,8 +324,8 @@ def max_sentence_cosine(embed: EmbeddingScorer, cases: Sequence[Grounded]) -> li
 
 
 def grounding(  # type: ignore[no-untyped-def]
-    part: str, data: Path, scorer, embed: EmbeddingScorer, shipped: ReplyComparing, scorers: set[str],
-    chosen: set[str] | None,
+    part: str, data: Path, scorer, embed: EmbeddingScorer, comparators: dict[str, ReplyComparing],
+    scorers: set[str], chosen: set[str] | None,
 ) -> None:
     sets = {n: c for n, c in judge_sets(part, data).items() if chosen is None or n in chosen}
     work_sets = judge_sets("work", data) if part != "work" else sets
@@ -327,8 +337,11 @@ def grounding(  # type: ignore[no-untyped-def]
         "verifier alone, lexical window": lambda c: not unsupported_sentences(
             scorer, c.reply, [line for s in c.sources for line in render_source(s)], cut
         ),
-        "shipped": lambda c: not shipped.unsupported_facts(c.reply, list(c.sources)),
     }
+    for label in ("shipped", "fused"):
+        if label in scorers:
+            comparator = comparators[label]
+            readers[label] = lambda c, comparator=comparator: not comparator.unsupported_facts(c.reply, list(c.sources))
     for name, cases in sets.items():
         pairs = [Pair("", "", c.expected) for c in cases]
         if "embedding" in scorers:

@@ -136,7 +136,7 @@ def reply_comparator(
         log.warning("fusion_off", reason="no embedding model", decides="verifier alone")
     fusion = load_fusion(v.model) if v.fusion and semantic is not None else None
     return VerifierReplyComparator(
-        LazyVerifier(v.model), cuts, TypedValueEvidence(values), semantic, fusion
+        LazyVerifier(v.model), cuts, TypedValueEvidence(values), semantic if fusion else None, fusion
     )
 
 

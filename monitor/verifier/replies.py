@@ -85,7 +85,7 @@ class VerifierReplyComparator:
     scorer: PairScorer
     config: VerifierConfig = field(default_factory=VerifierConfig)
     facts: Any = None  # typed-value evidence (``evidence.TypedValueEvidence``); None: off
-    semantic: Similarity | None = None  # the bi-encoder: the fused decision, judge-only retrieval
+    semantic: Similarity | None = None  # the bi-encoder: the fused decision, judge-only retrieval (fusion on)
     fusion: Fusion | None = None  # the fused decision's parameters; None (or no encoder): the verifier alone
     batched: ClassVar[bool] = True
 

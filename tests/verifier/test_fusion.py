@@ -42,7 +42,8 @@ def embed() -> EmbeddingScorer:
 
 @pytest.fixture(scope="module")
 def shipped(embed: EmbeddingScorer) -> VerifierReplyComparator:
-    comparator = reply_comparator(ScoringConfig(), ValueComparator(semantic=embed), embed, None)
+    config = ScoringConfig(verifier=VerifierSettings(fusion=True))
+    comparator = reply_comparator(config, ValueComparator(semantic=embed), embed, None)
     assert isinstance(comparator, VerifierReplyComparator)
     return comparator
 
@@ -54,7 +55,9 @@ def _evidence(rng: random.Random, right: bool) -> Evidence:
     return Evidence(rng.uniform(0.6, 0.95), rng.uniform(0.6, 0.95), probs, probs)
 
 
-def test_the_shipped_default_is_the_fused_decision(shipped: VerifierReplyComparator) -> None:
+def test_fusion_on_decides_by_the_fused_decision(shipped: VerifierReplyComparator, embed: EmbeddingScorer) -> None:
+    default = reply_comparator(ScoringConfig(), ValueComparator(semantic=embed), embed, None)
+    assert isinstance(default, VerifierReplyComparator) and default.fusion is None  # opt-in (docs/verifier.md)
     assert shipped.fusion is not None and shipped.semantic is not None
     match = shipped.compare("Your table is booked for 7 pm.", "I booked your table for 7 pm.")
     assert match.decision is not None and match.decision.check == "fused"
@@ -118,7 +121,8 @@ def test_a_model_folder_without_fusion_decides_by_the_verifier_alone(tmp_path: P
     (folder / FUSION_FILE).unlink()
     assert load_fusion(str(folder)) is None
     comparator = reply_comparator(
-        ScoringConfig(verifier=VerifierSettings(model=str(folder))), ValueComparator(), EmbeddingScorer(), None
+        ScoringConfig(verifier=VerifierSettings(model=str(folder), fusion=True)), ValueComparator(), EmbeddingScorer(),
+        None,
     )
     match = comparator.compare("The shop closes at 6 pm.", "The shop is closed at 6 pm.")
     assert match.decision is not None and match.decision.check == "verifier"
