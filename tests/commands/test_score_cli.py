@@ -222,3 +222,35 @@ def test_user_metadata_in_extra_is_accepted_and_not_scored(tmp_path, capsys):
     with_meta = json.loads(capsys.readouterr().out)
     assert main(["score", str(tmp_path / "plain.json")]) == 0
     assert with_meta == json.loads(capsys.readouterr().out)
+
+
+def test_a_read_only_action_in_the_tools_catalog_file_is_excused(tmp_path, capsys):
+    """An extra `flights.status` lookup before the booking: `read_only` in the `--tools` file excuses it, as it
+    does inline (the same engine serves `aem run --tools`)."""
+
+    def call(action: str) -> dict:
+        return {"tool_id": "flights", "action": action, "args": {"flight_id": "UA-100"}}
+
+    dialog = {
+        "dialog_id": "status-then-change",
+        "gold_turns": [{"turn": "Tool", "gold_turn": call("change")}],
+        "predict_turns": [
+            {"turn": "Tool", "turn_no": 1, "predict_turn": call("status")},
+            {"turn": "Tool", "turn_no": 2, "predict_turn": call("change")},
+        ],
+    }
+    (tmp_path / "d.json").write_text(json.dumps(dialog))
+    (tmp_path / "cat.json").write_text(
+        json.dumps([
+            {"tool_id": "flights", "action": "status", "read_only": True},
+            {"tool_id": "flights", "action": "change"},
+        ])
+    )  # fmt: skip
+    argv = ["score", str(tmp_path / "d.json"), "--format", "json"]
+    main(argv)
+    without = json.loads(capsys.readouterr().out)["dialogs"][0]
+    assert without["total_failures"] == 2  # nothing says the lookup is harmless
+    main([*argv, "--tools", str(tmp_path / "cat.json")])
+    scored = json.loads(capsys.readouterr().out)["dialogs"][0]
+    assert scored["total_failures"] == 0 and [t["success"] for t in scored["turns"]] == [True, True]
+
