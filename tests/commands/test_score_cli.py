@@ -254,3 +254,35 @@ def test_a_read_only_action_in_the_tools_catalog_file_is_excused(tmp_path, capsy
     scored = json.loads(capsys.readouterr().out)["dialogs"][0]
     assert scored["total_failures"] == 0 and [t["success"] for t in scored["turns"]] == [True, True]
 
+
+
+DUPLICATE_TURN = {
+    "dialog_id": "dup",
+    "turns": [
+        {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Cancel my booking."}},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Done."}, "predict_turn": {"response": "Done."}},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Bye."}, "predict_turn": {"response": "Bye."}},
+    ],
+}
+
+
+@pytest.mark.parametrize("shape", ["aligned", "unaligned"])
+@pytest.mark.parametrize("command", ["score", "replay"])
+def test_a_duplicate_turn_number_is_one_error_line_in_score_and_replay(tmp_path, capsys, command, shape):
+    """The stream would keep the first turn 2 and drop the second: neither command scores or sends such a file."""
+    dialog = DUPLICATE_TURN
+    if shape == "unaligned":
+        turns = DUPLICATE_TURN["turns"]
+        dialog = {
+            "dialog_id": "dup",
+            "gold_turns": [{"turn": "Agent", "gold_turn": {"response": "Done."}}],
+            "predict_turns": [{k: v for k, v in t.items() if k != "gold_turn"} for t in turns],
+        }
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(dialog))
+    extra = ["--bootstrap-servers", "127.0.0.1:1"] if command == "replay" else []
+    assert main([command, str(path), *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    message = "turn_no 2 appears twice: each turn needs its own number"
+    assert captured.err.strip() == f"aem {command}: error: {path}: dialog 'dup': {message}"
