@@ -286,3 +286,25 @@ def test_a_duplicate_turn_number_is_one_error_line_in_score_and_replay(tmp_path,
     assert captured.out == ""
     message = "turn_no 2 appears twice: each turn needs its own number"
     assert captured.err.strip() == f"aem {command}: error: {path}: dialog 'dup': {message}"
+
+
+def test_a_dialog_whose_turns_are_all_unscored_has_no_test_pass_and_the_table_says_why(tmp_path, capsys):
+    huge = "word " * 3_000  # past the verifier's reply bound: unscored `too_large`, never judged
+    dialog = {
+        "dialog_id": "too-big",
+        "turns": [
+            {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Summarise the contract."}},
+            {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Short."}, "predict_turn": {"response": huge}},
+        ],
+    }
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(dialog))
+    main(["score", str(path), "--format", "json"])
+    result = json.loads(capsys.readouterr().out)["dialogs"][0]
+    assert (result["success_rate"], result["test_pass"], result["unscored_count"]) == (None, None, 1)
+    assert [t["failure_reason"] for t in result["turns"]] == ["too_large"]
+    main(["score", str(path), "--format", "table"])
+    table = capsys.readouterr().out
+    row = next(line.split() for line in table.splitlines() if "Agent" in line)
+    assert row[:4] == ["2", "Agent", "unscored", "too_large"]
+    assert "test_pass=-" in table
