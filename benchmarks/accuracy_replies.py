@@ -1,7 +1,7 @@
 """Reply accuracy of every reply scorer, on the work and the sealed parts of the data (``train/split.py``).
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/accuracy_replies.py [--data benchmarks/data] [--part sealed]
-        [--verifier DIR] [--scorers embedding,verifier,shipped] [--tune]
+        [--verifier DIR] [--scorers embedding,verifier,shipped,fused,grounding,edits] [--sets NAMES] [--tune]
 
 Data sets (each cut by hash into a work and a sealed part before anyone read it):
 
@@ -11,12 +11,17 @@ Data sets (each cut by hash into a work and a sealed part before anyone read it)
   - on the sealed part these are dialogues the verifier never saw;
 * ``stsb_dev`` and ``stsb_train``: STS-B pairs scored >= 4 (pass) or <= 1 (fail); the verifier trained on the
   work part of ``stsb_train`` only;
-* ``begin``: reference-free grounding, BEGIN dev knowledge / response, fully attributable (pass) or not (fail);
-  generic responses are reported apart (their pass rate).
+* ``breaking``: Breaking NLI, a sentence against itself with one word swapped: a synonym passes, any other
+  swap is ``inconsistent_response``;
+* judge-only: ``begin`` (BEGIN dev knowledge / response, fully attributable or not), ``citod`` (an in-car
+  assistant's last reply against the knowledge-base table it had and the driver's last turn), ``summedits``
+  (a summary against its document), ``nli`` (MultiNLI / FEVER hypotheses against their premise); 400 a set at
+  most, a seeded sample.
 
 Scorers: ``embedding`` (bare cosine >= 0.5, and the best single threshold chosen on the work part), ``verifier``
-(the cross-encoder alone), ``shipped`` (the default configuration: verifier with typed-value evidence, as
-``aem score`` builds it); for grounding, max sentence cosine beside the verifier. Figures: balanced accuracy
+(the cross-encoder alone), ``shipped`` (the default configuration, as ``aem score`` builds it), ``fused``
+(``scoring.verifier.fusion: true``); for judge-only, max sentence cosine (best cut on the work part) beside
+them. Figures: balanced accuracy
 (mean of the pass rate on passing pairs and the fail rate on failing ones) and, for SGD, the share of failing
 pairs given the right reason. ``--tune`` prints the joint best ``pass_threshold`` / ``grounding_threshold`` on
 the work parts (never the sealed ones).
@@ -31,6 +36,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,11 +46,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from monitor.asking import settle_all
 from monitor.embeddings import EmbeddingScorer
 from monitor.equivalence import ValueComparator
-from monitor.equivalence.types import ReplyMatch, reply_reason
+from monitor.equivalence.types import ReplyComparing, ReplyMatch, reply_reason
+from monitor.scoring.config import ScoringConfig, VerifierSettings
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
-from monitor.verifier.evidence import TypedValueEvidence
-from monitor.verifier.grounding import unsupported_sentences
-from monitor.verifier.sentences import sentences
+from monitor.verifier.grounding import premise_sentences, render_source, unsupported_sentences
+from monitor.wiring import reply_comparator
 from train import split
 from train.build_pairs import TARGETS, sgd_pairs
 
@@ -89,6 +95,59 @@ def begin(part: str, data: Path) -> tuple[list[Pair], list[Pair]]:
               for r in rows if r["label"] != "Generic"]
     generic = [Pair(r["knowledge"], r["response"], PASS) for r in rows if r["label"] == "Generic"]
     return graded, generic
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """A judge-only case: what the conversation said (user messages as text, tool outputs as JSON values) and a
+    reply that it supports (pass) or not (fail)."""
+
+    sources: tuple[Any, ...]
+    reply: str
+    expected: str
+
+
+JUDGE_SAMPLE = 400  # judge-only cases read per set (a seeded sample of the part)
+
+
+def _sample(items: list[Any], size: int = JUDGE_SAMPLE) -> list[Any]:
+    return items if len(items) <= size else random.Random(3).sample(items, size)
+
+
+def judge_sets(part: str, data: Path) -> dict[str, list[Grounded]]:
+    """The judge-only sets of a part: knowledge-grounded dialogue replies (BEGIN), in-car assistant replies
+    against the knowledge-base table the assistant had (CI-ToD), summaries against their document
+    (SummEdits), statements against the text they are drawn from (MultiNLI / FEVER)."""
+    begin_rows = [
+        Grounded((r["knowledge"],), r["response"], PASS if r["label"] == "Fully attributable" else "fail")
+        for r in split.begin(part, data) if r["label"] != "Generic"
+    ]
+    citod_rows = []
+    for r in split.citod(part, data):
+        turns = r["dialogue"]
+        if not r["kb"].get("items") or not turns or turns[-1]["turn"] != "assistant":
+            continue
+        if not r["kb_inconsistent"] and (r["query_inconsistent"] or r["history_inconsistent"]):
+            continue
+        asked = next((t["utterance"] for t in reversed(turns[:-1]) if t["turn"] == "driver"), "")
+        reply = turns[-1]["utterance"].replace("_", " ")
+        items = r["kb"]["items"]
+        kb = {"items": [{k: str(v).replace("_", " ") for k, v in item.items() if v != "-"} for item in items]}
+        citod_rows.append(Grounded((asked.replace("_", " "), kb), reply, "fail" if r["kb_inconsistent"] else PASS))
+    summ = [Grounded((r["doc"],), r["summary"], PASS if int(r["label"]) == 1 else "fail")
+            for r in split.summedits(part, data)]
+    nli = [Grounded((r["premise"],), r["hypothesis"], PASS if r["label"] == "entailment" else "fail")
+           for r in split.nli(part, data)]
+    return {"begin": begin_rows, "citod": _sample(citod_rows), "summedits": _sample(summ), "nli": _sample(nli)}
+
+
+def breaking(part: str, data: Path) -> list[Pair]:
+    """One word swapped (Breaking NLI): a synonym says the same (pass), any other swap changes it (fail)."""
+    rows = [Pair(r["premise"], r["hypothesis"], PASS if r["category"] == "synonyms" and r["label"] == "entailment"
+                 else "inconsistent_response")
+            for r in split.breaking_nli(part, data) if r["label"] != "entailment" or r["category"] == "synonyms"]
+    same = [p for p in rows if p.expected == PASS]
+    return same + _sample([p for p in rows if p.expected != PASS], max(len(same), 150))
 
 
 # ----------------------------------------------------------------------------------------- measures
@@ -140,73 +199,75 @@ def outcome(match: ReplyMatch) -> str:
     return PASS if reason is None else reason.value
 
 
+def reference_sets(part: str, data: Path) -> dict[str, list[Pair]]:
+    sets = {
+        "sgd_replies": sgd_replies(part, data),
+        "sgd_built": sgd_built(part, data),
+        "stsb_dev": stsb(part, data, "stsb_en_dev.csv"),
+        "stsb_train": stsb(part, data, "stsb_en_train.csv"),
+        "breaking": breaking(part, data),
+    }
+    # Only the dev files have a tune half; the others' work parts were trained on.
+    return {n: p for n, p in sets.items() if part != "tune" or n in ("sgd_replies", "stsb_dev")}
+
+
+def shipped_comparator(
+    verifier: str | None, embed: EmbeddingScorer, values: ValueComparator, fusion: bool = False
+) -> ReplyComparing:
+    """The reply comparator ``aem score`` builds (``monitor.wiring``) by default, or with ``verifier.fusion: true``,
+    on ``verifier``'s model."""
+    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion))
+    return reply_comparator(config, values, embed, None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=split.DATA_DIR, help="data folder (default: benchmarks/data)")
     parser.add_argument("--part", choices=("work", "tune", "sealed"), default="sealed",
                         help="tune: the halves of the work parts that were not trained on")
     parser.add_argument("--verifier", default=None, help="model folder (default: the shipped model)")
-    parser.add_argument("--scorers", default="embedding,verifier,shipped,grounding",
-                        help="any of embedding, verifier, shipped, grounding, edits, rules, verifier+rules")
+    parser.add_argument("--scorers", default="embedding,verifier,shipped,fused,grounding",
+                        help="any of embedding, verifier, shipped (the default), fused (verifier.fusion: true), "
+                             "grounding, edits")
+    parser.add_argument("--sets", default=None, help="comma-separated reference / judge-only sets (default: all)")
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the tune halves")
     args = parser.parse_args()
     scorers = set(args.scorers.split(","))
+    chosen = set(args.sets.split(",")) if args.sets else None
     part = args.part
 
-    needs_verifier = bool(scorers & {"verifier", "shipped", "verifier+rules", "grounding", "edits"})
+    needs_verifier = bool(scorers & {"verifier", "shipped", "grounding", "edits"})
     scorer = load_verifier(args.verifier) if needs_verifier else None
     embed = EmbeddingScorer()
     values = ValueComparator(semantic=embed)
-    sets: dict[str, list[Pair]] = {
-        "sgd_replies": sgd_replies(part, args.data),
-        "sgd_built": sgd_built(part, args.data),
-        "stsb_dev": stsb(part, args.data, "stsb_en_dev.csv"),
-        "stsb_train": stsb(part, args.data, "stsb_en_train.csv") if part == "sealed" else [],
-    }
-    sets = {  # the built SGD pairs and STS-B train have no tune half: their work part is trained on
-        name: pairs for name, pairs in sets.items() if part != "tune" or name in ("sgd_replies", "stsb_dev")
-    }
-    work_cos: dict[str, tuple[list[float], list[Pair]]] = {}
-    if "embedding" in scorers:
-        for name in ("sgd_replies", "stsb_dev"):
-            work = sets[name] if part == "work" else (sgd_replies if name == "sgd_replies" else
-                                                      lambda p, d: stsb(p, d, "stsb_en_dev.csv"))("work", args.data)
-            work_cos[name] = (embed.similarity([(p.gold, p.pred) for p in work]), work)
+    sets = {n: p for n, p in reference_sets(part, args.data).items() if chosen is None or n in chosen}
     reading = {"sealed": "never read", "tune": "not trained on, chose the cuts", "work": "designed and trained on"}
     print(f"## Reply accuracy, {part} part ({reading[part]})\n")
     print("| data | scorer | pairs | balanced | pass rate (same) | fail rate (different) | right reason |")
     print("|---|---|---|---|---|---|---|")
-    comparators: dict[str, Callable[[str, str], str]] = {}
+    comparators: dict[str, ReplyComparing] = {}
     if scorer is not None:
-        plain = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
-        shipped = VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(values))
-        comparators["verifier"] = lambda g, p: outcome(plain.compare(g, p))
-        comparators["shipped"] = lambda g, p: outcome(shipped.compare(g, p))
-    rules = _rules(embed, values) if scorers & {"rules", "verifier+rules"} else None
-    if rules is not None:
-        comparators["rules"] = lambda g, p: outcome(rules.compare(g, p))
-        if scorer is not None:
-            both = (comparators["shipped"], comparators["rules"])
-            comparators["verifier+rules"] = lambda g, p: _either(both[0](g, p), both[1](g, p))
+        comparators["verifier"] = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
+        comparators["shipped"] = shipped_comparator(args.verifier, embed, values)
+        comparators["fused"] = shipped_comparator(args.verifier, embed, values, fusion=True)
+    work_sets = reference_sets("work", args.data) if part != "work" else sets
     for name, pairs in sets.items():
         if not pairs:
             continue
         if "embedding" in scorers:
             cos = embed.similarity([(p.gold, p.pred) for p in pairs])
             print(row(name, "embedding cos >= 0.5", pairs, [c >= 0.5 for c in cos], None))
-            source = work_cos.get(name) or work_cos["stsb_dev" if name.startswith("stsb") else "sgd_replies"]
-            cut = best_cut(*source)
+            work = work_sets[name]
+            cut = best_cut(embed.similarity([(p.gold, p.pred) for p in work]), work)
             print(row(name, f"embedding best cut {cut:.2f}", pairs, [c >= cut for c in cos], None))
-        if scorer is not None:
-            settle_all([plain.compare_steps(p.gold, p.pred) for p in pairs])  # one batch; answers cached
-        for label, compare in comparators.items():
+        for label, comparator in comparators.items():
             if label in scorers:
-                got = [compare(p.gold, p.pred) for p in pairs]
+                got = [outcome(m) for m in settle_all([comparator.compare_steps(p.gold, p.pred) for p in pairs])]
                 print(row(name, label, pairs, [g == PASS for g in got], got), flush=True)
     if "grounding" in scorers and scorer is not None:
-        grounding(part, args.data, scorer, embed, scorers)
+        grounding(part, args.data, scorer, embed, comparators, scorers, chosen)
     if "edits" in scorers and scorer is not None:
-        edits(part, args.data, VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(values)))
+        edits(part, args.data, comparators["fused" if "fused" in scorers else "shipped"])
     if args.tune:
         tune(args.data, scorer)
 
@@ -217,7 +278,7 @@ EDIT_KINDS = (
 )
 
 
-def edits(part: str, data: Path, shipped: VerifierReplyComparator) -> None:
+def edits(part: str, data: Path, shipped: ReplyComparing) -> None:
     """One meaning-changing edit (``train/perturb.py``) in one sentence of a three-sentence text of STS-B dev
     sentences of the part (the tune half: never trained on), caught or not, per kind of edit; and the pass rate
     of the same texts unedited with one sentence said in other words (a paraphrase scored >= 4)."""
@@ -253,39 +314,45 @@ def edits(part: str, data: Path, shipped: VerifierReplyComparator) -> None:
     print(f"| none (one sentence paraphrased) | 60 | passed {kept / 60:.3f} |")
 
 
-def grounding(part: str, data: Path, scorer, embed: EmbeddingScorer, scorers: set[str]) -> None:  # type: ignore[no-untyped-def]
-    graded, generic = begin(part, data)  # BEGIN has no tune half: "tune" reads its work part, trained on
-    shown = "work part, trained on" if part != "sealed" else "sealed part"
-    print(f"\n## Reference-free grounding (BEGIN dev, {shown})\n")
-    print("| data | scorer | pairs | balanced | pass rate (attributable) | fail rate (not) | generic passed |")
-    print("|---|---|---|---|---|---|---|")
+def max_sentence_cosine(embed: EmbeddingScorer, cases: Sequence[Grounded]) -> list[float]:
+    """The baseline: the reply's cosine with the premise sentence most like it."""
+    out = []
+    for case in cases:
+        pieces = premise_sentences([line for source in case.sources for line in render_source(source)]) or ("",)
+        out.append(max(embed.similarity([(piece, case.reply) for piece in pieces])))
+    return out
 
-    def max_cos(pairs: Sequence[Pair]) -> list[float]:
-        out = []
-        for p in pairs:
-            ks = list(sentences(p.gold)) or [p.gold]
-            out.append(max(embed.similarity([(k, p.pred) for k in ks])))
-        return out
 
-    if "embedding" in scorers:
-        work, _ = begin("work", data)
-        cut = best_cut(max_cos(work), work)
-        cos, gcos = max_cos(graded), max_cos(generic)
-        bal, tpr, tnr = balanced(graded, [c >= cut for c in cos])
-        gen = sum(c >= cut for c in gcos) / max(len(gcos), 1)
-        label = f"max sentence cosine >= {cut:.2f}"
-        print(f"| begin | {label} | {len(graded)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {gen:.3f} |")
+def grounding(  # type: ignore[no-untyped-def]
+    part: str, data: Path, scorer, embed: EmbeddingScorer, comparators: dict[str, ReplyComparing],
+    scorers: set[str], chosen: set[str] | None,
+) -> None:
+    sets = {n: c for n, c in judge_sets(part, data).items() if chosen is None or n in chosen}
+    work_sets = judge_sets("work", data) if part != "work" else sets
+    print(f"\n## Judge-only grounding ({part} part)\n")
+    print("| data | scorer | cases | balanced | pass rate (supported) | fail rate (not) |")
+    print("|---|---|---|---|---|---|")
     cut = VerifierConfig().grounding_threshold
-    shipped = VerifierReplyComparator(scorer, VerifierConfig(), TypedValueEvidence(ValueComparator(semantic=embed)))
-    readers: dict[str, Callable[[Pair], bool]] = {
-        "verifier, knowledge as premise": lambda p: not unsupported_sentences(scorer, p.pred, [p.gold], cut),
-        "shipped (source rendering, typed values)": lambda p: not shipped.unsupported_facts(p.pred, [p.gold]),
+    readers: dict[str, Callable[[Grounded], bool]] = {
+        "verifier alone, lexical window": lambda c: not unsupported_sentences(
+            scorer, c.reply, [line for s in c.sources for line in render_source(s)], cut
+        ),
     }
-    for label, read in readers.items():
-        ok, gen_ok = [read(p) for p in graded], [read(p) for p in generic]
-        bal, tpr, tnr = balanced(graded, ok)
-        gen = sum(gen_ok) / max(len(gen_ok), 1)
-        print(f"| begin | {label} | {len(graded)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} | {gen:.3f} |")
+    for label in ("shipped", "fused"):
+        if label in scorers:
+            comparator = comparators[label]
+            readers[label] = lambda c, comparator=comparator: not comparator.unsupported_facts(c.reply, list(c.sources))
+    for name, cases in sets.items():
+        pairs = [Pair("", "", c.expected) for c in cases]
+        if "embedding" in scorers:
+            work = work_sets[name]
+            best = best_cut(max_sentence_cosine(embed, work), [Pair("", "", c.expected) for c in work])
+            cos = max_sentence_cosine(embed, cases)
+            bal, tpr, tnr = balanced(pairs, [v >= best for v in cos])
+            print(f"| {name} | max sentence cosine >= {best:.2f} | {len(cases)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} |")
+        for label, read in readers.items():
+            bal, tpr, tnr = balanced(pairs, [read(c) for c in cases])
+            print(f"| {name} | {label} | {len(cases)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} |", flush=True)
 
 
 def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]

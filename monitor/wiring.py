@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import structlog
 from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
@@ -55,7 +56,10 @@ from monitor.stream.telemetry import PipelineTelemetry
 from monitor.verifier import VerifierConfig, VerifierReplyComparator
 from monitor.verifier.embedding import EmbeddingReplyComparator
 from monitor.verifier.evidence import TypedValueEvidence
+from monitor.verifier.fusion import load_fusion
 from monitor.verifier.model import LazyVerifier
+
+log = structlog.get_logger(__name__)
 
 
 def read_catalog(path: str | Path | None) -> ToolCatalog | tuple[ToolSpec, ...]:
@@ -126,8 +130,15 @@ def reply_comparator(
             raise InputError("scoring.reply_scorer", "'llm' needs an LLM judge: set AEM_JUDGE_URL (docs/verifier.md)")
         return LLMReplyComparator(llm, values)
     v = config.verifier
-    cuts = VerifierConfig(v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions)
-    return VerifierReplyComparator(LazyVerifier(v.model), cuts, TypedValueEvidence(values))
+    cuts = VerifierConfig(
+        v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions, v.fused_threshold
+    )
+    if v.fusion and semantic is None:
+        log.warning("fusion_off", reason="no embedding model", decides="verifier alone")
+    fusion = load_fusion(v.model) if v.fusion and semantic is not None else None
+    return VerifierReplyComparator(
+        LazyVerifier(v.model), cuts, TypedValueEvidence(values), semantic if fusion else None, fusion
+    )
 
 
 def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:
@@ -149,7 +160,13 @@ def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
 def processor_limits(s: MonitorSettings) -> ProcessorLimits:
     """The processor's bounds on open conversations and on one event's work, from the settings."""
     work = WorkLimits(
-        s.max_arg_leaves, s.max_text_chars, s.max_numbers, s.max_reply_chars, s.max_reply_sentences, s.max_number_pairs
+        s.max_arg_leaves,
+        s.max_text_chars,
+        s.max_numbers,
+        s.max_reply_chars,
+        s.max_reply_sentences,
+        s.max_number_pairs,
+        s.max_grounding_pairs,
     )
     return ProcessorLimits(
         max_open=s.max_open_dialogs,

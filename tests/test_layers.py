@@ -95,3 +95,100 @@ def test_the_checker_catches_an_upward_import(tmp_path: Path) -> None:
     bad.write_text("def f():\n    from monitor.stream.runner import Monitor\n    return Monitor\n")
     assert (2, "monitor.stream.runner") in _imports(bad)
     assert LAYERS["stream"] > LAYERS["scoring"]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (``from monitor.x import y`` names ``monitor.x.y`` when that
+    is a module)."""
+    names = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        targets: set[str] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = {f"{node.module}.{a.name}" for a in node.names} & names.keys()
+                targets |= subs or ({node.module} & names.keys())
+            elif isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names} & names.keys()
+        graph[name] = targets - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), a package and its own ``__init__``
+    re-exports aside: importing ``monitor.a.b`` runs ``monitor.a`` first, which is no cycle of the code."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _drop_init_reexports(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """A package's ``__init__`` imports its own submodules to re-export them; a submodule importing a sibling
+    through the package is an edge to the sibling, not to ``__init__``."""
+    return {v: {w for w in ws if not v.startswith(w + ".")} for v, ws in graph.items()}
+
+
+def test_no_import_cycle() -> None:
+    cycles = _cycles(_drop_init_reexports(_graph()))
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _function_level_imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[int, str]] = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.append((node.lineno, node.module))
+            elif isinstance(node, ast.Import):
+                found.extend((node.lineno, a.name) for a in node.names)
+    return [(line, m) for line, m in found if m == "monitor" or m.startswith("monitor.")]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_function_level_import_of_the_package(path: Path) -> None:
+    """A module imports the package's modules at its top: a lazy import hides a cycle or a layer breach."""
+    assert not _function_level_imports(path), _function_level_imports(path)
+
+
+def test_the_value_types_stand_alone() -> None:
+    """``Money``, ``Quantity``, ``canon``, ``SCALES``: every reader builds on them, they on nothing of the package."""
+    base = PACKAGE / "equivalence" / "values" / "base.py"
+    assert [m for _, m in _imports(base) if m.startswith("monitor")] == []

@@ -6,9 +6,10 @@ head) on ``train/out/pairs.jsonl``.
 
 Plain PyTorch: AdamW, linear warm-up (10 %) and decay, dynamic padding over length-sorted buckets (batches
 are drawn in a seeded random order), fixed seeds. Logs progress and a held-back 2 % of the pairs every 500
-steps; saves the Hugging Face model folder (weights, tokenizer, ``labels.json``) to ``--out``, with the optimiser, schedule and random state in
-``resume.pt``, so ``--resume`` continues an interrupted run at its last check (every 500 steps). CPU only;
-about an hour for 50k pairs x 2 epochs on two cores. Never run in CI.
+steps; saves the Hugging Face model folder (weights, tokenizer, ``labels.json``) to ``--out``, with the
+optimiser, schedule and random state in ``resume.pt``, so ``--resume`` continues an interrupted run at its last
+check (``--check-every``, 500 steps). CPU only; about an hour for 50k pairs x 2 epochs on two cores. Never run
+in CI.
 """
 
 from __future__ import annotations

@@ -71,8 +71,21 @@ def verifier_same(record: VerdictRecord) -> float | None:
     return float(same) if isinstance(same, int | float) else None
 
 
+def fused_right(record: VerdictRecord) -> float | None:
+    """A reply's P(right) when the fused decision decided it: passed, or failed by the fused decision (a changed
+    typed value decides by itself, whatever the cut)."""
+    if record.get("turn") != "Agent" or not _root_decision(record):
+        return None
+    decision = record.get("decision")
+    if not isinstance(decision, Mapping) or decision.get("check") != "fused":
+        return None
+    score = record.get("score")
+    return float(score) if isinstance(score, int | float) else None
+
+
 CUTS: tuple[Cut, ...] = (
     Cut("value_threshold", ("scoring", "threshold"), value_score, default=0.5),
+    Cut("fused_pass", ("scoring", "verifier", "fused_threshold"), fused_right, default=0.5),
     Cut("verifier_pass", ("scoring", "verifier", "pass_threshold"), verifier_same, default=0.1),
 )
 
@@ -104,10 +117,6 @@ def low_confidence(
 ) -> bool:
     gap = margin(deciding_scores(record, cuts), config, cuts)
     return gap is not None and gap < margin_limit
-
-
-def cut_named(name: str, cuts: Sequence[Cut] = CUTS) -> Cut:
-    return next(c for c in cuts if c.name == name)
 
 
 def cut_config(raw: Mapping[str, Any]) -> dict[str, Any]:

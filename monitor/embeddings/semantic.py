@@ -11,7 +11,14 @@ import numpy as np
 import structlog
 
 from monitor.cache import LruCache
-from monitor.embeddings.encoders import EncoderKind, TextEncoder, TorchEncoder, load_encoder
+from monitor.embeddings.encoders import (
+    EncoderKind,
+    EncoderUnavailable,
+    TextEncoder,
+    TorchEncoder,
+    int8_model,
+    load_encoder,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -83,8 +90,6 @@ class EmbeddingScorer(SemanticScorer):
             return
         if self.encoder_kind is EncoderKind.ONNX and self.model_name is not None:
             return  # another model runs on torch (``load_encoder``)
-        from monitor.embeddings.encoders import EncoderUnavailable, int8_model
-
         try:
             int8_model(self.model_name, quantised=self.encoder_kind is EncoderKind.INT8)
         except EncoderUnavailable as exc:  # the encoder falls back when it loads, and says so then

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 from monitor.equivalence.reference_data.abbreviations import (
@@ -13,8 +12,8 @@ from monitor.equivalence.reference_data.abbreviations import (
     UNIT_ALIASES,
     UNIT_SECONDARY,
 )
+from monitor.equivalence.values.base import fold, strip_wrapping
 
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'&/][a-z0-9]+)*")
 
@@ -31,36 +30,6 @@ STOPWORDS = frozenset(
         "ve", "d", "m", "o", "y"
     ]
 )
-
-
-def fold(text: str) -> str:
-    """Lower-case, NFKC, strip accents, decode literal \\uXXXX escapes, collapse whitespace."""
-    if "\\u" in text:
-        text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
-    if text.isascii():  # NFKD, accent stripping and NFKC leave ASCII as it is; casefold is lower there
-        return _WS.sub(" ", text.lower()).strip()
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return _WS.sub(" ", text).strip()
-
-
-def strip_wrapping(text: str) -> str:
-    """Remove surrounding quotes, brackets, trailing punctuation and stray backslashes."""
-    t = text.strip()
-    prev = None
-    while prev != t:
-        prev = t
-        t = t.strip(" \t\n\"'`\\")
-        t = t.rstrip(".;:!?,")
-        if len(t) >= 2 and t[0] + t[-1] in ("()", "[]", "{}", "<>"):
-            t = t[1:-1]
-    return t
-
-
-def canon_string(text: str) -> str:
-    """The exact-match key of a string value."""
-    return strip_wrapping(fold(text))
 
 
 def lemma(token: str) -> str:
@@ -180,11 +149,6 @@ def _pick(options: set[str], key: str) -> str:
         if p in options:
             return p
     return sorted(options)[0]
-
-
-def content_tokens(text: str) -> list[str]:
-    """Lemmatised non-stopword tokens after alias expansion."""
-    return [lemma(t) for t in tokens(expand_aliases(text)) if t not in STOPWORDS]
 
 
 _SPELLING = (

@@ -28,11 +28,12 @@ class Decision:
     """Which check decided a reply verdict, and on what: the verifier's probabilities (``same`` / ``changed`` /
     ``dropped``), the cut applied to ``same``, and the gold sentence concerned (long replies)."""
 
-    check: str  # "exact", "repeated", "verifier", "typed_values", "embedding", "llm", "rules", "grounding"
+    check: str  # "exact", "repeated", "fused", "verifier", "typed_values", "embedding", "llm"
     probabilities: dict[str, float] | None = None
     threshold: float | None = None
     sentence: str | None = None
     reverse: dict[str, float] | None = None  # the reverse reading (the reply as premise), where it was asked
+    evidence: dict[str, float] | None = None  # what the fused decision read (docs/verifier.md)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"check": self.check}
@@ -40,6 +41,8 @@ class Decision:
             out["probabilities"] = self.probabilities
         if self.reverse is not None:
             out["reverse"] = self.reverse
+        if self.evidence is not None:
+            out["evidence"] = self.evidence
         if self.threshold is not None:
             out["threshold"] = self.threshold
         if self.sentence is not None:

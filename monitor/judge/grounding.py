@@ -38,6 +38,7 @@ session then attributes to it.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,10 +56,13 @@ from monitor.judge.pool import PoolFull
 from monitor.judge.prompts import Transcript, render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.models.vocabulary import FailureReason
-from monitor.scoring.types import COMPLETENESS, TRUTHFULNESS, CheckResult, ObservedTurn, PendingCheck
+from monitor.scoring.bounds import grounding_oversize
+from monitor.scoring.sources import JudgeHistory
+from monitor.scoring.types import COMPLETENESS, TOO_LARGE, TRUTHFULNESS, CheckResult, ObservedTurn, PendingCheck
 
 log = structlog.get_logger(__name__)
 
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s)")
 _MAX_CATALOGS = 256  # distinct per-dialog tool lists kept compiled
 
 NO_CATALOG = "no tool catalog: structural and completeness checks skipped, grounding only"
@@ -76,15 +80,12 @@ class Leaf:
 
 def sources_of(history: Sequence[ObservedTurn]) -> list[Any]:
     """What grounds a value: User turns' content and earlier tool calls' outputs, in order."""
-    sources: list[Any] = []
-    for turn in history:
-        payload = turn.predict
-        if isinstance(payload, UserMessage):
-            if payload.content.strip():
-                sources.append(payload.content)
-        elif isinstance(payload, ToolCall) and payload.output is not None:
-            sources.append(payload.output)
-    return sources
+    return JudgeHistory.of(history).sources()
+
+
+def _too_large(detail: str) -> CheckResult:
+    """A turn whose grounding would pass the work bound: unscored, never a pass (monitor/scoring/bounds.py)."""
+    return CheckResult(success=None, failure_reason=TOO_LARGE, detail=detail)
 
 
 def _sub_schema(schema: Mapping[str, Any] | None, step: str | int) -> Mapping[str, Any] | None:
@@ -144,6 +145,10 @@ def _pending_question(history: Sequence[ObservedTurn]) -> str | None:
         if isinstance(turn.predict, UserMessage):
             return turn.predict.content if turn.predict.content.strip() else None
     return None
+
+
+def _count_sentences(reply: str) -> int:
+    return 1 + sum(1 for _ in _SENTENCE_END.finditer(reply.strip()))
 
 
 def _count_facts(reply: str) -> int | None:
@@ -229,10 +234,19 @@ class GroundingChecker:
         ]
         if not leaves:
             return CheckResult(success=True, score=1.0, detail=note)
-        sources = sources_of(history)
+        view = JudgeHistory.of(history)
+        # a value a source states word for word is supported (the comparators would find it there, at 1.0);
+        # the rest are compared with every source, and that work is bounded before it is done
+        remaining = [leaf for leaf in leaves if not view.source_index.states(leaf.value)]
+        if not remaining:
+            return CheckResult(success=True, score=1.0, detail=note)
+        over = grounding_oversize(len(remaining), view.source_index.units, view.work)
+        if over is not None:
+            return _too_large(over.detail)
+        sources = view.sources()
         worst = 1.0
         unsupported: list[Leaf] = []
-        for leaf in leaves:
+        for leaf in remaining:
             match = self.values.supported(leaf.value, sources)
             worst = min(worst, float(match.score))
             if not match.equivalent:
@@ -299,8 +313,13 @@ class GroundingChecker:
                     detail=f"blank reply to the user's message {question[:80]!r}",
                 )
             return CheckResult.passed()
-        sources = sources_of(history)
-        unsupported = tuple(self.replies.unsupported_facts(text, sources))
+        view = JudgeHistory.of(history)
+        # every fact is compared with the sources' leaves and facts, every sentence with their lines
+        facts, sentences = _count_facts(text) or 0, _count_sentences(text)
+        over = grounding_oversize(facts + sentences, view.source_index.units, view.work)
+        if over is not None:
+            return _too_large(over.detail)
+        unsupported = tuple(self.replies.unsupported_facts(text, view.sources()))
         if not unsupported:
             return None
         total = _count_facts(text)

@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 import structlog
 
 from monitor.asking import Asking
-from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.replies.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
+from monitor.equivalence.values.base import canon
 from monitor.judge.llm import JudgeUnavailable, LLMJudge
 from monitor.judge.prompts import REFERENCE
 
@@ -34,7 +34,7 @@ class LLMReplyComparator:
         yield []  # pragma: no cover - makes this a decision (a generator)
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
-        if canon_string(gold or "") == canon_string(pred or ""):
+        if canon(gold or "") == canon(pred or ""):
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
         try:
             verdict = self.llm.judge(REFERENCE, [{"role": "reference", "content": gold}], pred)

@@ -4,7 +4,10 @@ Scoring cost grows with an event's argument leaves (each compared, free text emb
 of the text embedded, the numbers scanned in replies (and the pairs of a gold and a predicted number, each
 a typed comparison when they disagree), and a reply's length and sentences (a long reply pair is
 read by the verifier sentence by sentence: one model run per gold sentence, each matched against the other
-side's sentences). One pathological event must not stall
+side's sentences). A judge-only turn (no reference) is grounded instead: each of its argument values or reply
+facts is compared with every leaf and fact of the sources so far (monitor/scoring/sources.py), so its work is
+the product of the two, known before any of it is done (`grounding_oversize`), whatever then decides the
+reply. One pathological event must not stall
 every partition (or `aem score` on one file), so past any of these limits the turn is `unscored` with reason `too_large`
 (counted in `aem_turns_too_large_total{limit}`) instead of being scored.
 """
@@ -29,11 +32,14 @@ class WorkLimits:
     max_reply_chars: int = 10_000  # characters of one reply (gold or predicted) read by the verifier
     max_reply_sentences: int = 24  # sentence ends in one reply: each is a verifier question
     max_number_pairs: int = 2_500  # numbers in the gold reply x numbers in the predicted one (typed comparisons)
+    # judge-only: values to ground (argument leaves, reply facts and sentences) x the sources' leaves and facts
+    max_grounding_pairs: int = 10_000
 
 
 @dataclass(frozen=True)
 class Oversize:
     limit: str  # "arg_leaves" | "text_chars" | "numbers" | "reply_chars" | "reply_sentences" | "number_pairs"
+    # | "grounding_pairs"
     detail: str
 
 
@@ -118,3 +124,16 @@ def work_oversize(
         detail = f"a reply of {reply_chars} characters, above the limit of {limits.max_reply_chars}"
         return Oversize("reply_chars", detail)
     return _reply_work(pred, gold, limits)
+
+
+def grounding_oversize(values: int, units: int, limits: WorkLimits) -> Oversize | None:
+    """Whether grounding `values` (argument leaves, reply facts, sentences) against sources of `units` leaves and
+    facts would pass `max_grounding_pairs` (each value is compared with each unit)."""
+    pairs = values * units
+    if pairs <= limits.max_grounding_pairs:
+        return None
+    detail = (
+        f"{values} values to ground x {units} leaves and facts in the sources = {pairs} comparisons, "
+        f"above the limit of {limits.max_grounding_pairs}"
+    )
+    return Oversize("grounding_pairs", detail)

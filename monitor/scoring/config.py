@@ -30,7 +30,13 @@ class VerifierSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # A reply passes when the verifier's P(same) of (gold, prediction) is at or above this.
+    # The fused decision (default): a reply passes when its probability of being right is at or above this.
+    fused_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # Decide replies by the fused decision (bi-encoder cosines, the verifier both ways and the typed values'
+    # agreement, fitted; judge-only claims read against the premise sentences the bi-encoder retrieves); false
+    # (default): by the verifier's P(same) alone, cut at pass_threshold (docs/verifier.md says why).
+    fusion: bool = False
+    # The verifier alone (fusion: false): a reply passes when P(same) of (gold, prediction) is at or above this.
     pass_threshold: float = Field(0.1, ge=0.0, le=1.0)
     # Reference-free: a reply sentence is unsupported when P(changed) of (conversation, sentence) reaches this.
     grounding_threshold: float = Field(0.6, ge=0.0, le=1.0)

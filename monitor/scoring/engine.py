@@ -82,9 +82,11 @@ class ScoringEngine:
         tools: Sequence[ToolSpec] | None = None,
         early: bool = False,
         unknown_reference: str | None = None,
+        work: WorkLimits | None = None,
     ) -> DialogSession:
         """A scoring session; `early` releases action verdicts before their chain bucket is known;
-        `unknown_reference`: the reference_id the conversation names but the reference set lacks."""
+        `unknown_reference`: the reference_id the conversation names but the reference set lacks; `work`: the
+        bounds on a turn's work (the engine's own when None)."""
         return DialogSession(
             meta=DialogMeta(dialog_id=dialog_id, release=release, agent=agent),
             checker=self.checker,
@@ -95,6 +97,7 @@ class ScoringEngine:
             catalog=self.catalog,
             early=early,
             unknown_reference=unknown_reference,
+            work=work if work is not None else self.work,
         )
 
     def decide(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:

@@ -11,10 +11,12 @@ from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode
 from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
 from monitor.scoring.attribute import attribute, chain_bucket
+from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.packed import PackedTurn, pack_turn, unpack_turns, with_gold
+from monitor.scoring.sources import JudgeHistory, SourceIndex
 from monitor.scoring.tape import CheckKind, CheckTape, TapeEntry
 from monitor.scoring.trajectory import EXTRAS_ALLOWED, TrajectoryMode, match_trajectory
 from monitor.scoring.types import (
@@ -109,6 +111,8 @@ class DialogSession:
     _closures: list[ChainClosure] = field(default_factory=list)
     # the stream records the checks it obtains (a restore plays them back: tape.py); None: not recorded
     tape: CheckTape | None = None
+    work: WorkLimits = field(default_factory=WorkLimits)  # bounds a judge-only turn's grounding (bounds.py)
+    _sources: SourceIndex = field(default_factory=SourceIndex)  # what grounds a judge-only turn, read once
 
     def __post_init__(self) -> None:
         if self.reference is not None:
@@ -146,6 +150,10 @@ class DialogSession:
         """The turns so far as the judge reads them (unpacked for the call: the session keeps them packed)."""
         return unpack_turns(self.history)
 
+    def judge_history(self) -> JudgeHistory:
+        """The turns so far for the reference-free judge: unpacked when read, their sources indexed once."""
+        return JudgeHistory(self.history, self._sources, self.work)
+
     def needs_judge(self, turn: ObservedTurn) -> bool:
         """`add(turn)` would go to a judge that can run its check in the background (`start_judge`)."""
         if turn.gold is not None or self._aligner is not None or turn.too_large is not None:
@@ -161,7 +169,7 @@ class DialogSession:
         the pending check's result."""
         if not self.needs_judge(turn) or not isinstance(self.judge, DeferringChecker):
             return None
-        return self.judge.start(turn, self.observed_history(), turn.tools or self.tools)
+        return self.judge.start(turn, self.judge_history(), turn.tools or self.tools)
 
     def finish(self) -> tuple[list[TurnVerdict], DialogResult]:
         """End the conversation: flush what waits, emit missing gold steps, compose the result."""
@@ -267,8 +275,8 @@ class DialogSession:
         self._pending.append(scored)
         if turn.is_action:
             self._chain.append(scored)
-            if len(self._chain) >= 3:
-                for member in self._chain:
+            if len(self._chain) >= 3:  # the bucket is known: the members not yet told (a long chain costs no rescan)
+                for member in self._chain[self._announced :] if len(self._chain) > 3 else self._chain:
                     member.chain_length = ChainBucket.THREE_PLUS
                 self._announce()
         else:
@@ -283,7 +291,7 @@ class DialogSession:
         """The reference-free check: obtained beforehand (`turn.judged`, a background call), or asked now."""
 
         def ask() -> CheckResult:
-            return turn.judged if turn.judged is not None else judge.check(turn, self.observed_history(), self.tools)
+            return turn.judged if turn.judged is not None else judge.check(turn, self.judge_history(), self.tools)
 
         return ask() if self.tape is None else self.tape.obtain(CheckKind.JUDGE, ask)
 

@@ -331,6 +331,7 @@ class TurnProcessor:
             tools=event.tools,
             early=True,
             unknown_reference=unknown,
+            work=self.limits.work,
         )
         if self.changelog:  # what scoring obtains is saved with the turn, so a restore need not ask again
             session.tape = CheckTape(conversation=event.conversation_id)

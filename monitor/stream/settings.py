@@ -62,6 +62,7 @@ class MonitorSettings(LayeredSettings):
     max_reply_chars: int = Field(10_000, ge=1)
     max_reply_sentences: int = Field(24, ge=1)
     max_number_pairs: int = Field(2_500, ge=1)
+    max_grounding_pairs: int = Field(10_000, ge=1)  # judge-only: values to ground x the sources' leaves and facts
     max_open_dialog_bytes: int = Field(1 << 30, ge=1024)  # event bytes held by open conversations
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)

@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 from monitor.asking import Asking, ask, settle
 from monitor.embeddings.semantic import SemanticScorer
-from monitor.equivalence.normalize import canon_string
 from monitor.equivalence.replies.reply_facts import unsupported_facts
 from monitor.equivalence.types import Decision, ReplyMatch, ValueComparing
+from monitor.equivalence.values.base import canon
 
 
 @dataclass
@@ -29,7 +29,7 @@ class EmbeddingReplyComparator:
 
     def compare_steps(self, gold: str, pred: str) -> Asking[ReplyMatch]:
         """``compare`` as a decision that asks for its cosine (``monitor.asking``)."""
-        if canon_string(gold or "") == canon_string(pred or ""):
+        if canon(gold or "") == canon(pred or ""):
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
         (cos,) = yield from ask(self.semantic.similarity, [((gold or "").strip(), (pred or "").strip())])
         decision = Decision("embedding", {"cosine": round(cos, 4)}, self.threshold)

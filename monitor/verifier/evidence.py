@@ -9,20 +9,76 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.equivalence.replies.facts import Fact, extract_facts
-from monitor.equivalence.replies.reply_facts import diff_facts, unsupported_facts
+from monitor.equivalence.replies.reply_facts import aligned, diff_facts, reply_facts, unsupported_facts
 from monitor.equivalence.types import ValueComparing
+from monitor.equivalence.values.base import canon
+from monitor.equivalence.values.places import parse_place, place_relation
+from monitor.equivalence.values.stages import same_fact
+from monitor.verifier.fusion import Agreement
+
+
+@dataclass(frozen=True)
+class ChangedValue:
+    """A gold value the prediction replaces: what kind of value, the prediction's, gold's."""
+
+    kind: str  # "city", "place", "number", "money", "date", "time", "phone", "id", ...
+    pred: str
+    gold: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pred!r} vs gold {self.gold!r}"
+
+
+def _place_kind(text: str) -> str:
+    readings = parse_place(text) or ()
+    return "city" if readings and all(p.city for p in readings) else "place"
 
 
 @dataclass
 class TypedValueEvidence:
-    """``changed_values(gold, pred)``: the typed gold values the prediction replaces, as ``'x' vs gold 'y'``."""
+    """``changed_values(gold, pred)``: the typed gold values the prediction replaces (``city 'Porto' vs gold
+    'Lisbon'``). Names are read as places where both sides name one: another place in gold's slot is a change,
+    as it is for a tool argument; other names are the verifier's to read."""
 
     values: ValueComparing
 
-    def changed_values(self, gold: str, pred: str) -> tuple[tuple[str, str], ...]:
-        """(predicted value, gold value) of each typed gold value the prediction replaces."""
+    def changed_values(self, gold: str, pred: str) -> tuple[ChangedValue, ...]:
+        """Each typed gold value the prediction replaces, in gold's order."""
         diff = diff_facts(gold, pred, self._same)
-        return tuple((p.text, g.fact.text) for g, p in diff.changed if g.fact.kind != "entity")
+        out: list[ChangedValue] = []
+        for g, p in diff.changed:
+            if g.fact.kind != "entity":
+                out.append(ChangedValue(g.fact.kind, p.text, g.fact.text))
+            elif p.kind == "entity" and place_relation(g.fact.text, p.text) == "different":
+                out.append(ChangedValue(_place_kind(g.fact.text), p.text, g.fact.text))
+        return tuple(out)
+
+    def agreement(self, gold: str, pred: str) -> Agreement:
+        """How many of gold's typed values the prediction states with the same value, leaves out, and how many
+        of gold's facts (names included) it states: evidence for the fused decision."""
+        diff = diff_facts(gold, pred, self._same)
+        dropped = sum(1 for g in diff.dropped if g.fact.kind != "entity")
+        return Agreement(diff.kept_values, dropped, diff.kept)
+
+    def respelled(self, gold: str, pred: str) -> str:
+        """``pred`` (number words as digits) with each typed value that states a gold value written as gold
+        writes it ("020 7946 0958" for gold's "+44 20 7946 0958")."""
+        g_facts = reply_facts(gold)[1]
+        p_norm, p_facts = reply_facts(pred)
+        matched, _ = aligned(gold, pred)
+        swaps = sorted(
+            ((p_facts[pi].span, g_facts[gi].text) for gi, pi in matched.items()
+             if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])),
+            reverse=True,
+        )
+        for (start, end), text in swaps:
+            p_norm = p_norm[:start] + text + p_norm[end:]
+        return p_norm
+
+    def same_but_spelled(self, gold: str, pred: str) -> bool:
+        """The prediction is gold's text word for word but for typed values it writes otherwise and the value
+        comparators find equal."""
+        return canon(self.respelled(gold, pred)) == canon(reply_facts(gold)[0])
 
     def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""

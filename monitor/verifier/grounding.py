@@ -98,16 +98,57 @@ def checkable(sentence: str) -> bool:
 
 
 def unsupported_sentences(
-    scorer: PairScorer, reply: str, premises: Sequence[str], cut: float, skip: Callable[[str], bool] | None = None
+    scorer: PairScorer,
+    reply: str,
+    premises: Sequence[str],
+    cut: float,
+    skip: Callable[[str], bool] | None = None,
+    similarity: Callable[[Sequence[tuple[str, str]]], list[float]] | None = None,
 ) -> tuple[tuple[str, Probabilities], ...]:
     """The reply's sentences that the premise texts (rendered sources, or passages) do not support, in order,
-    each with the verifier's probabilities."""
+    each with the verifier's probabilities. With ``similarity`` (the bi-encoder), each claim is read against
+    the premise sentences most similar to it (``retrieve``); without, against the run of lines sharing most of
+    its words."""
     claims = [s for s in sentences(reply) if checkable(s) and not (skip and skip(s))]
     if not claims:
         return ()
     lines = tuple(premises) or ("",)
-    probs = scorer.probabilities([(_premise(claim, lines), claim) for claim in claims])
+    if similarity is not None:
+        chunks = retrieve(claims, lines, similarity)
+    else:
+        chunks = [_premise(claim, lines) for claim in claims]
+    probs = scorer.probabilities(list(zip(chunks, claims, strict=True)))
     return tuple((claim, p) for claim, p in zip(claims, probs, strict=True) if p.changed >= cut)
+
+
+RETRIEVED = 3  # premise sentences read with each claim
+
+
+def premise_sentences(lines: Sequence[str]) -> tuple[str, ...]:
+    """The premise as sentences: each line (a user message, a tool record) split into its sentences, so that
+    a long passage (an article, a knowledge paragraph) offers each sentence to retrieval."""
+    return tuple(s for line in lines for s in (sentences(line) if len(line) > 200 else (line,)) if s.strip())
+
+
+def retrieve(
+    claims: Sequence[str], lines: Sequence[str], similarity: Callable[[Sequence[tuple[str, str]]], list[float]]
+) -> list[str]:
+    """Per claim, the ``RETRIEVED`` premise sentences most similar to it (bi-encoder cosine), in their order in
+    the premise, as many as fit the verifier's input beside the claim (SummaC / MiniCheck style: each claim
+    against its own evidence chunk, not against the first lines of a long premise)."""
+    pieces = premise_sentences(lines) or ("",)
+    scores = similarity([(claim, piece) for claim in claims for piece in pieces])
+    chunks: list[str] = []
+    for c, claim in enumerate(claims):
+        row = scores[c * len(pieces) : (c + 1) * len(pieces)]
+        ranked = sorted(range(len(pieces)), key=lambda i: -row[i])[:RETRIEVED]
+        room = MAX_PAIR_CHARS - len(claim)
+        taken: list[int] = []
+        for i in ranked:
+            if not taken or sum(len(pieces[j]) + 1 for j in taken) + len(pieces[i]) <= room:
+                taken.append(i)
+        chunks.append(" ".join(pieces[i] for i in sorted(taken)))
+    return chunks
 
 
 def _leading_lines(lines: tuple[str, ...], room: int) -> str:

@@ -21,17 +21,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol
 
-from monitor.asking import Asking, ask, settle
-from monitor.equivalence.normalize import canon_string
+from monitor.asking import Ask, Asking, ask, settle
 from monitor.equivalence.types import Decision, ReplyMatch
+from monitor.equivalence.values.base import canon
+from monitor.verifier.fusion import Agreement, Evidence, Fusion
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
 from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
 
 _SHORT_SENTENCES = 3  # up to this many sentences on each side: one pair
+
+
+class Similarity(Protocol):
+    """The bi-encoder's cosine of text pairs (``SemanticScorer``)."""
+
+    def similarity(self, pairs: Sequence[tuple[str, str]]) -> list[float]: ...
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,7 @@ class VerifierConfig:
     grounding_threshold: float = 0.6  # reference-free: P(changed) at or above which a sentence is unsupported
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
     confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
+    fused_threshold: float = 0.5  # the fused decision: P(right) at or above which a reply passes
 
 
 @dataclass(frozen=True)
@@ -77,17 +85,19 @@ class VerifierReplyComparator:
     scorer: PairScorer
     config: VerifierConfig = field(default_factory=VerifierConfig)
     facts: Any = None  # typed-value evidence (``evidence.TypedValueEvidence``); None: off
+    semantic: Similarity | None = None  # the bi-encoder: the fused decision, judge-only retrieval (fusion on)
+    fusion: Fusion | None = None  # the fused decision's parameters; None (or no encoder): the verifier alone
     batched: ClassVar[bool] = True
 
     def units(self, gold: str, pred: str) -> list[Unit]:
         gold, pred = (gold or "").strip(), (pred or "").strip()
-        if canon_string(gold) == canon_string(pred) or not gold:
+        if canon(gold) == canon(pred) or not gold:
             return []
         gs, ps = sentences(gold), sentences(pred)
         if len(gs) <= _SHORT_SENTENCES and len(ps) <= _SHORT_SENTENCES and len(gold) + len(pred) <= MAX_PAIR_CHARS:
             return [Unit(gold, pred, None)]
-        said = {canon_string(p) for p in ps}  # a gold sentence the prediction repeats word for word is said
-        return [Unit(g, best_window(g, ps), g) for g in gs if canon_string(g) not in said]
+        said = {canon(p) for p in ps}  # a gold sentence the prediction repeats word for word is said
+        return [Unit(g, best_window(g, ps), g) for g in gs if canon(g) not in said]
 
     def compare(self, gold: str, pred: str) -> ReplyMatch:
         return settle(self.compare_steps(gold, pred))
@@ -96,10 +106,15 @@ class VerifierReplyComparator:
         """``compare`` as a decision that asks the verifier (``monitor.asking``): the forward readings of its
         units, then the reverse readings the forward ones call for."""
         units = self.units(gold, pred)
-        if not units and canon_string(gold.strip()) != canon_string(pred.strip()) and gold.strip():
+        if not units and canon(gold.strip()) != canon(pred.strip()) and gold.strip():
             return self._all_repeated(gold, pred)
         if not units:  # the same text (or no gold text at all)
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
+        if self.facts is not None and self.config.typed_values and self.facts.same_but_spelled(gold, pred):
+            detail = "gold's words, its values written otherwise (typed values equal)"
+            return ReplyMatch(True, True, 1.0, (), (), "typed_values", detail, Decision("typed_values"))
+        if self.fusion is not None and self.semantic is not None:
+            return (yield from self._fused(gold, pred, units, self.fusion, self.semantic))
         forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
         again = [u.reverse for u, p in zip(units, forward, strict=True) if self._needs_reverse(p)]
         backward = iter((yield from ask(self.scorer.probabilities, again)))
@@ -112,21 +127,72 @@ class VerifierReplyComparator:
         cut = self.config.pass_threshold
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
-            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
+            named = "; ".join(str(c) for c in changed)
             detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
-            values = tuple(p for p, _ in changed)
+            values = tuple(c.pred for c in changed)
             return ReplyMatch(
                 False, True, min(_pass_score(worst), 0.45), values, (), "verifier+values", detail, decision
             )
         return _verdict(worst, cut, gold, pred)
+
+    def _fused(
+        self, gold: str, pred: str, units: list[Unit], fusion: Fusion, semantic: Similarity
+    ) -> Asking[ReplyMatch]:
+        """The fused decision: every unit's evidence (cosines, both readings) in one round, P(right) per unit,
+        the weakest unit decides; a changed typed value fails the reply whatever the rest says."""
+        scored = yield from self._evidence(gold, pred, units, semantic)
+        (evidence, unit), p_right = min(((e, fusion.p_right(e[0])) for e in scored), key=lambda x: x[1])
+        cut = self.config.fused_threshold
+        decision = Decision(
+            "fused", evidence.forward.as_dict(), cut, unit.sentence, evidence.backward.as_dict(), evidence.as_dict()
+        )
+        changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
+        if changed:
+            named = "; ".join(str(c) for c in changed)
+            where = f" in gold sentence {unit.sentence!r}" if unit.sentence else ""
+            detail = f"{named}{where} (typed values; P(right) {p_right:.2f})"
+            decision = replace(decision, check="typed_values")
+            score = round(min(p_right, cut / 2), 4)
+            values = tuple(c.pred for c in changed)
+            return ReplyMatch(False, True, score, values, (), "verifier+values", detail, decision)
+        score = round(p_right, 4)
+        if p_right >= cut:
+            return ReplyMatch(True, True, score, (), (), "fused", None, decision)
+        f = evidence.forward
+        where = f"gold sentence {unit.sentence!r}" if unit.sentence else f"gold {_clip(gold.strip())!r}"
+        what = _clip(unit.sentence or gold.strip())
+        shown = f"P(right) {p_right:.2f}; {_shown(f)}"
+        if f.changed >= f.dropped:
+            detail = f"changes or contradicts {where} ({shown})"
+            return ReplyMatch(False, True, score, _novel_words(gold, pred) or (what,), (), "fused", detail, decision)
+        detail = f"leaves out part of {where} ({shown})"
+        return ReplyMatch(True, False, score, (), (what,), "fused", detail, decision)
+
+    def _evidence(
+        self, gold: str, pred: str, units: list[Unit], semantic: Similarity
+    ) -> Asking[list[tuple[Evidence, Unit]]]:
+        """Each unit's evidence, asked in one round: the cosines (whole texts, the unit's pair) and the verifier's
+        readings both ways; and the typed value comparators' agreement of the whole texts."""
+        cosines = [(gold.strip(), pred.strip()), *(u.pair for u in units)]
+        readings = [*(u.pair for u in units), *(u.reverse for u in units)]
+        cos, probs = yield [Ask(semantic.similarity, tuple(cosines)), Ask(self.scorer.probabilities, tuple(readings))]
+        agreement = self.facts.agreement(gold, pred) if self.facts is not None else Agreement()
+        n = len(units)
+        return [(Evidence(cos[0], cos[1 + i], probs[i], probs[n + i], agreement), u) for i, u in enumerate(units)]
+
+    def evidence_steps(self, gold: str, pred: str, semantic: Similarity) -> Asking[list[Evidence]]:
+        """The evidence the fused decision reads for a pair, one per unit (empty for the same text): what
+        ``train/fit_fusion.py`` and ``aem calibrate`` fit on."""
+        units = self.units(gold, pred)
+        return [e for e, _ in (yield from self._evidence(gold, pred, units, semantic))] if units else []
 
     def _all_repeated(self, gold: str, pred: str) -> ReplyMatch:
         """A long reply that repeats every gold sentence word for word says all of gold; what it adds is
         checked by the typed values only (a different time or amount beside them still fails)."""
         changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
         if changed:
-            named = "; ".join(f"{p!r} vs gold {g!r}" for p, g in changed)
-            values = tuple(p for p, _ in changed)
+            named = "; ".join(str(c) for c in changed)
+            values = tuple(c.pred for c in changed)
             detail = f"{named} (typed values; every gold sentence repeated word for word)"
             return ReplyMatch(False, True, 0.45, values, (), "verifier+values", detail, Decision("typed_values"))
         detail = "every gold sentence is repeated word for word"
@@ -139,7 +205,8 @@ class VerifierReplyComparator:
         # A sentence that states typed values (times, amounts, ids...) is decided by the typed comparators, which
         # read "08:15" as "8:15 am"; the verifier reads the claims that carry none.
         skip = self.facts.has_values if self.facts is not None and self.config.typed_values else None
-        found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip)
+        retrieval = self.semantic.similarity if self.semantic is not None else None
+        found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip, retrieval)
         typed = (
             self.facts.unsupported_values(reply, sources) if self.facts is not None and self.config.typed_values else ()
         )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from monitor.equivalence import extract_facts
-from monitor.equivalence.replies.facts import Fact, facts_agree
-from monitor.equivalence.values.typed import Money
+from monitor.equivalence.replies.facts import Fact
+from monitor.equivalence.values.base import Money
+from monitor.equivalence.values.stages import same_fact
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -48,15 +49,15 @@ def test_prose_hyphenation_and_ordinals_are_not_ids():
     assert ("id", "ds-eu-revenue") in kinds("use dataset ds-eu-revenue")
 
 
-def test_facts_agree_across_spellings():
+def test_same_fact_across_spellings():
     a = extract_facts("It costs $108.")[0]
     b = extract_facts("It costs 108 dollars.")[0]
     c = extract_facts("It costs 180 dollars.")[0]
-    assert facts_agree(a, b)
-    assert not facts_agree(a, c)
+    assert same_fact(a, b)
+    assert not same_fact(a, c)
     d1 = extract_facts("on June 20, 2024")[0]
     d2 = extract_facts("on 2024-06-20")[0]
-    assert facts_agree(d1, d2)
+    assert same_fact(d1, d2)
 
 
 def test_fact_is_a_frozen_dataclass():

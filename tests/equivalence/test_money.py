@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from monitor.equivalence.values.base import Money
 from monitor.equivalence.values.money import currency_of, parse_money
-from monitor.equivalence.values.typed import Money
 from tests.equivalence.both_ways import assert_different_both_ways, assert_equal_both_ways
 
 EQUIVALENT = [

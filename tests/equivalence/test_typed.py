@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from monitor.equivalence.values.base import Money, Quantity
+from monitor.equivalence.values.money import parse_money
 from monitor.equivalence.values.typed import (
-    Money,
-    Quantity,
     as_bool,
     dates_equal,
     looks_like_identifier,
     parse_date,
-    parse_money,
     parse_number,
     parse_quantity,
     parse_time,

@@ -172,3 +172,57 @@ def test_a_wrong_amount_restated_in_words_is_a_cascade(engine):
     )
     turns = by_turn(engine.score_dialog(d))
     assert (turns[2].failure_reason, turns[2].caused_by) == ("prior_action_failed", 1)
+
+
+def test_a_reply_restating_the_wrong_city_of_a_failed_call_is_a_cascade_naming_the_city(engine):
+    d = dialog(
+        tool_turn(1, call("crm", "UpdateAddress", city="Lisbon"), call("crm", "UpdateAddress", city="Porto")),
+        reply_turn(
+            2,
+            "I've updated your address to Lisbon and sent a confirmation email.",
+            "I've updated your address to Porto and sent you a welcome email.",
+        ),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[1].attribution == "root_cause"
+    assert (turns[2].failure_reason, turns[2].attribution, turns[2].caused_by) == (
+        "prior_action_failed",
+        "cascading",
+        1,
+    )
+    assert "city 'Porto' vs gold 'Lisbon'" in (turns[2].detail or "")
+
+
+def test_a_reply_naming_another_city_on_its_own_is_a_root_cause(engine):
+    d = dialog(
+        tool_turn(1, call("crm", "UpdateAddress", city="Lisbon"), call("crm", "UpdateAddress", city="Lisbon")),
+        reply_turn(2, "I've updated your address to Lisbon.", "I've updated your address to Porto."),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[1].success is True
+    assert (turns[2].failure_reason, turns[2].attribution) == ("inconsistent_response", "root_cause")
+
+
+def test_an_amount_taken_from_a_cascading_turns_output_is_part_of_that_cascade(engine):
+    d = dialog(
+        tool_turn(
+            1,
+            call("bookings", "lookup", booking_ref="CH-5521", output={"fare_difference": "45 CAD"}),
+            call("bookings", "lookup", booking_ref="CH-5512", output={"fare_difference": "60 CAD"}),
+        ),
+        tool_turn(
+            2,
+            call("bookings", "change", booking_ref="CH-5521", output={"charged": "45 CAD"}),
+            call("bookings", "change", booking_ref="CH-5512", output={"charged": "60 CAD"}),
+        ),
+        reply_turn(3, "Your flight is changed; the fare difference is 45 CAD.",
+                   "Your flight is changed; the fare difference is 60 CAD."),
+    )
+    turns = by_turn(engine.score_dialog(d))
+    assert turns[1].attribution == "root_cause"
+    assert (turns[2].attribution, turns[2].caused_by) == ("cascading", 1)
+    assert (turns[3].failure_reason, turns[3].attribution, turns[3].caused_by) == (
+        "prior_action_failed",
+        "cascading",
+        1,
+    )

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
+import phonenumbers
 from text_to_num import alpha2digit
 
 from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.reference_data.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
-from monitor.equivalence.values.money import major_and_minor
+from monitor.equivalence.values.base import DateValue
+from monitor.equivalence.values.money import RATE, major_and_minor, parse_money
+from monitor.equivalence.values.places import place_relation
 from monitor.equivalence.values.typed import (
-    DateValue,
-    Money,
-    Quantity,
     compound_amount,
     looks_like_identifier,
     parse_date,
-    parse_money,
     parse_number,
     parse_quantity,
     parse_time,
@@ -38,14 +37,6 @@ class Fact:
     value: object
     span: tuple[int, int]
 
-
-# A rate after an amount ("$2,400 per month", "$90 a night", "$15/hour", "$2,400 monthly"): the period it is for.
-_PERIODS = {"hour": "hour", "hourly": "hour", "day": "day", "daily": "day", "night": "night", "nightly": "night",
-            "week": "week", "weekly": "week", "month": "month", "monthly": "month", "year": "year",
-            "yearly": "year", "annually": "year", "person": "person", "head": "person"}
-_RATE = r"\s*(?:(?:per|a|an|each|every|/)\s*(?:hour|day|night|week|month|year|person|head)\b|" \
-        r"(?:hourly|daily|nightly|weekly|monthly|yearly|annually)\b)"
-_RATE_RE = re.compile(_RATE + "$", re.I)
 
 _SCALE_WORDS = r"(?:hundred|thousand|million|billion|trillion|bn|mn|[kmb])\b"
 _BARE = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -91,7 +82,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("money", re.compile(
         rf"(?:(?:[a-z]{{1,2}})?{_CUR_SYM}\s*{_BARE}(?:\s*{_SCALE_WORDS})?"
         rf"|\b(?:usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\s*{_BARE}(?:\s*{_SCALE_WORDS})?"
-        rf"|{_NUM}(?:\s*{_SCALE_WORDS})?\s*(?:{_CUR_WORDS}|usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\b)(?:{_RATE})?", re.I)),
+        rf"|{_NUM}(?:\s*{_SCALE_WORDS})?\s*(?:{_CUR_WORDS}|usd|eur|gbp|jpy|cny|inr|cad|aud|chf)\b)(?:{RATE})?", re.I)),
     ("percent", re.compile(rf"{_NUM}\s*(?:%|percent\b|per cent\b|pct\b)", re.I)),
     ("quantity", re.compile(rf"{_NUM}(?:\s*(?:thousand|million|billion)\b)?\s*(?:{_UNIT_WORDS})(?![\w])", re.I)),
     ("id", re.compile(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+\b|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}\b")),
@@ -205,7 +196,7 @@ def _street_address(norm: str, start: int, surface: str) -> bool:
 
 def _value(kind: str, text: str) -> object:
     if kind == "money":
-        return _money_at_rate(text)
+        return parse_money(text)
     if kind == "quantity":
         return parse_quantity(text)
     if kind == "percent":
@@ -223,15 +214,6 @@ def _value(kind: str, text: str) -> object:
     if kind == "address":
         return _address_key(text)
     return fold(text)
-
-
-def _money_at_rate(text: str) -> Money | None:
-    """An amount of money and the period it is a rate for, if one follows ("$90 a night")."""
-    rate = _RATE_RE.search(text)
-    money = parse_money(text[: rate.start()] if rate else text)
-    if money is None or rate is None:
-        return money
-    return replace(money, per=_PERIODS[re.findall(r"[a-z]+", rate.group(0).lower())[-1]])
 
 
 _STREET_SHORT = {"st": "street", "ave": "avenue", "rd": "road", "blvd": "boulevard", "ln": "lane", "dr": "drive",
@@ -306,8 +288,6 @@ def _international_phones(norm: str) -> list[tuple[int, int]]:
     groupings differ by country: libphonenumber knows each country's lengths."""
     if "+" not in norm:
         return []
-    import phonenumbers
-
     matcher = phonenumbers.PhoneNumberMatcher(norm, None, leniency=phonenumbers.Leniency.POSSIBLE)
     return [(m.start, m.end) for m in matcher if m.raw_string.startswith("+")]
 
@@ -341,53 +321,6 @@ def extract_facts(text: str) -> list[Fact]:
     return list(_extract(text))
 
 
-def facts_agree(a: Fact, b: Fact) -> bool:
-    """Do two facts state the same thing (same kind-compatible value)?"""
-    va, vb = a.value, b.value
-    if a.kind in ("number", "percent") and b.kind in ("number", "percent", "money", "quantity"):
-        na = va if isinstance(va, float) else None
-        nb = vb.amount if isinstance(vb, Money | Quantity) else vb if isinstance(vb, float) else None
-        return na is not None and nb is not None and abs(na - nb) <= 1e-9 * max(1.0, abs(na))
-    if b.kind in ("number", "percent") and a.kind in ("money", "quantity"):
-        return facts_agree(b, a)
-    if a.kind != b.kind:
-        return False
-    if isinstance(va, Money) and isinstance(vb, Money):
-        same_cur = va.currency is None or vb.currency is None or va.currency == vb.currency
-        same_rate = va.per is None or vb.per is None or va.per == vb.per  # "$90 a night" vs "$90 a week"
-        return same_cur and same_rate and abs(va.amount - vb.amount) <= 1e-9 * max(1.0, abs(va.amount))
-    if isinstance(va, Quantity) and isinstance(vb, Quantity):
-        from monitor.equivalence.values.typed import quantities_equal
-
-        return quantities_equal(va, vb)
-    if isinstance(va, DateValue) and isinstance(vb, DateValue):
-        from monitor.equivalence.values.typed import dates_equal
-
-        return dates_equal(va, vb)
-    if a.kind == "entity":
-        return entities_agree(str(va), str(vb))
-    if a.kind == "phone":
-        return phones_agree(str(va), str(vb))
-    if a.kind == "address":
-        return addresses_agree(str(va), str(vb))
-    return va == vb
-
-
-def phones_agree(a: str, b: str) -> bool:
-    """Digit strings of two phone numbers agree when one ends with the other (country code left out)."""
-    short, long_ = sorted((a, b), key=len)
-    return len(short) >= 7 and long_.endswith(short)
-
-
-def addresses_agree(a: str, b: str) -> bool:
-    """Street addresses agree when their house numbers agree and one's words contain the other's."""
-    ta, tb = a.split(), b.split()
-    if not ta or not tb or ta[0] != tb[0]:
-        return False
-    sa, sb = set(ta) - {"street", "suite"}, set(tb) - {"street", "suite"}
-    return sa <= sb or sb <= sa
-
-
 def entities_agree(a: str, b: str) -> bool:
     """Entity names agree when equal, aliases of each other, or one's words contain the other's."""
     if a == b:
@@ -411,8 +344,6 @@ def entities_agree(a: str, b: str) -> bool:
 
 def other_places(a: str, b: str) -> bool:
     """Both names are places, and not the same one nor one within the other ("York" / "New York")."""
-    from monitor.equivalence.values.places import place_relation
-
     return place_relation(a, b) == "different"
 
 

@@ -18,11 +18,12 @@ from typing import Any
 
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
 from monitor.equivalence.reference_data.demonyms import countries_of
-from monitor.equivalence.replies.facts import Fact, extract_facts, facts_agree, normalise_numbers, other_places
+from monitor.equivalence.replies.facts import Fact, extract_facts, normalise_numbers, other_places
 from monitor.equivalence.types import ValueComparing
+from monitor.equivalence.values.base import Money, Quantity
 from monitor.equivalence.values.people import title_for_name
 from monitor.equivalence.values.places import other_names, place_relation, place_within
-from monitor.equivalence.values.typed import Money, Quantity
+from monitor.equivalence.values.stages import same_fact
 
 # Facts of one slot group can stand in for each other ("$24" in place of "$270", "Italian" for "Japanese").
 SLOT_GROUP = {"money": "amount", "number": "amount", "percent": "amount", "quantity": "amount",
@@ -177,7 +178,7 @@ def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
 
     First facts of one kind and value that count the same thing ("3 baths" / "3 baths"; a gold value stated
     twice may claim one predicted fact), then the rest one to one in gold order."""
-    agree = [[facts_agree(g, p) or _same_amount(g, p) for p in p_facts] for g in g_facts]
+    agree = [[same_fact(g, p) or _same_amount(g, p) for p in p_facts] for g in g_facts]
     g_nouns = [_counted(g_norm, g) for g in g_facts]
     p_nouns = [_counted(p_norm, p) for p in p_facts]
     matched: dict[int, int] = {}
@@ -316,7 +317,7 @@ def _same_amount(g: Fact, p: Fact) -> bool:
 def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
     """A predicted fact gold states too (it cannot stand in for another gold value). A place named inside a
     gold name of another place is not stated by gold ("York" in "New York")."""
-    if any(facts_agree(g, p) or _same_amount(g, p) for g in g_facts):
+    if any(same_fact(g, p) or _same_amount(g, p) for g in g_facts):
         return True
     return _mentioned(p, g_low) and not (
         p.kind == "entity" and any(g.kind == "entity" and other_places(str(g.value), str(p.value)) for g in g_facts))

@@ -11,16 +11,17 @@ import structlog
 from monitor.asking import Asking, ask, gather, settle
 from monitor.cache import LruCache
 from monitor.embeddings.semantic import SemanticScorer
-from monitor.equivalence.normalize import canon_string, categorize
+from monitor.equivalence.normalize import categorize
+from monitor.equivalence.typed_values import TypedValue, compare_values
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import stages
+from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.calibration import remainders, value_features, value_score, value_text
 from monitor.equivalence.values.grounding import Grounding
-from monitor.equivalence.values.opposites import antonym_clash
 from monitor.equivalence.values.stages import EXACT as _EXACT
 from monitor.equivalence.values.stages import Stage
 
-__all__ = ["ValueComparator", "antonym_clash"]
+__all__ = ["ValueComparator"]
 
 log = structlog.get_logger(__name__)
 
@@ -67,6 +68,11 @@ class ValueComparator:
         """The typed stages' decision on two scalars, or None when no stage decides."""
         return self._typed(gold, pred)
 
+    def same_value(self, a: TypedValue, b: TypedValue) -> Match | None:
+        """Two values read from texts (``typed_values``): the same value? None when they cannot be one (a date
+        and a phone number). Decided by ``typed``, as tool arguments are."""
+        return compare_values(a, b, self.typed)
+
     # ------------------------------------------------------------------ comparison
     def _compare(self, gold: Any, pred: Any) -> Asking[Match]:
         if gold == pred and type(gold) is type(pred):
@@ -78,7 +84,7 @@ class ValueComparator:
         if gold is None or pred is None:
             empty = {"", "none", "null"}
             other = pred if gold is None else gold
-            ok = other is None or (isinstance(other, str) and canon_string(other) in empty)
+            ok = other is None or (isinstance(other, str) and canon(other) in empty)
             return Match(ok, 1.0 if ok else 0.0, "exact")
         return (yield from self._compare_scalars(gold, pred))
 
@@ -88,8 +94,8 @@ class ValueComparator:
             if isinstance(parsed[0], Mapping) and isinstance(parsed[1], Mapping):
                 return (yield from self._compare_objects(*parsed))
             return Match(False, 0.0, "object")
-        gk = {canon_string(str(k)): k for k in gold}
-        pk = {canon_string(str(k)): k for k in pred}
+        gk = {canon(str(k)): k for k in gold}
+        pk = {canon(str(k)): k for k in pred}
         if set(gk) != set(pk):
             return Match(False, 0.0, "object")
         if not gk:

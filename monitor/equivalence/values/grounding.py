@@ -12,12 +12,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from monitor.equivalence.normalize import alias_set, canon_string, fold
-from monitor.equivalence.replies.facts import extract_facts, facts_agree
+from monitor.equivalence.normalize import alias_set, fold
+from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import typed
+from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.calibration import value_text, value_tokens
 from monitor.equivalence.values.places import place_relation
+from monitor.equivalence.values.stages import same_fact
 from monitor.equivalence.values.times import clock_times_in
 
 
@@ -87,7 +89,7 @@ class Grounding:
     def in_text(self, value: Any, text: str) -> Match:
         """Is a scalar ``value`` stated somewhere in free ``text``?"""
         vs = str(value)
-        key = canon_string(vs)
+        key = canon(vs)
         if not key:
             return Match(True, 1.0, "exact")
         folded = fold(text)
@@ -111,7 +113,7 @@ class Grounding:
         return self._phrase_in_text(vs, text, folded, facts)
 
     def _facts_in_text(self, vs: str, vfacts: list[Any], facts: list[Any], text: str) -> Match:
-        if not all(any(facts_agree(vf, f) for f in facts) for vf in vfacts):
+        if not all(any(same_fact(vf, f, self.comparator.typed) for f in facts) for vf in vfacts):
             # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.
             for f in facts:
                 m = self.comparator.typed(vs, f.text)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
+from dataclasses import replace
 from functools import lru_cache
 
 from monitor.equivalence.reference_data import data_table
-from monitor.equivalence.values.typed import SCALES, Money, canon, words_to_digits
+from monitor.equivalence.values.base import SCALES, Money, canon, words_to_digits
 
 _ENGLISH_LOCALES = ("en", "en_US", "en_CA", "en_AU", "en_GB", "en_IN", "en_NZ", "en_SG", "en_HK", "en_ZA",
                     "en_IE", "pt_BR", "es_MX", "fr_CA", "ja", "zh")
@@ -33,6 +34,13 @@ _MAJOR_AND_MINOR = re.compile(
     r"\b(\d+) (dollars?|euros?|pounds?|bucks?)(?:,? and|,)? (\d{1,2}) (?:cents?|pence|p)\b", re.I
 )
 _MINOR_ONLY = re.compile(r"^(\d{1,2}) (cents?|pence|p)$")
+# A rate after an amount ("$2,400 per month", "$90 a night", "$15/hour", "$2,400 monthly"): the period it is for.
+_PERIODS = {"hour": "hour", "hourly": "hour", "day": "day", "daily": "day", "night": "night", "nightly": "night",
+            "week": "week", "weekly": "week", "month": "month", "monthly": "month", "year": "year",
+            "yearly": "year", "annually": "year", "person": "person", "head": "person"}
+RATE = (r"\s*(?:(?:per|a|an|each|every|/)\s*(?:hour|day|night|week|month|year|person|head)\b|"
+        r"(?:hourly|daily|nightly|weekly|monthly|yearly|annually)\b)")
+_RATE_AT_END = re.compile(RATE + "$", re.I)
 _A_SCALE = re.compile(r"\ban? (hundred|thousand|million|billion)\b")  # "a thousand dollars"
 
 
@@ -94,7 +102,16 @@ def currency_of(word: str) -> str | None:
 def parse_money(text: str) -> Money | None:
     """An amount with a currency ("C$ 5", "1,180 bucks", "EUR 1.2M", "five hundred dollars", "a thousand
     dollars", "25 dollars and 50 cents"), or None. An amount in cents alone ("75 cents") has no currency of its
-    own (cents of any dollar or euro); in pence it is pounds."""
+    own (cents of any dollar or euro); in pence it is pounds. A rate after it ("$90 a night", "$15/hour") is
+    the period the amount is for (``Money.per``)."""
+    rate = _RATE_AT_END.search(text)
+    money = _parse_amount(text[: rate.start()] if rate else text)
+    if money is None or rate is None:
+        return money
+    return replace(money, per=_PERIODS[re.findall(r"[a-z]+", rate.group(0).lower())[-1]])
+
+
+def _parse_amount(text: str) -> Money | None:
     t = major_and_minor(words_to_digits(_A_SCALE.sub(r"one \1", canon(text))))
     minor = _MINOR_ONLY.match(t)
     if minor:
@@ -120,4 +137,9 @@ def parse_money(text: str) -> Money | None:
 
 def same_currency(a: str | None, b: str | None) -> bool:
     """Unspecified currencies agree with any; named ones must be the same."""
+    return a is None or b is None or a == b
+
+
+def same_period(a: str | None, b: str | None) -> bool:
+    """A rate's period: an amount with none stated agrees with any; "$90 a night" is not "$90 a week"."""
     return a is None or b is None or a == b

@@ -16,7 +16,7 @@ from typing import Any
 
 import structlog
 
-from monitor.equivalence.values.typed import Quantity, numbers_close
+from monitor.equivalence.values.base import Quantity, numbers_close
 
 log = structlog.get_logger(__name__)
 

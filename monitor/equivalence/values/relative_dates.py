@@ -92,38 +92,3 @@ def same_day_ref(gold: str, pred: str) -> bool | None:
         weekday = g.weekday if g.kind == "weekday" else p.weekday
         return False if weekday is not None and weekday < 5 else None  # "Tuesday" is no weekend day
     return None
-
-
-_MODIFIER = "this|next|coming|following|last|previous|past"
-_WEEKDAY_WORDS = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
-# In running text a week, month or year names a span only with a modifier ("next week"; not "$90 a week").
-_IN_TEXT = re.compile(
-    rf"\b(?:(?:the\s+)?day\s+(?:after\s+tomorrow|before\s+yesterday)|today|tonight|tomorrow|yesterday"
-    rf"|(?:(?:{_MODIFIER})\s+)?(?:{_WEEKDAY_WORDS}|weekends?)|weekdays?|(?:{_MODIFIER})\s+(?:week|month|year))\b",
-    re.I,
-)
-
-
-def day_refs_in(text: str) -> list[tuple[str, DayRef]]:
-    """The relative days and spans named in running text, with their surface form, in order."""
-    out = []
-    for m in _IN_TEXT.finditer(text):
-        ref = parse_day_ref(m.group(0))
-        if ref is not None:
-            out.append((m.group(0), ref))
-    return out
-
-
-def day_clashes(gold: str, pred: str) -> list[tuple[str, str]]:
-    """(predicted, gold) day references: a day gold names, left out, with another day of its kind said in its
-    place ("Thursday" for gold's "Tuesday", "today" for "tomorrow")."""
-    g_refs, p_refs = day_refs_in(gold), day_refs_in(pred)
-    if not g_refs or not p_refs:
-        return []
-    g_left = [(t, r) for t, r in g_refs if not any(same_day_ref(t, pt) for pt, _ in p_refs)]
-    p_new = [(t, r) for t, r in p_refs if not any(same_day_ref(gt, t) for gt, _ in g_refs)]
-    for p_text, _ in p_new:
-        for g_text, _ in g_left:
-            if same_day_ref(g_text, p_text) is False:
-                return [(p_text, g_text)]
-    return []

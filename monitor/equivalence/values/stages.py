@@ -11,16 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
-from monitor.equivalence.normalize import STOPWORDS, alias_set, american, canon_string, categorize, fold, tokens
+from monitor.equivalence.normalize import STOPWORDS, alias_set, american, categorize, fold, tokens
 from monitor.equivalence.normalize import timezone_city as _timezone_city
 from monitor.equivalence.reference_data.airports import airport_relation
-from monitor.equivalence.replies.facts import extract_facts, facts_agree
+from monitor.equivalence.replies.facts import Fact, entities_agree, extract_facts, normalise_numbers
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import money, people, phones, quantities, typed
 from monitor.equivalence.values.addresses import same_address
+from monitor.equivalence.values.base import DateValue, Quantity, canon, numbers_close
 from monitor.equivalence.values.calibration import value_text, value_tokens
 from monitor.equivalence.values.categories import price_level_rank
 from monitor.equivalence.values.opposites import antonym_clash, opposite_words
@@ -55,7 +56,7 @@ class Pair:
         return _as_text(self.pred)
 
     @cached_property
-    def dates(self) -> tuple[typed.DateValue | None, typed.DateValue | None]:
+    def dates(self) -> tuple[DateValue | None, DateValue | None]:
         return typed.parse_date(self.g), typed.parse_date(self.p)
 
     @cached_property
@@ -76,7 +77,7 @@ Stage = Callable[[Pair], Match | None]
 
 # ------------------------------------------------------------------------------------------ identity
 def same_text(pair: Pair) -> Match | None:
-    return EXACT if canon_string(pair.g) == canon_string(pair.p) else None
+    return EXACT if canon(pair.g) == canon(pair.p) else None
 
 
 def email(pair: Pair) -> Match | None:
@@ -112,7 +113,7 @@ def json_numbers(pair: Pair) -> Match | None:
     if _exact_int(pair.gold) and _exact_int(pair.pred):  # any size: never through a float
         return _verdict(pair.gold == pair.pred, "number")
     gn, pn = pair.numbers
-    return _verdict(typed.numbers_close(gn, pn), "number") if gn is not None and pn is not None else None
+    return _verdict(numbers_close(gn, pn), "number") if gn is not None and pn is not None else None
 
 
 # ------------------------------------------------------------------------------------------ calendar
@@ -124,7 +125,7 @@ def year_range(pair: Pair) -> Match | None:
     if (gr is None) == (pr is None):
         return None
     season, other = (gr, pair.p) if gr is not None else (pr, pair.g)
-    year = re.fullmatch(r"\d{4}", typed.canon(other))
+    year = re.fullmatch(r"\d{4}", canon(other))
     if year is None or season is None:
         return None
     y = int(year.group(0))
@@ -212,8 +213,9 @@ def money_amount(pair: Pair) -> Match | None:
     pa = pm.amount if pm else pn
     if ga is None or pa is None:
         return None
-    same_currency = gm is None or pm is None or money.same_currency(gm.currency, pm.currency)
-    return _verdict(same_currency and typed.numbers_close(ga, pa), "money")
+    same_unit = gm is None or pm is None or (
+        money.same_currency(gm.currency, pm.currency) and money.same_period(gm.per, pm.per))
+    return _verdict(same_unit and numbers_close(ga, pa), "money")
 
 
 def quantity(pair: Pair) -> Match | None:
@@ -223,8 +225,8 @@ def quantity(pair: Pair) -> Match | None:
         # a unit named alone is one of it: "year" / "12 months", but "year" / "5 years" differ
         unit = typed.bare_unit(pair.g if gq is None else pair.p)
         if unit is not None:
-            gq = gq or typed.Quantity(1.0, unit)
-            pq = pq or typed.Quantity(1.0, unit)
+            gq = gq or Quantity(1.0, unit)
+            pq = pq or Quantity(1.0, unit)
     if gq is not None and pq is not None:
         return _verdict(quantities.equal(gq, pq), "quantity" if gq.unit != pq.unit else "number")
     if gq is None and pq is None:
@@ -232,7 +234,7 @@ def quantity(pair: Pair) -> Match | None:
     gn, pn = pair.numbers
     ga = gq.amount if gq else gn
     pa = pq.amount if pq else pn
-    return _verdict(typed.numbers_close(ga, pa), "number") if ga is not None and pa is not None else None
+    return _verdict(numbers_close(ga, pa), "number") if ga is not None and pa is not None else None
 
 
 def rating_scale(pair: Pair) -> Match | None:
@@ -243,7 +245,7 @@ def rating_scale(pair: Pair) -> Match | None:
     if g is None or p is None:
         return None
     same_scale = g[1] is None or p[1] is None or g[1] == p[1]
-    return _verdict(same_scale and typed.numbers_close(g[0], p[0]), "number")
+    return _verdict(same_scale and numbers_close(g[0], p[0]), "number")
 
 
 def ordinal_number(pair: Pair) -> Match | None:
@@ -261,7 +263,7 @@ def sequel(pair: Pair) -> Match | None:
 def number(pair: Pair) -> Match | None:
     gn, pn = pair.numbers
     if gn is not None and pn is not None:
-        return _verdict(typed.numbers_close(gn, pn), "number")
+        return _verdict(numbers_close(gn, pn), "number")
     if (gn is not None) != (pn is not None) and (
         isinstance(pair.gold, int | float) or isinstance(pair.pred, int | float)
     ):
@@ -277,12 +279,12 @@ def counted(pair: Pair) -> Match | None:
         gc, pc = typed.count_of(pair.g), typed.count_of(pair.p)
         if gc is None or pc is None or gc[1] != pc[1]:
             return None
-        return _verdict(typed.numbers_close(gc[0], pc[0]), "number")
+        return _verdict(numbers_close(gc[0], pc[0]), "number")
     if gn is not None and pn is not None:
         return None
     count = typed.counted_number(pair.p if gn is not None else pair.g)
     bare = gn if gn is not None else pn
-    return _verdict(typed.numbers_close(count, bare), "number") if count is not None and bare is not None else None
+    return _verdict(numbers_close(count, bare), "number") if count is not None and bare is not None else None
 
 
 # ------------------------------------------------------------------------------------------ names
@@ -362,7 +364,7 @@ def abbreviation(pair: Pair) -> Match | None:
     short, long_ = (pair.g, pair.p) if len(pair.g) <= len(pair.p) else (pair.p, pair.g)
     if acronym_of(fold(short), long_.strip()):
         return Match(True, 0.9, "abbreviation")
-    s_key, l_key = canon_string(short).rstrip("."), canon_string(long_)
+    s_key, l_key = canon(short).rstrip("."), canon(long_)
     written_short = short.strip().isupper() or short.strip().endswith(".")
     if written_short and len(s_key) >= 3 and s_key.isalpha() and l_key.isalpha() and l_key.startswith(s_key):
         return Match(True, 0.8, "abbreviation")
@@ -440,20 +442,40 @@ def given_name(pair: Pair) -> Match | None:
     return _verdict(rel, "given_name", yes=0.9, no=0.1)
 
 
+def _values(text: str) -> list[Fact]:
+    return [f for f in extract_facts(text) if f.kind != "entity"]
+
+
+def _outside(text: str, facts: list[Fact]) -> str:
+    """``text`` (number words as digits) with its typed values taken out: the words around them."""
+    norm = normalise_numbers(text)
+    for f in sorted(facts, key=lambda f: f.span, reverse=True):
+        norm = norm[: f.span[0]] + " " + norm[f.span[1] :]
+    return canon(norm)
+
+
 def numbers_in_phrases(pair: Pair) -> Match | None:
-    """Numbers inside phrases must agree ("Room 101" / "Room 102")."""
-    fg = [f for f in extract_facts(pair.g) if f.kind != "entity"]
-    fp = [f for f in extract_facts(pair.p) if f.kind != "entity"]
+    """Values inside phrases must agree ("Room 101" / "Room 102"), each pair compared as values (``same_fact``);
+    the same words around values that all agree are the same phrase ("front desk +44 20 7946 0958" / "front
+    desk 020 7946 0958")."""
+    fg, fp = _values(pair.g), _values(pair.p)
     if not (fg and fp):
         return None
-    unmatched = [f for f in fg if not any(facts_agree(f, q) for q in fp)]
-    unmatched_p = [f for f in fp if not any(facts_agree(f, q) for q in fg)]
-    return Match(False, 0.1, "number") if unmatched or unmatched_p else None
+    agree = [[same_fact(f, q) for q in fp] for f in fg]
+    if not all(any(row) for row in agree) or not all(any(col) for col in zip(*agree, strict=True)):
+        return Match(False, 0.1, "number")
+    if len(fg) == len(fp) and _outside(pair.g, fg) == _outside(pair.p, fp):
+        return Match(True, 0.95, fg[0].kind)
+    return None
 
 
 def digits(pair: Pair) -> Match | None:
-    """Digits inside formulas, commands, names must agree ("2x**2 + 3x" / "3x**2 + 2x")."""
+    """Digits inside formulas, commands, names must agree ("2x**2 + 3x" / "3x**2 + 2x"); those of typed values
+    that agree (``numbers_in_phrases``) are not compared again."""
     gdig, pdig = re.findall(r"\d+(?:\.\d+)?", pair.g), re.findall(r"\d+(?:\.\d+)?", pair.p)
+    if gdig and pdig and gdig != pdig:
+        gdig = re.findall(r"\d+(?:\.\d+)?", _outside(pair.g, _values(pair.g)))
+        pdig = re.findall(r"\d+(?:\.\d+)?", _outside(pair.p, _values(pair.p)))
     return Match(False, 0.1, "number") if gdig and pdig and gdig != pdig else None
 
 
@@ -496,6 +518,11 @@ STAGES: tuple[Stage, ...] = (
 )
 
 
+# Stages that read a phrase as the values inside it; a typed value compared with another is one value.
+PHRASE_STAGES: tuple[Stage, ...] = (numbers_in_phrases, digits)
+VALUE_STAGES: tuple[Stage, ...] = tuple(s for s in STAGES if s not in PHRASE_STAGES)
+
+
 def run(gold: Any, pred: Any, stages: tuple[Stage, ...] = STAGES) -> Match | None:
     """The first stage's decision on (gold, pred), or None when no stage decides."""
     pair = Pair(gold, pred)
@@ -504,3 +531,41 @@ def run(gold: Any, pred: Any, stages: tuple[Stage, ...] = STAGES) -> Match | Non
         if decision is not None:
             return decision
     return None
+
+
+@lru_cache(maxsize=65536)
+def value_decision(gold: str, pred: str) -> Match | None:
+    """The typed decision on two values (``VALUE_STAGES``), memoised; None when no stage decides."""
+    return run(gold, pred, VALUE_STAGES)
+
+
+Decide = Callable[[Any, Any], Match | None]
+
+# Kinds of fact that measure an amount: a bare number stands for any of them ("3" / "$3", "3" / "3 miles").
+_AMOUNTS = frozenset({"number", "percent", "money", "quantity"})
+_BARE = frozenset({"number", "percent"})
+
+
+def comparable(a: Fact, b: Fact) -> bool:
+    """Two facts that can state one value: of one kind, or a bare number and an amount."""
+    return a.kind == b.kind or ({a.kind, b.kind} <= _AMOUNTS and bool({a.kind, b.kind} & _BARE))
+
+
+def fact_match(a: Fact, b: Fact, decide: Decide = value_decision) -> Match | None:
+    """The typed decision on two facts of one value slot (``comparable``), through the stage chain (``decide``:
+    ``ValueComparator.typed`` or the module's memoised chain); a pair no stage decides is the same when their
+    normalised values are. Names are compared as names (``facts.entities_agree``). None: not comparable."""
+    if not comparable(a, b):
+        return None
+    if a.kind == "entity":
+        return _verdict(entities_agree(str(a.value), str(b.value)), "name", yes=0.9, no=0.1)
+    decided = decide(a.text, b.text)
+    if decided is not None:
+        return decided
+    return _verdict(a.value == b.value, a.kind)
+
+
+def same_fact(a: Fact, b: Fact, decide: Decide = value_decision) -> bool:
+    """Do two facts state the same value (``fact_match``)?"""
+    m = fact_match(a, b, decide)
+    return m is not None and m.equivalent

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import math
 import re
 import sys
-from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 from dateutil import parser as dateparser
 from text_to_num import alpha2digit, text2num
 
-from monitor.equivalence.normalize import fold, strip_wrapping
 from monitor.equivalence.reference_data.abbreviations import MONTHS, UNIT_ALIASES
+from monitor.equivalence.values.base import SCALES, DateValue, Quantity, canon, fold, words_to_digits
 from monitor.equivalence.values.times import parse_clock
 
 TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "affirmative", "yeah", "yep", "yup", "sure",
@@ -21,10 +21,6 @@ TRUE_WORDS = frozenset({"true", "yes", "y", "t", "on", "enabled", "enable", "aff
 FALSE_WORDS = frozenset({"false", "no", "n", "f", "off", "disabled", "disable", "none", "negative", "nope", "nah",
                          "no thanks", "no thank you", "not at all", "incorrect"})
 
-SCALES: dict[str, float] = {
-    "hundred": 1e2, "thousand": 1e3, "k": 1e3, "grand": 1e3, "million": 1e6, "mn": 1e6, "mio": 1e6, "m": 1e6,
-    "mm": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12,
-}
 _SCALE_RE = "|".join(sorted((re.escape(k) for k in SCALES), key=len, reverse=True))
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+"
 NUMBER_RE = re.compile(rf"^(?P<num>{_NUM})\s*(?P<scale>{_SCALE_RE})?$")
@@ -43,32 +39,9 @@ _MONTH_THE_DAY = re.compile(rf"\b(?:{_MONTH_NAMES})\.?\s+the\s+\d")  # "March th
 _ID_CHARS = re.compile(r"^[a-z0-9][a-z0-9._\-/:#@+]*$")
 
 
-@dataclass(frozen=True)
-class Money:
-    amount: float
-    currency: str | None
-    per: str | None = field(default=None, compare=False)  # the period of a rate ("$90 a night": "night")
-
-
-@dataclass(frozen=True)
-class Quantity:
-    amount: float
-    unit: str
-    # digits written after the decimal point (None: not written as digits); how it was written, not what it is
-    decimals: int | None = field(default=None, compare=False)
-
-
 def _decimals(num: str) -> int:
     """Digits after the decimal point as written ("22.2" -> 1, "1,500" -> 0)."""
     return len(num.partition(".")[2])
-
-
-@dataclass(frozen=True)
-class DateValue:
-    """Calendar date candidates (several when day/month order is ambiguous); year None = unspecified."""
-
-    candidates: frozenset[tuple[int | None, int, int | None]]  # day None = a whole month
-    minutes: int | None = None  # clock time when the value carried one
 
 
 def as_bool(value: object) -> bool | None:
@@ -81,10 +54,6 @@ def as_bool(value: object) -> bool | None:
         if t in FALSE_WORDS:
             return False
     return None
-
-
-def canon(value: str) -> str:
-    return strip_wrapping(fold(value))
 
 
 def _num(text: str) -> float:
@@ -163,24 +132,6 @@ def number_of(value: object) -> float | None:
     if isinstance(value, str):
         return parse_number(value)
     return None
-
-
-def words_to_digits(t: str, threshold: int = 3) -> str:
-    """Number words as digits ("five hundred dollars" -> "500 dollars") in a text without digits; numbers
-    below `threshold` stay words (text2num's default: "one" is often no number)."""
-    if re.search(r"[a-z]", t) and not re.search(r"\d", t):
-        try:
-            return alpha2digit(t, "en", threshold=threshold)
-        except (ValueError, IndexError):
-            return t
-    return t
-
-
-def parse_money(text: str) -> Money | None:
-    """An amount with a currency; see ``money.parse_money``."""
-    from monitor.equivalence.values.money import parse_money as _parse_money
-
-    return _parse_money(text)
 
 
 # Spoken fractions of one unit: "half an hour", "an hour and a half", "two and a half hours",
@@ -324,13 +275,11 @@ def _valid_day(month: int, day: int) -> bool:
     return True
 
 
-_MONTH_NUM = {name: i for i, name in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}
+_MONTH_NUM = {calendar.month_name[i].lower(): i for i in range(1, 13)}
 
 
 def month_name(month: int) -> str:
-    return next(name for name, i in _MONTH_NUM.items() if i == month)
+    return calendar.month_name[month].lower()
 
 
 def _month_precision(t: str) -> tuple[int | None, int, int | None] | None:
@@ -360,13 +309,6 @@ def dates_equal(a: DateValue, b: DateValue) -> bool:
     else:
         return False
     return a.minutes is None or b.minutes is None or a.minutes == b.minutes
-
-
-def quantities_equal(a: Quantity, b: Quantity) -> bool:
-    """Same amount of the same unit, or after a unit conversion ("1 year" = "12 months", "212 °F" = "100 °C")."""
-    from monitor.equivalence.values.quantities import equal
-
-    return equal(a, b)
 
 
 # Units a value may name alone, meaning one of it ("year" / "12 months").
@@ -480,7 +422,3 @@ def looks_like_identifier(value: str) -> bool:
 
 def identifier_key(value: str) -> str:
     return re.sub(r"[\s_\-]+", "", canon(value))
-
-
-def numbers_close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)

@@ -1,0 +1,172 @@
+"""The sources a judge-only turn is grounded on, kept per conversation as they arrive, with what grounding them costs.
+
+Grounding (monitor/judge/grounding.py) compares every argument value or reply fact of a turn with every source
+of the conversation so far (user messages, earlier tool outputs): a value that no source holds word for word
+goes through the typed comparators against each source's leaves and each fact in them. That work is the
+product of the turn's values and the sources' *units* (a leaf, or a fact inside a leaf: one comparison each).
+
+A :class:`SourceIndex` keeps, per conversation and once (never rebuilt per turn):
+
+* each source's folded text (its leaves and keys, one per line), so that a value a source states word for
+  word is found by a substring scan instead of the comparators (the candidate selection: such a value is
+  supported, and costs nothing of the budget);
+* each source's units, and their running total, so the work a turn would ask for is known before any of it
+  is done (``monitor.scoring.bounds.grounding_oversize``).
+
+The raw sources are not copied: the index keeps their position in the session's packed history and unpacks a
+source only when the comparators need it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+from monitor.equivalence.normalize import fold
+from monitor.equivalence.values.base import canon
+from monitor.models.dialog import ToolCall, UserMessage
+from monitor.scoring.bounds import WorkLimits
+from monitor.scoring.packed import PackedTurn, pack_turn
+from monitor.scoring.types import ObservedTurn
+
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _has_word(text: str, key: str) -> bool:
+    """``key`` in ``text`` with no letter or digit right before or after it (grounding's word match, without
+    compiling a pattern per value)."""
+    start = text.find(key)
+    while start >= 0:
+        end = start + len(key)
+        if (start == 0 or text[start - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
+            return True
+        start = text.find(key, start + 1)
+    return False
+
+
+def _leaf_texts(value: Any) -> Iterator[str]:
+    """The texts grounding reads in a source value: every scalar leaf and every key, as strings (iteratively:
+    a deep value cannot exhaust the stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for k, v in item.items():
+                yield str(k)
+                stack.append(v)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif item is None:
+            continue
+        elif isinstance(item, bool):
+            yield str(item).lower()
+        else:
+            yield str(item)
+
+
+# Where a fact can start: a number, or a capitalised word (money, dates, times, ids and names all hold one).
+_FACT_STARTS = re.compile(r"\d+|[A-Z][\w'’]*")
+
+
+def _facts_at_most(text: str) -> int:
+    """An upper estimate of the facts in ``text`` (extracting them costs more than counting where they start)."""
+    return sum(1 for _ in _FACT_STARTS.finditer(text))
+
+
+def source_of(turn: ObservedTurn) -> Any:
+    """What the turn adds to the sources (None: nothing): a user message's text, a tool call's output."""
+    payload = turn.predict
+    if isinstance(payload, UserMessage):
+        return payload.content if payload.content.strip() else None
+    if isinstance(payload, ToolCall):
+        return payload.output
+    return None
+
+
+@dataclass(slots=True)
+class _Source:
+    position: int  # in the history the index follows
+    text: str  # folded leaves and keys, one per line
+    leaves: int
+    units: int  # leaves + facts in them: comparisons grounding one value against this source costs
+
+
+@dataclass
+class SourceIndex:
+    """The sources of one conversation, added in order (``follow`` the session's packed history)."""
+
+    _sources: list[_Source] = field(default_factory=list)
+    _seen: int = 0  # history entries already read
+    units: int = 0  # over all sources
+    leaves: int = 0
+
+    def follow(self, history: Sequence[PackedTurn]) -> None:
+        """Read the history entries added since the last call (each entry is read once)."""
+        for position in range(self._seen, len(history)):
+            entry = history[position]
+            if entry.turn == "User" or (entry.turn == "Tool" and entry.predict is not None):
+                source = source_of(entry.unpack())
+                if source is not None:
+                    self._add(position, source)
+        self._seen = len(history)
+
+    def _add(self, position: int, source: Any) -> None:
+        raw = list(_leaf_texts(source))
+        texts = [fold(t) for t in raw]
+        leaves = len(texts) or 1
+        units = leaves + sum(_facts_at_most(t) for t in raw)
+        self._sources.append(_Source(position, "\n".join(texts), leaves, units))
+        self.units += units
+        self.leaves += leaves
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def states(self, value: Any) -> bool:
+        """Whether a source states ``value`` word for word (in one leaf or key): grounding would find it
+        supported there. A scan of the folded texts: no comparator runs."""
+        key = canon(str(value))
+        if not key:
+            return True
+        # the latest first: a value most often comes from the last output
+        return any(_has_word(source.text, key) for source in reversed(self._sources))
+
+    def values(self, history: Sequence[PackedTurn]) -> list[Any]:
+        """The sources themselves, in order (unpacked from ``history`` for the comparators)."""
+        return [source_of(history[s.position].unpack()) for s in self._sources]
+
+
+class JudgeHistory(Sequence[ObservedTurn]):
+    """A session's turns as the reference-free judge reads them: each unpacked when read (a judged turn does
+    not unpack the whole conversation), with the index of their sources (followed once per turn, never
+    rebuilt) and the bound on the work one turn may ask for."""
+
+    def __init__(self, packed: Sequence[PackedTurn], index: SourceIndex, work: WorkLimits) -> None:
+        index.follow(packed)
+        self.packed, self.source_index, self.work = packed, index, work
+
+    def __len__(self) -> int:
+        return len(self.packed)
+
+    @overload
+    def __getitem__(self, i: int) -> ObservedTurn: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[ObservedTurn]: ...
+
+    def __getitem__(self, i: int | slice) -> ObservedTurn | list[ObservedTurn]:
+        if isinstance(i, slice):
+            return [t.unpack() for t in self.packed[i]]
+        return self.packed[i].unpack()
+
+    def sources(self) -> list[Any]:
+        return self.source_index.values(self.packed)
+
+    @classmethod
+    def of(cls, history: Sequence[ObservedTurn], work: WorkLimits | None = None) -> JudgeHistory:
+        """``history`` itself when it is one, else a view of a plain list of turns (tests, one-off checks)."""
+        if isinstance(history, JudgeHistory):
+            return history
+        return cls([pack_turn(t, gold=False) for t in history], SourceIndex(), work or WorkLimits())

@@ -1,0 +1,131 @@
+"""Judge-only (reference-free) scoring has a cost bound: grounding a turn is bounded before the work is done,
+and a turn's cost does not grow with the conversation's history.
+
+The engine here is the one `aem score` and `aem run` share (a stream session is built by the same
+`ScoringEngine.session`), with the packaged models; times are measured on this host with generous slack.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+from monitor.models.dialog import Dialog
+from monitor.models.vocabulary import FailureReason
+from monitor.scoring.bounds import WorkLimits
+
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+]
+
+
+def hostile_dialog(pairs: int = 50, facts: int = 80, seed: int = 0) -> Dialog:
+    """The probe of the issue: `pairs` x (a 2,000-character user turn, a tool output of 10 x 200 characters), then
+    a 1,140-character reply of `facts` numbers no source holds: every event under every per-event limit."""
+    rnd = random.Random(seed)
+    turns: list[dict[str, Any]] = []
+    for i in range(pairs):
+        text = " ".join(f"{rnd.choice(WORDS)} {rnd.randint(1, 99999)} Name{rnd.randint(1, 999)}" for _ in range(100))
+        turns.append({"turn_no": 2 * i + 1, "turn": "User", "predict_turn": {"content": text[:2000]}})
+        output = {
+            f"f{j}": " ".join(f"{rnd.choice(WORDS)} {rnd.randint(1, 9999)}" for _ in range(30))[:200] for j in range(10)
+        }
+        call = {"tool_id": "search", "action": "run", "args": {}, "output": output}
+        turns.append({"turn_no": 2 * i + 2, "turn": "Tool", "predict_turn": call})
+    reply = " ".join(str(rnd.randint(100000, 999999)) for _ in range(facts))[:1140]
+    turns.append({"turn_no": 2 * pairs + 1, "turn": "Agent", "predict_turn": {"response": reply}})
+    return Dialog.model_validate({"dialog_id": "hostile", "release": "r", "turns": turns})
+
+
+def timed_score(engine: Any, dialog: Dialog) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = engine.score_dialog(dialog)
+    return time.perf_counter() - started, result
+
+
+@pytest.fixture(scope="module")
+def judge_engine(engine):
+    engine.score_dialog(hostile_dialog(pairs=1, facts=2, seed=9))  # warm the models and the fact caches
+    return engine
+
+
+def test_a_reply_with_80_facts_after_100_sources_is_too_large_within_seconds(judge_engine):
+    seconds, result = timed_score(judge_engine, hostile_dialog())
+    reply = result.turns[-1]
+    assert reply.success is None and reply.failure_reason == FailureReason.TOO_LARGE  # never a pass
+    assert "above the limit of" in (reply.detail or "")
+    assert seconds < 3.0, f"the whole 101-event conversation took {seconds:.1f}s (it took 244s unbounded)"
+
+
+def test_a_tool_call_with_10_invented_arguments_after_50_sources_is_bounded(judge_engine):
+    dialog = hostile_dialog(pairs=50, facts=1)
+    turns = [t.model_dump(exclude_unset=True) for t in dialog.turns or []][:-1]
+    args = {f"a{i}": f"invented value {i} nowhere said" for i in range(10)}
+    turns.append({"turn_no": 101, "turn": "Tool", "predict_turn": {"tool_id": "book", "action": "run", "args": args}})
+    seconds, result = timed_score(judge_engine, Dialog.model_validate({"dialog_id": "h2", "turns": turns}))
+    call = result.turns[-1]
+    assert call.failure_reason == FailureReason.TOO_LARGE and call.success is None
+    assert seconds < 3.0
+
+
+def test_the_bound_is_checked_before_the_work_and_holds_below_it(judge_engine, make_engine):
+    """Within the bound the reply is scored (its facts are not in the sources: it fails, it is not too large)."""
+    small = hostile_dialog(pairs=1, facts=5, seed=3)
+    _, result = timed_score(judge_engine, small)
+    assert result.turns[-1].failure_reason == FailureReason.INCONSISTENT_RESPONSE
+    tight = make_engine()
+    tight.work = WorkLimits(max_grounding_pairs=10)
+    _, result = timed_score(tight, small)
+    assert result.turns[-1].failure_reason == FailureReason.TOO_LARGE
+
+
+def chained_calls(n: int) -> Dialog:
+    """A user asks for a lookup, then `n` tool calls, each passing on the id the previous one returned."""
+    turns: list[dict[str, Any]] = [
+        {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Follow the chain from k0."}}
+    ]
+    for i in range(n):
+        call = {
+            "tool_id": "walk",
+            "action": "next",
+            "args": {"id": f"k{i}"},
+            "output": {"next": f"k{i + 1}", "ok": True},
+        }
+        turns.append({"turn_no": i + 2, "turn": "Tool", "predict_turn": call})
+    return Dialog.model_validate({"dialog_id": "chain", "turns": turns})
+
+
+def test_per_turn_cost_does_not_grow_with_history(judge_engine):
+    """5,000 judge-only tool calls, each grounded in the previous output: the last 1,000 cost about what the
+    first 1,000 did (unbounded: 8.6s for the first 1,000, 92s for the fifth)."""
+    dialog = chained_calls(5_000)
+    session = judge_engine.session("chain")
+    turns = judge_engine.bounded_turns(dialog)
+    session.add(turns[0])
+    spans = []
+    for block in range(5):
+        started = time.perf_counter()
+        for turn in turns[1 + 1000 * block : 1 + 1000 * (block + 1)]:
+            session.add(turn)
+        spans.append(time.perf_counter() - started)
+    _, result = session.finish()
+    assert all(t.success is True for t in result.turns), "every call is grounded in the output before it"
+    assert spans[-1] < 2 * spans[0] + 0.5, f"seconds per 1,000 turns: {[round(s, 2) for s in spans]}"
