@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
-from openai import AsyncOpenAI
+from agents.exceptions import AgentsException
+from openai import APIError, AsyncOpenAI
 from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -57,10 +59,13 @@ def main() -> None:
         tools=[search_flights, book_flight],
         model=OpenAIChatCompletionsModel(model=args.model, openai_client=client),
     )
-    result = Runner.run_sync(agent, "Book me a flight from SFO to JFK on 2024-08-01. I'm Maria Lopez.")
-    print(result.final_output)
-
-    provider.shutdown()  # 3. flush the last spans before the process exits
+    try:
+        result = Runner.run_sync(agent, "Book me a flight from SFO to JFK on 2024-08-01. I'm Maria Lopez.")
+        print(result.final_output)
+    except (APIError, AgentsException) as exc:  # the failed run's spans are still shipped, below
+        sys.exit(f"error: the agent run failed ({args.base_url or 'OpenAI'}): {type(exc).__name__}: {exc}")
+    finally:
+        provider.shutdown()  # 3. flush the last spans before the process exits
 
 
 if __name__ == "__main__":

@@ -10,10 +10,12 @@ It runs offline on pydantic-ai's `TestModel` (which calls each tool once, then a
 from __future__ import annotations
 
 import argparse
+import sys
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from pydantic_ai import Agent, InstrumentationSettings
+from pydantic_ai.exceptions import AgentRunError
 from pydantic_ai.models.test import TestModel
 
 from monitor.otel import kafka_span_processor
@@ -46,9 +48,12 @@ def main() -> None:
     agent = Agent(args.model or TestModel(), name="booking-agent", instructions="You book flights.")
     agent.tool_plain(search_flights)
     agent.tool_plain(book_flight)
-    print(agent.run_sync("Book me a flight from SFO to JFK on 2024-08-01. I'm Maria Lopez.").output)
-
-    provider.shutdown()  # 3. flush the last spans before the process exits
+    try:
+        print(agent.run_sync("Book me a flight from SFO to JFK on 2024-08-01. I'm Maria Lopez.").output)
+    except AgentRunError as exc:  # the failed run's spans are still shipped, below
+        sys.exit(f"error: the agent run failed ({args.model}): {type(exc).__name__}: {exc}")
+    finally:
+        provider.shutdown()  # 3. flush the last spans before the process exits
 
 
 if __name__ == "__main__":

@@ -7,10 +7,15 @@
 one `ExportTraceServiceRequest` per trace in each export (OTLP protobuf by default, or OTLP/JSON),
 keyed by the trace id in hex, so a trace stays on one partition. `aem run --input-format otlp_proto`
 reads it as it reads a Collector's output (docs/otlp.md).
+
+Spans still queued when the agent exits — it crashed, or never called `provider.shutdown()` — are sent
+at interpreter exit: the processor is shut down then (flushing the queue), and the exporter closes its
+producer itself, after the flush, where kafka-python would close it at exit before the flush ran.
 """
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,9 +59,16 @@ class KafkaSpanExporter(SpanExporter):
         self.topic = topic
         self.encoding = Encoding(encoding)
         self.send_timeout_s = send_timeout_s
-        self.producer = producer or KafkaProducer(
-            bootstrap_servers=bootstrap_servers, acks="all", client_id="aem-span-exporter", **producer_config
-        )
+        if producer is None:
+            producer = KafkaProducer(
+                bootstrap_servers=bootstrap_servers, acks="all", client_id="aem-span-exporter", **producer_config
+            )
+            # kafka-python closes every producer at interpreter exit, before the SDK's own exit hook flushes
+            # the last spans through it; this producer is closed by `shutdown`, after that flush.
+            unregister = getattr(producer, "_unregister_cleanup", None)
+            if callable(unregister):
+                unregister()
+        self.producer = producer
 
     def encode(self, spans: Sequence[ReadableSpan]) -> bytes:
         request = encode_spans(spans)
@@ -96,8 +108,13 @@ def kafka_span_processor(
     encoding: Encoding | str = Encoding.PROTO,
     **producer_config: Any,
 ) -> BatchSpanProcessor:
-    """A batching span processor around `KafkaSpanExporter`: add it to your `TracerProvider`."""
-    return BatchSpanProcessor(KafkaSpanExporter(bootstrap_servers, topic, encoding, **producer_config))
+    """A batching span processor around `KafkaSpanExporter`: add it to your `TracerProvider`.
+
+    It is shut down at interpreter exit (its queue flushed to the topic) even when the provider is not.
+    """
+    processor = BatchSpanProcessor(KafkaSpanExporter(bootstrap_servers, topic, encoding, **producer_config))
+    atexit.register(processor.shutdown)
+    return processor
 
 
 __all__ = ["DEFAULT_TOPIC", "KafkaSpanExporter", "kafka_span_processor"]

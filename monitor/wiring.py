@@ -110,8 +110,9 @@ def build_engine(
     caches += [llm.cache] if llm is not None and llm.cache is not None else []
     if registry is not None and caches:
         registry.register(CacheCollector(lambda: caches))
+    specs = [e.spec for e in catalog.entries.values()] if isinstance(catalog, ToolCatalog) else list(catalog)
     return ScoringEngine(
-        config=config, checker=ReferenceChecker(values, replies), judge=grounding, semantic=semantic
+        config=config, checker=ReferenceChecker(values, replies), judge=grounding, semantic=semantic, catalog=specs
     )
 
 

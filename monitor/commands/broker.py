@@ -28,7 +28,7 @@ Tansu keeps everything in memory: topics and records are gone when it stops. The
 state topic (aem.state.<group_id>) itself. Any Kafka works as well; this is for trying things out.
 
 """ + exit_codes(
-    "0  stopped by Ctrl-C or SIGTERM",
+    "0  stopped by Ctrl-C, SIGTERM or SIGHUP; the broker process stops with it",
     "1  the broker process died",
     "2  the port is in use, or the broker did not start",
 )

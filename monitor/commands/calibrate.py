@@ -41,15 +41,16 @@ monitor's agreement with the labels per turn type and per failure reason (balanc
 kappa, 95 % bootstrap intervals, labels still needed for ±0.02), fits the cuts on the labels by
 cross-validation and prints before / after on the held-out folds. With --write it writes a config
 overlay for `aem score --config` and `aem run --config`. A cut needs {MIN_PER_CLASS} labels of each
-class (pass, fail); with fewer it says so and nothing is written.
+class (pass, fail) among the turns it decides; the cuts that have them are fitted and written, each other
+one is named as skipped, with why, and keeps its value.
 
 examples:
   aem calibrate review.jsonl --dialogs dialogs.jsonl --write calibration.yaml
   aem calibrate --from-topic aem.labels --scores scores.json --write calibration.yaml
 
 """ + common.exit_codes(
-    "0  agreement printed (and the overlay written with --write)",
-    "1  too few labels to calibrate: nothing written",
+    "0  agreement printed (and the overlay written with --write, holding the cuts that could be fitted)",
+    "1  too few labels to fit any cut: nothing written",
     "2  bad input (one line naming file, row and field) or options; nothing written",
 )
 
@@ -142,14 +143,18 @@ def _current(
     return out
 
 
-def _refusals(rows: Sequence[ReviewRow], fits: Sequence[CutFit]) -> list[str]:
+def _too_few(rows: Sequence[ReviewRow]) -> str | None:
+    """Why these labels cannot calibrate any cut, or None."""
     fails = sum(r.people_fail for r in rows if r.verdict != "unscored")
     passes = sum(not r.people_fail for r in rows if r.verdict != "unscored")
-    found = []
     if min(fails, passes) < MIN_PER_CLASS:
-        found.append(f"{len(rows)} labels ({passes} pass, {fails} fail): needs {MIN_PER_CLASS} of each")
-    found += [f"{f.cut.name}: {f.refusal}" for f in fits if f.refusal and f.cut.setting and f.labels]
-    return found
+        return f"{len(rows)} labels ({passes} pass, {fails} fail): needs {MIN_PER_CLASS} of each"
+    return None
+
+
+def _skipped(fits: Sequence[CutFit]) -> list[str]:
+    """Each settable cut that was not fitted, and why."""
+    return [f"{f.cut.name}: {f.refusal}" for f in fits if f.cut.setting and f.refusal]
 
 
 def _print_fits(fits: Sequence[CutFit]) -> None:
@@ -242,10 +247,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     sys.stdout.write(render(groups(rows, seed=args.seed)) + "\n")
     fits = [fit_cut(c, rows, c.value_in(cfg), seed=args.seed) for c in CUTS]
     _print_fits(fits)
-    refusals = _refusals(rows, fits)
-    if refusals:
-        sys.stdout.write("\ntoo few labels to calibrate, nothing changed: " + "; ".join(refusals) + "\n")
+    too_few, skipped = _too_few(rows), _skipped(fits)
+    if too_few is not None or not any(f.fitted is not None for f in fits):
+        reasons = ([too_few] if too_few else []) + skipped
+        sys.stdout.write("\ntoo few labels to calibrate, nothing changed: " + "; ".join(reasons) + "\n")
         return common.EXIT_FAILED
+    for line in skipped:  # the cuts that fitted are written; these keep their value
+        sys.stdout.write(f"skipped {line}\n")
     if args.write is None:
         return common.EXIT_OK
     settings = {f.cut.setting: float(f.fitted) for f in fits if f.adopted and f.cut.setting and f.fitted is not None}

@@ -201,7 +201,7 @@ def reach_broker(command: str, bootstrap: str | KafkaClient, timeout_s: float) -
 
 
 def install_stop(stop: Callable[[], None]) -> None:
-    """SIGTERM and SIGINT call `stop` (the command then finishes cleanly)."""
+    """SIGTERM, SIGINT (Ctrl-C) and SIGHUP (the terminal closed) call `stop` (the command then finishes cleanly)."""
 
     def handler(signum: int, frame: Any) -> None:
         log.info("signal_received", signal=signum)
@@ -209,3 +209,4 @@ def install_stop(stop: Callable[[], None]) -> None:
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGHUP, handler)

@@ -24,7 +24,7 @@ The logs (the monitor's warnings about the sample's deliberately invalid events 
 file whose path is shown, so they never break the view.
 
 """ + exit_codes(
-    "0  stopped (Ctrl-C, SIGTERM or --duration)",
+    "0  stopped (Ctrl-C, SIGTERM, SIGHUP or --duration); the broker and Prometheus stop with it",
     "1  the monitor stopped unexpectedly (see the log file)",
     "2  the demo could not start",
 )

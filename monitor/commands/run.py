@@ -37,7 +37,7 @@ At the default log level (info) it logs the broker connection, the group join, p
 assigned and revoked, and a progress line every 30 s.
 
 """ + exit_codes(
-    "0  stopped by SIGTERM or Ctrl-C after flushing and committing",
+    "0  stopped by SIGTERM, Ctrl-C or SIGHUP after flushing and committing",
     "2  bad settings or input files, or no broker reachable within --connect-timeout",
 )
 

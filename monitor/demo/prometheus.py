@@ -21,6 +21,7 @@ import yaml
 
 from monitor.demo.fast_rules import write_fast_rules
 from monitor.tools.broker import free_port
+from monitor.tools.children import start_child
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "deploy" / "prometheus" / "rules"  # in a clone of the repo
 INTERVAL = "5s"
@@ -103,7 +104,7 @@ class LocalPrometheus:
             "--log.level=warn",
         ]
         with log:
-            self._proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self._proc = start_child(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self._wait_ready(timeout)
         if not _answers(f"{self.url}/alerts"):
             self._alerts_path = "/classic/alerts"

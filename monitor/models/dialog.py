@@ -196,6 +196,16 @@ class Dialog(_Model):
             raise ValueError("an unaligned dialog needs both gold_turns and predict_turns")
         return self
 
+    @model_validator(mode="after")
+    def _distinct_turn_numbers(self) -> Dialog:
+        """A turn number names one turn: a second entry with it is an error (the stream would drop it)."""
+        seen: set[int] = set()
+        for turn in self.turns if self.turns is not None else self.predict_turns or []:
+            if turn.turn_no in seen:
+                raise ValueError(f"turn_no {turn.turn_no} appears twice: each turn needs its own number")
+            seen.add(turn.turn_no)
+        return self
+
     @property
     def unaligned(self) -> bool:
         return self.turns is None

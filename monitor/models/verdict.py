@@ -63,7 +63,7 @@ class DialogResult(BaseModel):
     agent: str = "default"
     mode: Mode = Mode.REFERENCE
     success_rate: float | None
-    test_pass: bool
+    test_pass: bool | None  # None: every turn unscored
     first_failure_turn: int | None
     root_cause: str | None
     root_cause_count: int

@@ -72,7 +72,7 @@ def turn_rows(turns: Sequence[TurnVerdict]) -> list[list[Any]]:
                 t.turn_no if t.turn_no is not None else f"gold#{t.gold_index}",
                 t.turn,
                 verdict_word(t),
-                t.failure_reason if t.success is False else None,
+                t.failure_reason if t.success is not True else None,  # an unscored turn's reason too
                 t.sub_metric,
                 field,
                 score,

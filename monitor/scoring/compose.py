@@ -33,11 +33,12 @@ def success_rate(turns: Sequence[ScoredTurn], config: CompositionConfig) -> floa
     return sum(1 for t in scored if t.check.success) / len(scored)
 
 
-def test_pass(turns: Sequence[ScoredTurn], rate: float | None, config: CompositionConfig) -> bool:
+def test_pass(turns: Sequence[ScoredTurn], rate: float | None, config: CompositionConfig) -> bool | None:
+    """Whether the dialog passes; None when it has turns but none was scored (never false without a failure)."""
     if not turns:
         return True  # nothing expected and nothing done: no failure to report (success_rate stays None)
     if rate is None:
-        return False
+        return None
     if config.kind == "gating":
         critical = set(config.critical_tags)
         if any(t.failed and critical.intersection(t.tags) for t in turns):

@@ -69,6 +69,7 @@ class ScoringEngine:
     checker: ReferenceChecker
     judge: ReferenceFreeChecker | None = None
     tools: Sequence[ToolSpec] = ()
+    catalog: Sequence[ToolSpec] = ()  # the configured tool catalog (`--tools`)
     semantic: SemanticScorer | None = None
     work: WorkLimits = field(default_factory=WorkLimits)  # a turn past these is unscored `too_large` (bounds.py)
 
@@ -93,6 +94,7 @@ class ScoringEngine:
             judge=self.judge,
             reference=reference,
             tools=tuple(tools) if tools is not None else tuple(self.tools),
+            catalog=self.catalog,
             early=early,
             unknown_reference=unknown_reference,
             work=work if work is not None else self.work,

@@ -92,6 +92,7 @@ class DialogSession:
     judge: ReferenceFreeChecker | None = None
     reference: Sequence[ReferenceTurn] | None = None
     tools: Sequence[ToolSpec] = ()
+    catalog: Sequence[ToolSpec] = ()  # the configured catalog (`--tools`): read_only of actions `tools` lacks
     # a reference_id the reference set does not hold: turns without inline gold are unscored, never judged
     unknown_reference: str | None = None
     history: list[PackedTurn] = field(default_factory=list)  # what the agent said and saw, packed (packed.py)
@@ -300,10 +301,11 @@ class DialogSession:
 
     def _side_effect_free(self, call: ToolCall) -> bool:
         """Extra calls of it are no failure: listed in `side_effect_free` (the tool, or `tool.action`), or
-        declared `read_only` in the tool catalog."""
+        declared `read_only` in the tool catalog (the conversation's own entry over the configured one)."""
         if self.config.is_side_effect_free(call.tool_id, call.action):
             return True
-        return any(s.read_only and s.tool_id == call.tool_id and s.action == call.action for s in self.tools)
+        declared = {(s.tool_id, s.action): s.read_only for s in (*self.catalog, *self.tools)}
+        return declared.get((call.tool_id, call.action), False)
 
     def _extra_step(self, pred: Payload) -> CheckResult:
         if self.config.trajectory in EXTRAS_ALLOWED:

@@ -200,7 +200,7 @@ class VerdictMetrics:
 
     def record_dialog(self, result: DialogResult) -> None:
         release = result.release or "unknown"
-        outcome = "pass" if result.test_pass else "fail"
+        outcome = "unscored" if result.test_pass is None else "pass" if result.test_pass else "fail"
         self._labels(self.dialogs, result.agent, release, result.mode, outcome).inc()
 
     def expire_releases(self) -> list[tuple[str, str]]:

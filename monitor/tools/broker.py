@@ -12,6 +12,8 @@ from pathlib import Path
 
 import structlog
 
+from monitor.tools.children import start_child
+
 log = structlog.get_logger(__name__)
 
 
@@ -79,7 +81,7 @@ class TansuBroker:
             "memory://tansu/",
         ]
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = start_child(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             wait_for_port(self.host, self.port, timeout)
         except TimeoutError:

@@ -103,3 +103,65 @@ def test_an_export_the_broker_does_not_acknowledge_fails():
         assert exporter.export(two_traces()).name == "FAILURE"
     finally:
         exporter.shutdown()  # does not raise either: the unsent spans are logged as dropped
+
+
+CRASHING_AGENT = """
+import sys
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from monitor.otel import kafka_span_processor
+
+provider = TracerProvider(resource=Resource.create({"service.name": "crashing-agent"}))
+provider.add_span_processor(kafka_span_processor(sys.argv[1], sys.argv[2]))
+with provider.get_tracer("agent").start_as_current_span("invoke_agent crashing-agent"):
+    pass
+raise RuntimeError("the agent crashed")  # no provider.shutdown(): the exit hooks must ship the span
+"""
+
+
+def test_an_agent_that_crashes_without_shutdown_still_ships_its_spans(broker, tmp_path):
+    topics = TopicSet.fresh(broker.bootstrap, partitions=1)
+    agent = tmp_path / "crashing_agent.py"
+    agent.write_text(CRASHING_AGENT)
+    done = subprocess.run(
+        [sys.executable, str(agent), broker.bootstrap, topics.traces],
+        capture_output=True, text=True, timeout=120, cwd=REPO,
+    )  # fmt: skip
+    assert done.returncode == 1 and "the agent crashed" in done.stderr
+    assert "otlp_export_failed" not in done.stdout + done.stderr
+    records = read_all(broker.bootstrap, topics.traces, expect=1, timeout=20)
+    assert [s.name for r in records for s in decode_batch(r.value, Encoding.PROTO)] == ["invoke_agent crashing-agent"]
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("example", "model_args"),
+    [
+        ("otel_openai_agents.py", ("--base-url", "http://127.0.0.1:{port}/v1", "--model", "m")),
+        ("otel_pydantic_ai.py", ("--model", "openai:gpt-4o")),
+    ],
+)
+def test_an_example_whose_model_server_is_unreachable_says_so_in_one_line(broker, example, model_args):
+    """Exit 1 with one line on stderr, and the failed run's spans still reach the topic."""
+    import os
+
+    port = closed_port()
+    topics = TopicSet.fresh(broker.bootstrap, partitions=1)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+    env |= {"OPENAI_API_KEY": "not-used", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1"}
+    done = subprocess.run(
+        [sys.executable, f"examples/{example}", "--bootstrap-servers", broker.bootstrap, "--topic", topics.traces,
+         *(a.format(port=port) for a in model_args)],
+        capture_output=True, text=True, timeout=180, cwd=REPO, env=env,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr[-2000:]
+    assert lines[0].startswith("error: ") and "Connection error" in lines[0]
+    assert read_all(broker.bootstrap, topics.traces, expect=1, timeout=20)

@@ -175,3 +175,24 @@ def test_review_refuses_what_is_not_score_output_in_one_line(scored, tmp_path, c
     assert main(["review", str(dialogs_path), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(dialogs_path) in err and not out.exists()
+
+
+def test_a_cut_without_both_labels_is_skipped_and_the_others_are_written(scored, tmp_path, capsys):
+    """A team that labelled only passing replies still calibrates the value cut; the reply cut is named, with why."""
+    _, _, truth = scored
+    rows = _review(scored, tmp_path / "review.jsonl")
+    for row in rows:
+        row["label"] = truth[(row["conversation_id"], row["turn_no"])]
+    replies = [r for r in rows if r["turn"] == "Agent"]
+    assert replies and all(r["label"] == "pass" for r in replies)
+    for n, row in enumerate(replies):  # replies the verifier decided, every one labelled pass
+        row["scores"] = {"verifier_pass": round(0.5 + n / (2 * len(replies)), 4)}
+    labels = write_jsonl(tmp_path / "labels.jsonl", rows)
+    overlay = tmp_path / "calibration.yaml"
+    assert main(["calibrate", str(labels), "--write", str(overlay)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing changed" not in out
+    assert f"skipped verifier_pass: {len(replies)} pass and 0 fail labels" in out
+    written = yaml.safe_load(overlay.read_text())
+    assert written["scoring"]["threshold"] < 0.5 and "verifier" not in written["scoring"]
+    assert set(written["calibration"]["cuts"]) == {"value_threshold"}

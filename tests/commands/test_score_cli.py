@@ -222,3 +222,89 @@ def test_user_metadata_in_extra_is_accepted_and_not_scored(tmp_path, capsys):
     with_meta = json.loads(capsys.readouterr().out)
     assert main(["score", str(tmp_path / "plain.json")]) == 0
     assert with_meta == json.loads(capsys.readouterr().out)
+
+
+def test_a_read_only_action_in_the_tools_catalog_file_is_excused(tmp_path, capsys):
+    """An extra `flights.status` lookup before the booking: `read_only` in the `--tools` file excuses it, as it
+    does inline (the same engine serves `aem run --tools`)."""
+
+    def call(action: str) -> dict:
+        return {"tool_id": "flights", "action": action, "args": {"flight_id": "UA-100"}}
+
+    dialog = {
+        "dialog_id": "status-then-change",
+        "gold_turns": [{"turn": "Tool", "gold_turn": call("change")}],
+        "predict_turns": [
+            {"turn": "Tool", "turn_no": 1, "predict_turn": call("status")},
+            {"turn": "Tool", "turn_no": 2, "predict_turn": call("change")},
+        ],
+    }
+    (tmp_path / "d.json").write_text(json.dumps(dialog))
+    (tmp_path / "cat.json").write_text(
+        json.dumps([
+            {"tool_id": "flights", "action": "status", "read_only": True},
+            {"tool_id": "flights", "action": "change"},
+        ])
+    )  # fmt: skip
+    argv = ["score", str(tmp_path / "d.json"), "--format", "json"]
+    main(argv)
+    without = json.loads(capsys.readouterr().out)["dialogs"][0]
+    assert without["total_failures"] == 2  # nothing says the lookup is harmless
+    main([*argv, "--tools", str(tmp_path / "cat.json")])
+    scored = json.loads(capsys.readouterr().out)["dialogs"][0]
+    assert scored["total_failures"] == 0 and [t["success"] for t in scored["turns"]] == [True, True]
+
+
+
+DUPLICATE_TURN = {
+    "dialog_id": "dup",
+    "turns": [
+        {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Cancel my booking."}},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Done."}, "predict_turn": {"response": "Done."}},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Bye."}, "predict_turn": {"response": "Bye."}},
+    ],
+}
+
+
+@pytest.mark.parametrize("shape", ["aligned", "unaligned"])
+@pytest.mark.parametrize("command", ["score", "replay"])
+def test_a_duplicate_turn_number_is_one_error_line_in_score_and_replay(tmp_path, capsys, command, shape):
+    """The stream would keep the first turn 2 and drop the second: neither command scores or sends such a file."""
+    dialog = DUPLICATE_TURN
+    if shape == "unaligned":
+        turns = DUPLICATE_TURN["turns"]
+        dialog = {
+            "dialog_id": "dup",
+            "gold_turns": [{"turn": "Agent", "gold_turn": {"response": "Done."}}],
+            "predict_turns": [{k: v for k, v in t.items() if k != "gold_turn"} for t in turns],
+        }
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(dialog))
+    extra = ["--bootstrap-servers", "127.0.0.1:1"] if command == "replay" else []
+    assert main([command, str(path), *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    message = "turn_no 2 appears twice: each turn needs its own number"
+    assert captured.err.strip() == f"aem {command}: error: {path}: dialog 'dup': {message}"
+
+
+def test_a_dialog_whose_turns_are_all_unscored_has_no_test_pass_and_the_table_says_why(tmp_path, capsys):
+    huge = "word " * 3_000  # past the verifier's reply bound: unscored `too_large`, never judged
+    dialog = {
+        "dialog_id": "too-big",
+        "turns": [
+            {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Summarise the contract."}},
+            {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Short."}, "predict_turn": {"response": huge}},
+        ],
+    }
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(dialog))
+    main(["score", str(path), "--format", "json"])
+    result = json.loads(capsys.readouterr().out)["dialogs"][0]
+    assert (result["success_rate"], result["test_pass"], result["unscored_count"]) == (None, None, 1)
+    assert [t["failure_reason"] for t in result["turns"]] == ["too_large"]
+    main(["score", str(path), "--format", "table"])
+    table = capsys.readouterr().out
+    row = next(line.split() for line in table.splitlines() if "Agent" in line)
+    assert row[:4] == ["2", "Agent", "unscored", "too_large"]
+    assert "test_pass=-" in table

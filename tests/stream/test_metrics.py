@@ -190,3 +190,17 @@ def test_telemetry_counts_each_turn_verdicts_event_once_by_outcome():
     assert get("aem_event_latency_seconds_count") == 1 and get("aem_event_latency_seconds_sum") == 10.0
     assert get("aem_evictions_total") == 2
     assert get("aem_turns_too_large_total", {"limit": "max_numbers"}) == 1
+
+
+def test_a_dialog_without_a_scored_turn_is_counted_unscored_not_failed():
+    metrics = VerdictMetrics()
+    metrics.record_dialog(
+        DialogResult(
+            dialog_id="d", release="r", agent="a", success_rate=None, test_pass=None, first_failure_turn=None,
+            root_cause=None, root_cause_count=0, cascading_count=0, total_failures=0, unscored_count=2, turns=[],
+        )
+    )  # fmt: skip
+    get = metrics.registry.get_sample_value
+    labels = {"agent": "a", "release": "r", "mode": "reference"}
+    assert get("aem_dialogs_total", {**labels, "outcome": "unscored"}) == 1
+    assert get("aem_dialogs_total", {**labels, "outcome": "fail"}) is None
