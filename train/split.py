@@ -19,7 +19,7 @@ import csv
 import gzip
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,35 +100,30 @@ def begin(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, str]]:
 # several summaries of one document), a dialogue (CI-ToD).
 
 
-def _jsonl_gz(name: str, data: Path) -> Iterator[dict[str, Any]]:
+def _jsonl_part(name: str, key: Callable[[dict[str, Any]], str], part: str, data: Path) -> Iterator[dict[str, Any]]:
+    """The records of one gzipped JSON-lines file in ``part``, each cut by ``key(record)``."""
     with gzip.open(data / name, "rt", encoding="utf-8") as handle:
         for line in handle:
-            yield json.loads(line)
+            row = json.loads(line)
+            if _keep(is_sealed(key(row)), part):
+                yield row
 
 
 def nli(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
     """MultiNLI + FEVER binary entailment pairs, one part, split by premise."""
-    for row in _jsonl_gz("nli_mnli_fever_binary.jsonl.gz", data):
-        if _keep(is_sealed("nli:" + row["premise"]), part):
-            yield row
+    return _jsonl_part("nli_mnli_fever_binary.jsonl.gz", lambda r: "nli:" + r["premise"], part, data)
 
 
 def breaking_nli(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
     """Breaking NLI one-word-swap pairs, one part, split by premise."""
-    for row in _jsonl_gz("breaking_nli.jsonl.gz", data):
-        if _keep(is_sealed("breaking:" + row["premise"]), part):
-            yield row
+    return _jsonl_part("breaking_nli.jsonl.gz", lambda r: "breaking:" + r["premise"], part, data)
 
 
 def summedits(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
     """SummEdits document / summary pairs, one part, split by document."""
-    for row in _jsonl_gz("summedits.jsonl.gz", data):
-        if _keep(is_sealed("summedits:" + row["doc"]), part):
-            yield row
+    return _jsonl_part("summedits.jsonl.gz", lambda r: "summedits:" + r["doc"], part, data)
 
 
 def citod(part: str, data: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
     """CI-ToD in-car dialogues with their knowledge-base tables, one part, split by file and dialogue id."""
-    for row in _jsonl_gz("citod_train_dev.jsonl.gz", data):
-        if _keep(is_sealed(f"citod:{row['file']}:{row['id']}"), part):
-            yield row
+    return _jsonl_part("citod_train_dev.jsonl.gz", lambda r: f"citod:{r['file']}:{r['id']}", part, data)
