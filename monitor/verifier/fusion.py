@@ -4,8 +4,8 @@ probabilities in both directions, and how many of gold's typed values and facts 
 the reply — giving the probability that the reply is right.
 
 The parameters (``fusion.json`` beside the verifier's model file, its sha256 in the model card) are made by
-``train/fit_fusion.py`` from named data with a fixed seed; ``aem calibrate`` refits them on a team's labels
-(its slope and intercept, regularised towards the shipped ones) and writes them to its overlay.
+``train/fit_fusion.py`` from named data with a fixed seed; ``refit`` fits the slope and intercept of its score to
+a team's labels, regularised towards the shipped ones (not yet called by ``aem calibrate``, which fits the cut).
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class Tree:
 class Fusion:
     """Gradient-boosted trees over the evidence, then a logistic calibration:
     P(right) = sigmoid(slope · (baseline + Σ tree(x)) + intercept). The shipped fit has slope 1 and intercept
-    0; ``aem calibrate`` refits the two on a team's labels (regularised towards them)."""
+    0; ``refit`` fits the two to a team's labels (regularised towards them)."""
 
     trees: tuple[Tree, ...]
     baseline: float

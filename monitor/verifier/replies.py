@@ -123,7 +123,7 @@ class VerifierReplyComparator:
             for u, p in zip(units, forward, strict=True)
         ]
         worst = min(readings, key=_pass_score)
-        changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
+        changed = self._changed(gold, pred)
         cut = self.config.pass_threshold
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
@@ -146,7 +146,7 @@ class VerifierReplyComparator:
         decision = Decision(
             "fused", evidence.forward.as_dict(), cut, unit.sentence, evidence.backward.as_dict(), evidence.as_dict()
         )
-        changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
+        changed = self._changed(gold, pred)
         if changed:
             named = "; ".join(str(c) for c in changed)
             where = f" in gold sentence {unit.sentence!r}" if unit.sentence else ""
@@ -182,14 +182,18 @@ class VerifierReplyComparator:
 
     def evidence_steps(self, gold: str, pred: str, semantic: Similarity) -> Asking[list[Evidence]]:
         """The evidence the fused decision reads for a pair, one per unit (empty for the same text): what
-        ``train/fit_fusion.py`` and ``aem calibrate`` fit on."""
+        ``train/fit_fusion.py`` fits on."""
         units = self.units(gold, pred)
         return [e for e, _ in (yield from self._evidence(gold, pred, units, semantic))] if units else []
+
+    def _changed(self, gold: str, pred: str) -> tuple[Any, ...]:
+        """The typed gold values the prediction replaces (``evidence.ChangedValue``); none when typed values are off."""
+        return self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
 
     def _all_repeated(self, gold: str, pred: str) -> ReplyMatch:
         """A long reply that repeats every gold sentence word for word says all of gold; what it adds is
         checked by the typed values only (a different time or amount beside them still fails)."""
-        changed = self.facts.changed_values(gold, pred) if self.facts is not None and self.config.typed_values else ()
+        changed = self._changed(gold, pred)
         if changed:
             named = "; ".join(str(c) for c in changed)
             values = tuple(c.pred for c in changed)
