@@ -174,6 +174,8 @@ def processor_limits(s: MonitorSettings) -> ProcessorLimits:
         gap_timeout_s=s.gap_timeout_s,
         max_held=s.max_held_turns,
         max_open_bytes=s.max_open_dialog_bytes,
+        max_dialog_bytes=s.max_dialog_bytes,
+        max_dialog_turns=s.max_dialog_turns,
         work=work,
     )
 

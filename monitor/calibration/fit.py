@@ -1,5 +1,10 @@
 """Fitting a cut on people's labels by stratified k-fold cross-validation: the cut that maximises balanced
-accuracy on the training folds, judged on the held-out fold, before (the current cut) and after."""
+accuracy on the training folds, judged on the held-out fold, before (the current cut) and after.
+
+Labels can be wrong or hostile, so a fit is adopted only past guard rails: a cut moves at most ``MAX_MOVE``
+per calibration and stays inside the setting's range; held-out balanced accuracy after the move must reach
+``ADOPT_FLOOR`` and beat the current cut's by ``MIN_GAIN``; and labels that mostly contradict the monitor at
+its current cut (held-out balanced accuracy below chance) move nothing."""
 
 from __future__ import annotations
 
@@ -15,6 +20,11 @@ from monitor.calibration.stats import Cells, cells, point
 
 FOLDS = 5
 MIN_PER_CLASS = 10  # labels of each class (pass / fail) a cut needs before it is fitted
+MAX_MOVE = 0.2  # the furthest one calibration moves a cut
+ADOPT_FLOOR = 0.7  # held-out balanced accuracy a fitted cut must reach to be adopted
+MIN_GAIN = 0.02  # ... and by how much it must beat the current cut's
+CHANCE = 0.5  # balanced accuracy of a coin toss: below it at the current cut, the labels contradict the monitor
+CUT_RANGE = (0.0, 1.0)  # every cut is a probability or a similarity
 
 
 @dataclass
@@ -31,19 +41,44 @@ class CutFit:
     held_out: dict[tuple[str, int | None], bool] = field(default_factory=dict)  # row key -> monitor fails
 
     @property
-    def adopted(self) -> bool:
-        """Whether the fitted cut is written: it agrees better with people on the held-out folds."""
+    def contradicted(self) -> bool:
+        """Whether most labels contradict the monitor at its current cut (held-out, worse than a coin toss):
+        labels inverted, for other turns or hostile; they move nothing."""
+        return self.before is not None and point("balanced_accuracy", self.before) < CHANCE
+
+    @property
+    def kept_because(self) -> str | None:
+        """Why a fitted cut is not adopted (None: it is)."""
         if self.fitted is None or self.before is None or self.after is None:
-            return False
-        return point("balanced_accuracy", self.after) > point("balanced_accuracy", self.before)
+            return self.refusal or "not fitted"
+        before, after = point("balanced_accuracy", self.before), point("balanced_accuracy", self.after)
+        if self.contradicted:
+            return f"most labels contradict the monitor (held-out balanced accuracy {before:.3f} at the current cut)"
+        if after < ADOPT_FLOOR:
+            return f"held-out balanced accuracy {after:.3f} after is below the floor {ADOPT_FLOOR}"
+        if after < before + MIN_GAIN:
+            return f"no better on held-out folds by {MIN_GAIN} ({before:.3f} → {after:.3f})"
+        return None
+
+    @property
+    def adopted(self) -> bool:
+        """Whether the fitted cut is written: it agrees with people on the held-out folds well, and better."""
+        return self.kept_because is None
+
+
+def within_bounds(value: float, current: float) -> float:
+    """``value`` moved no further than ``MAX_MOVE`` from ``current`` and kept inside ``CUT_RANGE``."""
+    low, high = max(CUT_RANGE[0], current - MAX_MOVE), min(CUT_RANGE[1], current + MAX_MOVE)
+    return min(max(value, low), high)
 
 
 def best_cut(scores: Sequence[float], fails: Sequence[bool], cut: Cut, current: float) -> float:
-    """The cut with the highest balanced accuracy on these turns (midpoints between distinct scores; ties go
-    to the value closest to ``current``)."""
+    """The cut with the highest balanced accuracy on these turns (midpoints between distinct scores, each
+    brought within bounds of ``current``; ties go to the value closest to ``current``)."""
     distinct = sorted(set(scores))
     candidates = [current] + [(a + b) / 2 for a, b in pairwise(distinct)]
     candidates += [distinct[0] - 1e-4, distinct[-1] + 1e-4]
+    candidates = [within_bounds(c, current) for c in candidates]
 
     def quality(value: float) -> tuple[float, float]:
         predicted = [not cut.passes(s, value) for s in scores]
@@ -51,7 +86,7 @@ def best_cut(scores: Sequence[float], fails: Sequence[bool], cut: Cut, current: 
         return (ba, -abs(value - current))
 
     best: float = max(candidates, key=quality)
-    return round(best, 4)
+    return within_bounds(round(best, 4), current)
 
 
 def fit_cut(

@@ -9,7 +9,7 @@ import csv
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -62,7 +62,7 @@ class ReviewRow(BaseModel):
     failure_reason: str | None = None
     detail: str | None = None
     score: float | None = None
-    scores: dict[str, float] = Field(default_factory=dict)
+    scores: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)  # by cut
     margin: float | None = None
     calibration_id: str | None = None
     label: str | None = None

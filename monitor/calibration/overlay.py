@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,8 +87,16 @@ def overlay(
     return out
 
 
-def write_overlay(path: Path, data: Mapping[str, Any]) -> None:
+def write_overlay(path: Path, data: Mapping[str, Any], check: Callable[[Path], None] | None = None) -> None:
+    """Write the overlay atomically; ``check`` reads the written file first and raises to keep ``path`` as
+    it was (a file that would not load is never put in place)."""
     text = "# written by `aem calibrate` (docs/trusting-verdicts.md)\n" + yaml.safe_dump(dict(data), sort_keys=False)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
+    try:
+        if check is not None:
+            check(tmp)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(path)

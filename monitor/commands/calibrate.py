@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from monitor.calibration.agreement import Group, groups, render
 from monitor.calibration.cuts import CUTS, cut_config, low_confidence
-from monitor.calibration.fit import MIN_PER_CLASS, CutFit, fit_cut
+from monitor.calibration.fit import ADOPT_FLOOR, MAX_MOVE, MIN_GAIN, MIN_PER_CLASS, CutFit, fit_cut
 from monitor.calibration.labels import LabelError, LabelRecord, ReviewRow, labelled, read_rows
 from monitor.calibration.overlay import (
     AgreementFigure,
@@ -30,8 +30,9 @@ from monitor.calibration.stats import point
 from monitor.commands import common
 from monitor.report.records import decode_json
 from monitor.scoring import ScoringConfig
-from monitor.scoring.config import load_config_file
-from monitor.sources.files import InputError, iter_dialogs
+from monitor.scoring.config import ConfigFileError, load_config_file
+from monitor.sources.files import InputError, iter_dialogs, validation_error
+from monitor.stream.settings import load_settings
 from monitor.tools.topic_reader import TopicReader
 from monitor.wiring import build_engine
 
@@ -42,7 +43,10 @@ kappa, 95 % bootstrap intervals, labels still needed for ±0.02), fits the cuts 
 cross-validation and prints before / after on the held-out folds. With --write it writes a config
 overlay for `aem score --config` and `aem run --config`. A cut needs {MIN_PER_CLASS} labels of each
 class (pass, fail) among the turns it decides; the cuts that have them are fitted and written, each other
-one is named as skipped, with why, and keeps its value.
+one is named as skipped, with why, and keeps its value. A fitted cut moves at most {MAX_MOVE} and is adopted
+only when its held-out balanced accuracy reaches {ADOPT_FLOOR} and beats the current cut's by {MIN_GAIN};
+labels that mostly contradict the monitor move nothing (a warning says so). With --from-topic, --write needs
+--dialogs or --scores, and label records for turns they lack are left out.
 
 examples:
   aem calibrate review.jsonl --dialogs dialogs.jsonl --write calibration.yaml
@@ -51,7 +55,8 @@ examples:
 """ + common.exit_codes(
     "0  agreement printed (and the overlay written with --write, holding the cuts that could be fitted)",
     "1  too few labels to fit any cut: nothing written",
-    "2  bad input (one line naming file, row and field) or options; nothing written",
+    "2  bad input (one line naming file, row and field), options, or an overlay that would not load; "
+    "nothing written",
 )
 
 
@@ -117,19 +122,27 @@ def _population(args: argparse.Namespace, config: ScoringConfig) -> tuple[list[d
 
 
 def _current(
-    sources: Sequence[Source], records: list[dict[str, Any]], cfg: Mapping[str, Any], payloads: dict[Any, Any]
-) -> list[ReviewRow]:
-    """The labelled rows, with verdicts and scores replaced by the current ones when there are records; a row
-    for a turn the records do not have is an error."""
+    sources: Sequence[Source],
+    records: list[dict[str, Any]],
+    cfg: Mapping[str, Any],
+    payloads: dict[Any, Any],
+    topic: bool = False,
+) -> tuple[list[ReviewRow], int]:
+    """The labelled rows, with verdicts and scores replaced by the current ones when there are records, and
+    how many were left out. A review file's row for a turn the records do not have is an error; a label
+    record (``topic``) for one is left out: anyone who can write the topic could otherwise steer or block
+    the calibration with labels for turns that never existed."""
     rows = labelled(sources)
     if not records:
-        return rows
+        return rows, 0
     index = {(str(r["conversation_id"]), r.get("turn_no")): r for r in records}
     where = {row.key: (file, n) for file, found in sources for n, row in found}
     out = []
     for row in rows:
         record = index.get(row.key)
         if record is None:
+            if topic:
+                continue
             file, n = where[row.key]
             raise LabelError(
                 file,
@@ -140,7 +153,7 @@ def _current(
             )
         fresh = review_row(record, cfg, payloads)
         out.append(fresh.model_copy(update={"label": row.label, "note": row.note}))
-    return out
+    return out, len(rows) - len(out)
 
 
 def _too_few(rows: Sequence[ReviewRow]) -> str | None:
@@ -165,12 +178,18 @@ def _print_fits(fits: Sequence[CutFit]) -> None:
             out.write(f"  {f.cut.name:<18} {f.current:.4f}  not fitted: {f.refusal}\n")
             continue
         b, a = f.before, f.after
-        verdict = "adopted" if f.adopted else "kept (no better on held-out folds)"
+        verdict = "adopted" if f.adopted else f"kept: {f.kept_because}"
         out.write(
             f"  {f.cut.name:<18} {f.current:.4f} → {f.fitted:.4f}  {point('balanced_accuracy', b):.3f} → "
             f"{point('balanced_accuracy', a):.3f} / {point('kappa', b):.3f} → {point('kappa', a):.3f}  "
             f"({f.labels} labels) {verdict}\n"
         )
+    for f in fits:
+        if f.contradicted:
+            sys.stderr.write(
+                f"aem calibrate: warning: most labels contradict the monitor on {f.cut.name}: check that they "
+                "belong to these turns and say pass for a right turn; the cut keeps its value\n"
+            )
 
 
 def _figures(found: Sequence[Group]) -> list[AgreementFigure]:
@@ -223,11 +242,22 @@ def _calibration(
     )
 
 
+def _starts_a_monitor(path: Path) -> None:
+    """Raise unless the overlay at ``path`` loads as both `aem run --config` and `aem score --config` read it."""
+    load_settings(path, environ={})
+    ScoringConfig.model_validate(cut_config(load_config_file(path))["scoring"])
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     if bool(args.labels) == bool(args.from_topic):
         return common.error("calibrate", "give LABELS files or --from-topic TOPIC (one of them)")
     if args.dialogs and args.scores:
         return common.error("calibrate", "give --dialogs or --scores, not both")
+    if args.from_topic and args.write and not (args.dialogs or args.scores):
+        return common.error(
+            "calibrate",
+            "--write with --from-topic needs --dialogs or --scores: a label record's own scores are not trusted",
+        )
     try:
         base = load_config_file(args.config) if args.config else {}
         cfg = cut_config(base)
@@ -240,9 +270,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         else:
             sources = [(str(path), read_rows(path)) for path in args.labels]
         records, payloads = _population(args, config)
-        rows = _current(sources, records, cfg, payloads)
+        rows, left_out = _current(sources, records, cfg, payloads, topic=bool(args.from_topic))
     except (LabelError, InputError, ValidationError, OSError, ValueError) as exc:
         return common.error("calibrate", exc)
+    if left_out:
+        sys.stdout.write(f"left out {left_out} label records for turns the scored dialogs do not have\n")
     sys.stdout.write(f"agreement on {len(rows)} labelled turns (shipped verdicts)\n")
     sys.stdout.write(render(groups(rows, seed=args.seed)) + "\n")
     fits = [fit_cut(c, rows, c.value_in(cfg), seed=args.seed) for c in CUTS]
@@ -259,6 +291,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     settings = {f.cut.setting: float(f.fitted) for f in fits if f.adopted and f.cut.setting and f.fitted is not None}
     new_cfg = cut_config(overlay(base, settings, Calibration(id="-", created="-", labels=0)))
     calibration = _calibration(rows, fits, records, new_cfg, args.seed)
-    write_overlay(args.write, overlay(base, settings, calibration))
+    try:
+        write_overlay(args.write, overlay(base, settings, calibration), _starts_a_monitor)
+    except ValidationError as exc:
+        why = validation_error(str(args.write), None, exc)
+        return common.error("calibrate", f"not written, the overlay would not load: {why}")
+    except (ConfigFileError, ValueError) as exc:
+        return common.error("calibrate", f"not written, the overlay would not load: {exc}")
     sys.stdout.write(f"\nwrote {args.write} (calibration {calibration.id})\n")
     return common.EXIT_OK

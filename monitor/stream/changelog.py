@@ -4,16 +4,86 @@ conversation (status, next turn, verdicts emitted); a tombstone (value None) for
 An event record of a turn already scored when it is written carries the checks its scoring obtained
 (`{"turn_no": n, "checks": [...], "event": {...}}`); a turn scored after its event was written gets a
 checks record of its own (`{"cid": ..., "turn_no": n, "checks": [...]}`, key `checks_key`). A restore plays
-them back instead of scoring again (monitor/scoring/tape.py)."""
+them back instead of scoring again (monitor/scoring/tape.py).
+
+The state topic is read as untrusted input: a record whose key does not match what it holds, a head whose
+fields are not the documented ones, or a record that is not JSON is reported against its conversation
+(`group_changelog`'s `skipped`), and the restore closes that conversation instead of continuing with a hole
+(monitor/stream/partitions.py)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 STATE_VERSION = 2
+MAX_TURN_NO = 1_000_000  # as a trace event's turn_no
+
+TurnNo = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO)]
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO + 1)]
+
+
+class OpenHead(BaseModel):
+    """An open conversation's head: where it stands and how many verdicts it has sent (``log`` / ``held``:
+    the events inline, version 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    v: Literal[1, 2] = 1
+    cid: StrictStr | None = None  # version 1 heads carry none: their key is it
+    status: Literal["open"]
+    agent: StrictStr | None = None
+    release: StrictStr | None = None
+    next_turn: TurnNo | None = None
+    emitted: Count = 0
+    chains_emitted: Count = 0
+    at: float = 0.0
+    log: list[dict[str, Any]] | None = None
+    held: list[dict[str, Any]] | None = None
+
+
+class FinishedHead(BaseModel):
+    """A finished conversation's head: the turns it had (redeliveries of them are duplicates)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    v: Literal[1, 2] = 1
+    cid: StrictStr | None = None
+    status: Literal["finished"]
+    seen: list[TurnNo] = Field(default_factory=list, max_length=MAX_TURN_NO + 1)
+    at: float = 0.0
+
+
+def parse_head(doc: Any) -> OpenHead | FinishedHead:
+    """A head record, validated; ValueError naming the first problem otherwise."""
+    status = doc.get("status") if isinstance(doc, dict) else None
+    model: type[OpenHead] | type[FinishedHead] = FinishedHead if status == "finished" else OpenHead
+    try:
+        return model.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in first["loc"]) or "head"
+        raise ValueError(f"invalid head: {where}: {first['msg']}") from None
+
+
+def conversation_of_key(key: str) -> str:
+    """The conversation a state key belongs to (a head's key is the conversation id)."""
+    return key.split("\x00", 1)[0]
+
+
+def turn_of_key(key: str, conversation_id: str) -> int | None:
+    """The turn number of an event or checks key of this conversation, else None."""
+    parts = key.split("\x00")
+    if len(parts) < 2 or parts[0] != conversation_id or not (parts[1].isascii() and parts[1].isdigit()):
+        return None
+    if len(parts) > 3 or (len(parts) == 3 and parts[2] != "checks"):
+        return None
+    n = int(parts[1])
+    return n if n <= MAX_TURN_NO else None
 
 
 @dataclass(frozen=True)
@@ -30,7 +100,8 @@ def group_changelog(
 ) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
     """The latest changelog records of a partition, per conversation: (head, event records).
 
-    A record that is not a JSON object of either kind is left out, and `skipped(key, reason)` told.
+    A record that is not a JSON object of either kind, or whose key does not match what it holds, is left
+    out, and `skipped(key, reason)` told (the key names its conversation: `conversation_of_key`).
     """
     heads: dict[str, dict[str, Any]] = {}
     events: dict[str, list[bytes]] = {}
@@ -42,16 +113,30 @@ def group_changelog(
             continue
         cid = _conversation_of(doc)
         if cid is not None:  # an event (with its checks or without) or a turn's checks
+            if key not in _keys_of(doc, cid):
+                _skip(skipped, key, "key does not match the record")
+                continue
             events.setdefault(cid, []).append(value)
         elif isinstance(doc, dict) and "status" in doc:
             cid = doc.get("cid", key)  # version 1 heads carry no "cid": their key is it
-            if isinstance(cid, str):
-                heads[cid] = doc
+            if cid != key:
+                _skip(skipped, key, "key does not match the record")
             else:
-                _skip(skipped, key, "head without a conversation id")
+                heads[cid] = doc
         else:
             _skip(skipped, key, "neither an event nor a head")
     return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
+
+
+def _keys_of(doc: dict[str, Any], cid: str) -> tuple[str, ...]:
+    """The keys a record of this content is written under (none when its turn number is not one)."""
+    event = doc.get("event", doc) if "checks" in doc else doc
+    turn_no = event.get("turn_no") if isinstance(event, dict) and "conversation_id" in event else doc.get("turn_no")
+    if type(turn_no) is not int or ("checks" in doc and doc.get("turn_no") != turn_no):
+        return ()
+    if "checks" in doc and "event" not in doc:
+        return (checks_key(cid, turn_no),)
+    return (event_key(cid, turn_no),)
 
 
 def _conversation_of(doc: Any) -> str | None:

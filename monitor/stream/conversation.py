@@ -58,6 +58,7 @@ class Conversation:
     checks: dict[int, list[TapeEntry]] = field(default_factory=dict)  # per turn scored since the last checkpoint
     checks_saved: TurnSet = field(default_factory=TurnSet)  # turns whose checks have a record of their own
     size: int = 0  # bytes of the events it holds (for `max_open_bytes`)
+    turns: int = 0  # events it holds, applied or held (for `max_dialog_turns`)
     last_timestamp: datetime | None = None  # of the latest applied event (the OTLP input resumes after it)
     judging: Judging | None = None  # a turn whose judge call runs in the background; later turns wait
 

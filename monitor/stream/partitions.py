@@ -18,7 +18,7 @@ import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.errors import KafkaError
 
-from monitor.stream.changelog import group_changelog
+from monitor.stream.changelog import conversation_of_key, group_changelog, turn_of_key
 from monitor.stream.emissions import Outcome
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.state import StateStore
@@ -122,25 +122,54 @@ class PartitionState:
         by_number = {tp.partition: tp for tp in partitions}
         loaded = self.store.load_many(sorted(by_number))  # a KafkaError here: the loop retries
         cutoff = time.time() - self.finished_retention_s
+        closed = 0
         for number, records in loaded.items():
             tp = by_number[number]
-            for cid, (head, events) in group_changelog(records, self._skipped).items():
+            broken: dict[str, str] = {}  # conversation -> why one of its records cannot be trusted
+
+            def skipped(key: str, reason: str, broken: dict[str, str] = broken) -> None:
+                self._skipped(key, reason)
+                broken.setdefault(conversation_of_key(key), reason)
+
+            for key in self.store.rejected(number):
+                skipped(key, "not authenticated")
+            for cid, (head, events) in group_changelog(records, skipped).items():
+                if cid in broken:
+                    continue
                 try:
                     restored.extend(self._restore_one(tp, cid, head, events, cutoff))
                 except KafkaError:
                     raise  # the loop retries the whole restore
-                except Exception as exc:  # one conversation's records: left out, the others restored
-                    self.processor.drop([cid])
-                    self.owner.pop(cid, None)
-                    self._skipped(cid, f"restore failed ({type(exc).__name__}: {str(exc)[:200]})", 1 + len(events))
+                except Exception as exc:  # this conversation's records: closed, the others restored
+                    reason = f"restore failed ({type(exc).__name__}: {str(exc)[:200]})"
+                    self._skipped(cid, reason, 1 + len(events))
+                    broken[cid] = reason
+            if broken:
+                turns: dict[str, set[int]] = {cid: set() for cid in broken}
+                for key in records:
+                    cid = conversation_of_key(key)
+                    n = turn_of_key(key, cid) if cid in turns else None
+                    if n is not None:
+                        turns[cid].add(n)
+                for cid, reason in broken.items():
+                    self._close(tp, cid, sorted(turns[cid]), reason)
+            closed += len(broken)
         self.restored |= partitions
         log.info(
             "state_restored",
             partitions=sorted(by_number),
             open=len(self.processor.open),
             emitted_on_restore=len(restored.emissions),
+            closed=closed,
         )
         return restored
+
+    def _close(self, tp: TopicPartition, cid: str, turns: list[int], reason: str) -> None:
+        """A conversation with a record restore cannot trust: closed, never continued with a hole. Its later
+        events count as unscored; its records are replaced by a finished head at the next checkpoint."""
+        self.processor.close_unrestored(cid, turns)
+        self.owner[cid] = tp
+        log.error("conversation_not_restored", conversation=cid[:200], reason=reason, turns=len(turns))
 
     def _restore_one(
         self, tp: TopicPartition, cid: str, head: dict[str, Any], events: list[bytes], cutoff: float

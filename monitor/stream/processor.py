@@ -29,9 +29,10 @@ from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import BoundedPool, ChainClosure
 from monitor.scoring.tape import CheckTape, TapeEntry, dump_entries, load_entries
 from monitor.scoring.types import CheckResult, PendingCheck
-from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.bounds import Oversize, WorkLimits, oversize
 from monitor.stream.changelog import (
     STATE_VERSION,
+    FinishedHead,
     StateRecord,
     checks_key,
     checks_record,
@@ -39,14 +40,17 @@ from monitor.stream.changelog import (
     dump_head,
     event_key,
     event_with_checks,
+    parse_head,
     split_records,
 )
 from monitor.stream.conversation import Conversation, Judging, to_observed
 from monitor.stream.emissions import Emission, Failure, Outcome, SourceRef
-from monitor.stream.events import TraceEvent, parse_event_json
+from monitor.stream.events import TraceEvent, parse_event, parse_event_json
 from monitor.stream.turn_set import TurnSet
 
 log = structlog.get_logger(__name__)
+
+GAP_LOG_INTERVAL_S = 10.0  # at most one `gap_given_up` line this often (it counts the gaps given up since)
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,10 @@ class ProcessorLimits:
     max_held: int = 256  # out-of-order turns held per conversation
     finished_memory: int = 200_000  # finished conversations remembered to recognise redeliveries
     max_open_bytes: int = 1 << 30  # event bytes held by open conversations; beyond it the oldest finish early
+    # One conversation past either of these finishes as too_large (its later turns too) instead of crowding
+    # out the others; it never holds more than a quarter of max_open_bytes either.
+    max_dialog_bytes: int = 32 << 20
+    max_dialog_turns: int = 10_000
     work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
 
 
@@ -89,6 +97,11 @@ class TurnProcessor:
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
         self.defer_judge = True  # judge calls run in the background (`tick` completes them); False: wait
         self.judging: set[str] = set()  # conversations waiting for a judge call
+        self._gap_logged_at = float("-inf")  # when `gap_given_up` was last logged (clock seconds)
+        self._gaps_unlogged = 0  # gaps given up on since
+        # finished early: past a per-conversation cap (the limit), or not restorable (None); while remembered,
+        # their later events are unscored
+        self.capped: dict[str, str | None] = {}
 
     # -- events --------------------------------------------------------------------------------
 
@@ -116,7 +129,14 @@ class TurnProcessor:
         cid = event.conversation_id
         if cid in self.finished:
             seen = self.finished[cid]
-            out.event_outcome = "duplicate" if event.turn_no in seen else "late"
+            if event.turn_no in seen:
+                out.event_outcome = "duplicate"
+            elif cid in self.capped:  # a later turn of a conversation finished early
+                out.event_outcome = "unscored"
+                limit = self.capped[cid]
+                out.too_large += [limit] if limit is not None else []
+            else:
+                out.event_outcome = "late"
             out.done.append(ref)
             return out
         conv = self.open.get(cid)
@@ -135,10 +155,14 @@ class TurnProcessor:
             out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
             out.done.append(ref)
             return out
+        size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
+        past = self._past_cap(conv, size)
+        if past is not None:
+            return self._cap(conv, event, ref, received, past, out)
         if self.changelog:
             conv.unsaved.append((event, raw))
-        size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
         conv.size += size
+        conv.turns += 1
         self.open_bytes += size
         if self.open_bytes > self.limits.max_open_bytes:
             out.extend(self._shed_bytes(keep=cid))
@@ -202,6 +226,7 @@ class TurnProcessor:
             if dropped is not None:
                 self.open_bytes -= dropped.size
             self.finished.pop(cid, None)
+            self.capped.pop(cid, None)
             self.dirty.discard(cid)
             self.gone.pop(cid, None)
             self.gone_checks.pop(cid, None)
@@ -257,27 +282,40 @@ class TurnProcessor:
         already emitted (suppressed here) and the attribution state later turns need — a cascade stays a
         cascade — without asking the verifier or the judge again. A turn without recorded checks (an older
         changelog, or scored after the last checkpoint) is scored again.
+
+        Raises ValueError when the records are not what this monitor writes (a head out of bounds, an event
+        that does not validate, more verdicts sent than its events give): the caller closes the conversation
+        (`close_unrestored`) instead of continuing it with a hole. Restoring past `max_open` finishes the
+        least recently active conversation first, one per restored one.
         """
         out = Outcome()
         if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
             return out
-        if head.get("status") == "finished":
-            self.finished[cid] = TurnSet(head.get("seen", []))
+        parsed_head = parse_head(head)
+        if isinstance(parsed_head, FinishedHead):
+            self.finished[cid] = TurnSet(parsed_head.seen)
             return out
+        size = sum(len(e) for e in events)
+        if size > self._dialog_bytes() or len(events) > self.limits.max_dialog_turns:
+            raise ValueError(f"{len(events)} records of {size} bytes: past the per-conversation cap")
         event_records, recorded, own_records = split_records(events)
         parsed = sorted((parse_event_json(e) for e in event_records), key=lambda e: e.turn_no)
-        if "log" in head:  # a version-1 record: the whole log and the held events inline
-            applied = [parse_event_json(e) for e in head.get("log", [])]
-            held = [parse_event_json(e) for e in head.get("held", [])]
+        if any(e.conversation_id != cid for e in parsed):
+            raise ValueError("an event of another conversation")
+        if parsed_head.log is not None:  # a version-1 record: the whole log and the held events inline
+            applied = [parse_event(e) for e in parsed_head.log]
+            held = [parse_event(e) for e in parsed_head.held or []]
         else:
-            next_turn = head.get("next_turn")
+            next_turn = parsed_head.next_turn
             applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
             held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
         if not applied and not held:
             return out
+        out.extend(self._make_room())
         conv = self._open((applied or held)[0], self.clock())
         conv.saved = TurnSet(e.turn_no for e in parsed)
-        conv.size = sum(len(e) for e in events)
+        conv.size = size
+        conv.turns = len(parsed)
         self.open_bytes += conv.size
         conv.checks_saved = TurnSet(own_records)  # tombstoned with the events when the conversation ends
         replayed = Outcome()
@@ -287,21 +325,45 @@ class TurnProcessor:
                 conv.session.tape.play(tape)
             self._apply(conv, event, None, defer=False, out=replayed)
         conv.checks = {n: c for n, c in conv.checks.items() if n not in recorded}  # the rest are saved next
-        already = int(head.get("emitted", 0))
+        already, chains_already = parsed_head.emitted, parsed_head.chains_emitted
         turns = [e for e in replayed.emissions if e.kind == "turn"]
+        chains = [e for e in replayed.emissions if e.kind == "chain"]
+        if already > len(turns) or chains_already > len(chains):
+            self.open.pop(cid, None)
+            self.open_bytes -= conv.size
+            raise ValueError(
+                f"the head says {already} verdicts and {chains_already} chains were sent, "
+                f"its events give {len(turns)} and {len(chains)}"
+            )
         out.emissions += turns[already:]  # produced by replay but never emitted before the stop
-        chains_already = int(head.get("chains_emitted", 0))
-        out.emissions += [e for e in replayed.emissions if e.kind == "chain"][chains_already:]
+        out.emissions += chains[chains_already:]
         for event in held:
             conv.held[event.turn_no] = (event, None)
         if conv.held:
             self._start_gap(conv, self.clock())
         if conv.next_turn is None and held:
-            conv.next_turn = head.get("next_turn")
+            conv.next_turn = parsed_head.next_turn
         conv.emitted = max(conv.emitted, already)
         conv.chains_emitted = max(conv.chains_emitted, chains_already)
         out.extend(self._drain(conv))
         return out
+
+    def close_unrestored(self, cid: str, turns: Sequence[int]) -> None:
+        """A conversation whose changelog records could not be trusted: forgotten as open, remembered as
+        finished with the turns its keys name (redeliveries of them are duplicates, later events unscored),
+        its records tombstoned and a finished head written at the next checkpoint."""
+        dropped = self.open.pop(cid, None)
+        if dropped is not None:
+            self.open_bytes -= dropped.size
+        self.finished[cid] = TurnSet(turns)
+        self.capped[cid] = None
+        self.gone[cid] = TurnSet(turns)
+        self.gone_checks[cid] = TurnSet(turns)
+        self.dirty.add(cid)
+
+    def _dialog_bytes(self) -> int:
+        """The most event bytes one conversation may hold."""
+        return min(self.limits.max_dialog_bytes, self.limits.max_open_bytes // 4)
 
     @staticmethod
     def _recorded(cid: str, turn_no: int, recorded: Mapping[int, Any]) -> list[TapeEntry] | None:
@@ -338,6 +400,37 @@ class TurnProcessor:
         conv = Conversation(event.conversation_id, agent, release, session, last_activity=now)
         self.open[event.conversation_id] = conv
         return conv
+
+    def _past_cap(self, conv: Conversation, size: int) -> Oversize | None:
+        """The per-conversation cap this event would take its conversation past, if any."""
+        limits = self.limits
+        most = self._dialog_bytes()
+        if conv.size + size > most:
+            return Oversize("dialog_bytes", f"the conversation would hold {conv.size + size} event bytes, over {most}")
+        if conv.turns >= limits.max_dialog_turns:
+            return Oversize("dialog_turns", f"the conversation has more than {limits.max_dialog_turns} turns")
+        return None
+
+    def _cap(
+        self, conv: Conversation, event: TraceEvent, ref: SourceRef, received: float, capped: Oversize, out: Outcome
+    ) -> Outcome:
+        """Finish a conversation past a per-conversation cap: the event that passed it is unscored `too_large`
+        (a verdict of its own when it is the next turn), what it held is scored, its later events count as
+        too_large; its neighbours keep their place."""
+        cid = conv.conversation_id
+        log.warning("conversation_too_large", conversation=cid, turn_no=event.turn_no, limit=capped.limit)
+        out.too_large.append(capped.limit)
+        if event.turn != "User" and event.turn_no == conv.next_turn and not conv.blocked:
+            conv.seen.add(event.turn_no)
+            conv.next_turn = event.turn_no + 1
+            conv.waiting[event.turn_no] = (ref, received)
+            self._add(conv, event, ref, to_observed(event, capped.detail), out)
+        else:
+            out.event_outcome = "unscored"
+            out.done.append(ref)
+        out.extend(self._finish(conv, reason="too_large"))
+        self.capped[cid] = capped.limit
+        return out
 
     def _shed_bytes(self, keep: str) -> Outcome:
         """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
@@ -491,11 +584,23 @@ class TurnProcessor:
         if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
             self.dirty.add(conv.conversation_id)
-            log.info("gap_given_up", conversation=conv.conversation_id, resume_at=conv.next_turn)
+            self._gap_given_up(conv)
             out.extend(self._drain(conv))
         if conv.held and conv.conversation_id in self.open:
             self._start_gap(conv, self.clock())
         return out
+
+    def _gap_given_up(self, conv: Conversation) -> None:
+        """Log a given-up gap, at most one line per `GAP_LOG_INTERVAL_S` (with how many since the last one):
+        a conversation with a gap before every turn would otherwise log a line per event."""
+        self._gaps_unlogged += 1
+        now = self.clock()
+        if now - self._gap_logged_at < GAP_LOG_INTERVAL_S:
+            return
+        log.info(
+            "gap_given_up", conversation=conv.conversation_id, resume_at=conv.next_turn, given_up=self._gaps_unlogged
+        )
+        self._gap_logged_at, self._gaps_unlogged = now, 0
 
     def _finish(self, conv: Conversation, reason: str) -> Outcome:
         early = self._judged(conv) if conv.judging is not None else Outcome()  # unscored if still running
@@ -521,7 +626,8 @@ class TurnProcessor:
         self.gone_checks[conv.conversation_id] = conv.checks_saved
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
-            self.finished.popitem(last=False)
+            forgotten, _ = self.finished.popitem(last=False)
+            self.capped.pop(forgotten, None)
         if reason.startswith("evicted"):  # not per finished conversation: a log call costs more than the rest
             log.debug("conversation_evicted", conversation=conv.conversation_id, reason=reason)
         return out

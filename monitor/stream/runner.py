@@ -143,7 +143,8 @@ class Monitor:
             if have < partitions:
                 ensure_partitions(self.kafka, s.resolved_state_topic, partitions, have)
                 self._producer.refresh()  # a fresh client: the old one's metadata lacks the new partitions
-            self._store = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer)
+            mac_key = s.state_mac_key.get_secret_value().encode("utf-8") if s.state_mac_key else None
+            self._store = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer, mac_key=mac_key)
             self._producer.partitions_for(s.resolved_state_topic)
         self.partitions.store = self._store
         self.processor.changelog = self._store is not None

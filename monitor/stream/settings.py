@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from monitor.calibration.overlay import Calibration
@@ -38,6 +38,8 @@ class MonitorSettings(LayeredSettings):
     # Compacted per-conversation checkpoints, one set per consumer group; None derives
     # "aem.state.<group_id>", "" disables recovery.
     state_topic: str | None = None
+    # Authenticates the state topic's records (HMAC-SHA256) where its ACLs cannot keep other writers out.
+    state_mac_key: SecretStr | None = None
     group_id: str = "aem-monitor"
     metrics_host: str = "127.0.0.1"  # the container and Kubernetes files set 0.0.0.0
     metrics_port: int = Field(9464, ge=0, le=65535)
@@ -64,6 +66,9 @@ class MonitorSettings(LayeredSettings):
     max_number_pairs: int = Field(2_500, ge=1)
     max_grounding_pairs: int = Field(10_000, ge=1)  # judge-only: values to ground x the sources' leaves and facts
     max_open_dialog_bytes: int = Field(1 << 30, ge=1024)  # event bytes held by open conversations
+    # One conversation past these (or a quarter of max_open_dialog_bytes) finishes early: too_large.
+    max_dialog_bytes: int = Field(32 << 20, ge=1024)
+    max_dialog_turns: int = Field(10_000, ge=1)
     max_event_bytes: int = Field(1_000_000, ge=256)
     max_event_depth: int = Field(32, ge=4)
     # DLQ records above this are cut to it (headers keep the original size and sha256).

@@ -5,10 +5,17 @@ The store is a key/value changelog: the processor decides what the records mean 
 conversation). Records go to the state topic's partition with the same number as the trace
 partition the conversation lives on, with the source in a header; with `cleanup.policy=compact`
 Kafka keeps the latest record per key, and a tombstone (value None) removes the key.
+
+The state topic should be writable by the monitor's principal alone (docs/operating.md). Where that cannot
+be ensured, a key (`state_mac_key`) authenticates every record: each carries an HMAC-SHA256 of its key and
+value in the `aem-mac` header, and a record without a valid one is left out of the restore and reported
+(`rejected`), so its conversation is closed instead of restored from forged state.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -23,6 +30,13 @@ from monitor.cluster import KafkaClient, client_kwargs
 log = structlog.get_logger(__name__)
 
 STATE_TOPIC_CONFIG = {"cleanup.policy": "compact", "min.compaction.lag.ms": "60000"}
+MAC_HEADER = "aem-mac"
+
+
+def record_mac(secret: bytes, key: str, value: bytes | None) -> bytes:
+    """The `aem-mac` header of a state record: HMAC-SHA256 over its key and value (a tombstone's too)."""
+    body = key.encode("utf-8") + (b"\x00v" + value if value is not None else b"\x00t")
+    return hmac.new(secret, body, hashlib.sha256).hexdigest().encode("ascii")
 
 
 class StateStore(ABC):
@@ -36,25 +50,45 @@ class StateStore(ABC):
     def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
         """The latest value of every live key of each partition."""
 
+    def rejected(self, partition: int) -> list[str]:
+        """Keys of the last `load_many` whose records were left out as not authenticated."""
+        return []
+
 
 class KafkaStateStore(StateStore):
-    def __init__(self, bootstrap: str | KafkaClient, topic: str, producer: Any, read_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        bootstrap: str | KafkaClient,
+        topic: str,
+        producer: Any,
+        read_timeout_s: float = 60.0,
+        mac_key: bytes | None = None,
+    ) -> None:
         self.bootstrap = bootstrap
         self.topic = topic
         self.producer = producer
         self.read_timeout_s = read_timeout_s
+        self.mac_key = mac_key  # None: records are not authenticated (the topic's ACLs must keep others out)
+        self._rejected: dict[int, list[str]] = {}
 
     def save(self, partition: int, key: str, value: bytes | None, source: str) -> None:
-        self.producer.send(
-            self.topic,
-            key=key.encode("utf-8"),
-            value=value,
-            partition=partition,
-            headers=[("aem-source", source.encode("utf-8"))],
-        )
+        headers = [("aem-source", source.encode("utf-8"))]
+        if self.mac_key is not None:
+            headers.append((MAC_HEADER, record_mac(self.mac_key, key, value)))
+        self.producer.send(self.topic, key=key.encode("utf-8"), value=value, partition=partition, headers=headers)
+
+    def rejected(self, partition: int) -> list[str]:
+        return self._rejected.get(partition, [])
+
+    def _authentic(self, key: str, value: bytes | None, headers: Any) -> bool:
+        if self.mac_key is None:
+            return True
+        found = [v for k, v in headers or () if k == MAC_HEADER]
+        return len(found) == 1 and hmac.compare_digest(found[0] or b"", record_mac(self.mac_key, key, value))
 
     def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
         out: dict[int, dict[str, bytes]] = {p: {} for p in partitions}
+        self._rejected = {p: [] for p in partitions}
         if not partitions:
             return out
         consumer = KafkaConsumer(
@@ -81,6 +115,9 @@ class KafkaStateStore(StateStore):
                         key = rec.key.decode("utf-8", errors="replace") if rec.key else None
                         if key is None:
                             continue
+                        if not self._authentic(key, rec.value, rec.headers):  # the earlier value stands
+                            self._rejected[tp.partition].append(key)
+                            continue
                         if rec.value is None:
                             out[tp.partition].pop(key, None)
                         else:
@@ -90,5 +127,6 @@ class KafkaStateStore(StateStore):
                         remaining.discard(tp)
         finally:
             consumer.close()
-        log.info("state_read", topic=self.topic, records={p: len(v) for p, v in out.items()})
+        rejected = {p: len(keys) for p, keys in self._rejected.items() if keys}
+        log.info("state_read", topic=self.topic, records={p: len(v) for p, v in out.items()}, rejected=rejected)
         return out

@@ -5,6 +5,10 @@ remembered by its seen turns for up to `finished_memory` conversations, so their
 built-in ``set`` of three ints is 216 bytes, this is one object and one tuple (about 100 bytes) for
 any contiguous run of turns, and a run from turn 0 or 1 is one tuple shared by every set that holds it
 (40 bytes a set). Membership is a binary search over the range starts.
+
+A conversation with many gaps (turns 1, 3, 5, …) has as many ranges as turns: past ``_SPILL`` bounds they
+move from the tuple (rebuilt on every insert) into a ``SortedList``, so an insert costs O(log n) and a
+conversation of n such turns costs O(n log n), live and on restore.
 """
 
 from __future__ import annotations
@@ -12,8 +16,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
+from sortedcontainers import SortedList
+
 _SHARED_STOP = 4096  # runs 0..n and 1..n below it are one tuple for every conversation (at most ~8k of them)
 _RUNS: dict[tuple[int, ...], tuple[int, ...]] = {}
+_SPILL = 64  # bounds (32 ranges) past which they live in a SortedList
 
 
 def _shared(bounds: tuple[int, ...]) -> tuple[int, ...]:
@@ -30,18 +37,22 @@ class TurnSet:
     __slots__ = ("_bounds",)
 
     def __init__(self, turns: Iterable[int] = ()) -> None:
-        self._bounds: tuple[int, ...] = ()
+        self._bounds: tuple[int, ...] | SortedList = ()
         for turn in sorted(set(turns)):
             self.add(turn)
 
     def __contains__(self, turn: object) -> bool:
         if not isinstance(turn, int):
             return False
-        i = bisect_right(self._bounds, turn)  # odd: inside [start, stop)
-        return i % 2 == 1
+        bounds = self._bounds
+        i = bounds.bisect_right(turn) if isinstance(bounds, SortedList) else bisect_right(bounds, turn)
+        return i % 2 == 1  # odd: inside [start, stop)
 
     def add(self, turn: int) -> None:
         bounds = self._bounds
+        if isinstance(bounds, SortedList):
+            _add_sorted(bounds, turn)
+            return
         if bounds and bounds[-1] == turn:  # the usual case: the next turn in order
             self._bounds = _shared((*bounds[:-1], turn + 1))
             return
@@ -58,20 +69,25 @@ class TurnSet:
             self._bounds = (*bounds[:i], turn, *bounds[i + 1 :])
         else:
             self._bounds = (*bounds[:i], turn, turn + 1, *bounds[i:])
+        if len(self._bounds) > _SPILL:
+            self._bounds = SortedList(self._bounds)
+            return
         self._bounds = _shared(self._bounds)
 
     def __iter__(self) -> Iterator[int]:
-        bounds = self._bounds
-        for start, stop in zip(bounds[::2], bounds[1::2], strict=True):
+        for start, stop in self._ranges():
             yield from range(start, stop)
 
     def __len__(self) -> int:
-        bounds = self._bounds
-        return sum(stop - start for start, stop in zip(bounds[::2], bounds[1::2], strict=True))
+        return sum(stop - start for start, stop in self._ranges())
+
+    def _ranges(self) -> Iterator[tuple[int, int]]:
+        bounds = iter(self._bounds)
+        return zip(bounds, bounds, strict=True)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, TurnSet):
-            return self._bounds == other._bounds
+            return tuple(self._bounds) == tuple(other._bounds)
         if isinstance(other, set | frozenset):
             return set(self) == other
         return NotImplemented
@@ -80,3 +96,23 @@ class TurnSet:
 
     def __repr__(self) -> str:
         return f"TurnSet({list(self)!r})"
+
+
+def _add_sorted(bounds: SortedList, turn: int) -> None:
+    """``TurnSet.add`` on bounds kept in a SortedList: each change is a delete or an add, O(log n)."""
+    i = bounds.bisect_right(turn)
+    if i % 2 == 1:
+        return  # already in
+    joins_left = i > 0 and bounds[i - 1] == turn
+    joins_right = i < len(bounds) and bounds[i] == turn + 1
+    if joins_left and joins_right:  # fills the gap between two ranges
+        del bounds[i]
+        del bounds[i - 1]
+    elif joins_left:  # the range before grows by one
+        del bounds[i - 1]
+        bounds.add(turn + 1)
+    elif joins_right:  # the range after starts one earlier
+        del bounds[i]
+        bounds.add(turn)
+    else:
+        bounds.update((turn, turn + 1))

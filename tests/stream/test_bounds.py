@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import time
 
+from structlog.testing import capture_logs
+
 from monitor.models.dialog import Dialog
 from monitor.stream.bounds import WorkLimits, oversize
+from monitor.stream.emissions import Outcome
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import events_of
@@ -131,3 +134,60 @@ def test_aem_score_leaves_the_same_turns_unscored_as_the_stream(engine):
     assert [(t.turn_no, t.failure_reason) for t in batch.turns] == [(2, "too_large"), (3, None)]
     assert "3600 pairs" in (batch.turns[0].detail or "")
     assert summary.turns == batch.turns
+
+
+def _turns(cid: str, count: int, step: int = 1):
+    """`count` user turns of one conversation, numbered 1, 1 + step, …"""
+    user = sales_events(cid)[0]
+    return [user.model_copy(update={"turn_no": 1 + n * step}) for n in range(count)]
+
+
+def test_one_conversation_past_its_byte_cap_finishes_too_large_and_evicts_no_one(engine):
+    size = len(sales_events()[0].model_dump_json(exclude_none=True))
+    processor = TurnProcessor(engine, limits=ProcessorLimits(max_open_bytes=size * 40))  # a quarter: 10 events
+    out = Outcome()
+    for i in range(10):
+        out.extend(processor.process(sales_events(f"n{i}")[0], (f"n{i}", 0)))
+    offender = _turns("big", 200)
+    outcomes = [processor.process(event, ("big", n)) for n, event in enumerate(offender)]
+    for outcome in outcomes:
+        out.extend(outcome)
+    assert out.evicted == 0 and all(f"n{i}" in processor.open for i in range(10))  # the neighbours stay
+    assert "big" not in processor.open and processor.open_bytes <= size * 40
+    assert out.too_large == ["dialog_bytes"] * 190  # the turn past the cap and every later one, counted
+    assert all(o.event_outcome == "unscored" for o in outcomes[10:])
+    summary = [e for e in out.emissions if e.kind == "dialog" and e.conversation_id == "big"]
+    assert len(summary) == 1  # finished, with what it held scored
+    assert sorted(r for o in outcomes for r in o.positions()) == sorted(("big", n) for n in range(200))
+
+
+def test_one_conversation_past_its_turn_cap_finishes_too_large(engine):
+    processor = TurnProcessor(engine, limits=ProcessorLimits(max_dialog_turns=50))
+    events = sales_events("c")
+    tool = next(e for e in events if e.turn == "Tool")
+    out = Outcome()
+    for n, event in enumerate(_turns("c", 50)):
+        out.extend(processor.process(event, ("c", n)))
+    out.extend(processor.process(tool.model_copy(update={"turn_no": 51}), ("c", 50)))
+    verdicts = [e.verdict for e in out.emissions if e.kind == "turn"]
+    assert [(v.turn_no, v.success, v.failure_reason) for v in verdicts] == [(51, None, "too_large")]
+    assert "more than 50 turns" in (verdicts[0].detail or "")
+    assert out.too_large == ["dialog_turns"] and "c" not in processor.open
+
+
+def test_a_gap_before_every_turn_costs_linear_time_and_logs_a_few_lines(engine):
+    """Turns 1, 3, 5, …: every event is held, every gap given up on; the seen-turn set has a range per turn."""
+
+    def run(count: int) -> float:
+        processor = TurnProcessor(engine, limits=ProcessorLimits(max_held=8, max_dialog_turns=10 * count))
+        started = time.perf_counter()
+        for n, event in enumerate(_turns("gappy", count, step=2)):
+            processor.process(event, ("p", n))
+        return time.perf_counter() - started
+
+    run(500)  # warm up
+    with capture_logs() as logs:
+        small, large = run(4_000), run(16_000)
+    assert large < 6 * small + 1.0  # 4x the events: linear is 4x, quadratic 16x
+    assert sum(e["event"] == "gap_given_up" for e in logs) <= 4  # rate-limited, with a count
+    print(f"4,000 gapped turns: {small:.2f} s, 16,000: {large:.2f} s")

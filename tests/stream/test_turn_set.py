@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 
 from monitor.stream.turn_set import TurnSet
 
@@ -52,3 +53,26 @@ def test_like_runs_from_the_first_turn_share_one_tuple_and_stay_independent() ->
     assert late._bounds is saved._bounds
     far = TurnSet([7, 8])
     assert far._bounds == (7, 9) and far._bounds is not TurnSet([7, 8])._bounds  # not from turn 0 or 1: its own
+
+
+def test_many_gaps_behave_like_a_set() -> None:
+    rng = random.Random(11)
+    for _ in range(20):
+        expected: set[int] = set()
+        turns = TurnSet()
+        for n in (rng.randint(0, 600) for _ in range(rng.randint(100, 500))):
+            turns.add(n)
+            expected.add(n)
+        assert list(turns) == sorted(expected) and len(turns) == len(expected)
+        assert all((n in turns) == (n in expected) for n in range(-2, 604))
+        assert turns == expected and turns == TurnSet(expected)
+
+
+def test_a_gap_before_every_turn_costs_log_n_per_insert() -> None:
+    started = time.perf_counter()
+    turns = TurnSet(range(1, 400_001, 2))  # what a restore rebuilds from a finished head with gaps
+    for n in range(400_001, 600_001, 2):
+        turns.add(n)
+    elapsed = time.perf_counter() - started
+    assert len(turns) == 300_000 and 599_999 in turns and 600_000 not in turns
+    assert elapsed < 10  # rebuilding a tuple per insert: hours
