@@ -62,7 +62,7 @@ class ProcessorLimits:
     finished_memory: int = 200_000  # finished conversations remembered to recognise redeliveries
     max_open_bytes: int = 1 << 30  # event bytes held by open conversations; beyond it the oldest finish early
     # One conversation past either of these finishes as too_large (its later turns too) instead of crowding
-    # out the others; it never holds more than a quarter of max_open_bytes either.
+    # out the others (max_open_bytes bounds it too).
     max_dialog_bytes: int = 32 << 20
     max_dialog_turns: int = 10_000
     work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
@@ -363,7 +363,7 @@ class TurnProcessor:
 
     def _dialog_bytes(self) -> int:
         """The most event bytes one conversation may hold."""
-        return min(self.limits.max_dialog_bytes, self.limits.max_open_bytes // 4)
+        return min(self.limits.max_dialog_bytes, self.limits.max_open_bytes)
 
     @staticmethod
     def _recorded(cid: str, turn_no: int, recorded: Mapping[int, Any]) -> list[TapeEntry] | None:

@@ -9,6 +9,7 @@ counted and logged, and the others restore as usual.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -17,12 +18,14 @@ import pytest
 from kafka import TopicPartition
 from structlog.testing import capture_logs
 
+from monitor.scoring import ScoringConfig
 from monitor.stream.changelog import checks_key, event_key
 from monitor.stream.emissions import Outcome
 from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.state import KafkaStateStore
+from monitor.wiring import build_engine
 from tests.stream.helpers import events_of, join_chains
 from tests.stream.test_processor import changelog, run, sales_dialog
 
@@ -61,6 +64,12 @@ def _restore(
     with capture_logs() as logs:
         restored = partitions.restore({TopicPartition("traces", 0)})
     return processor, restored, skipped, logs
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    """Without the embedding model: the sales dialog's turns need no semantic comparison to be restored."""
+    return build_engine(ScoringConfig(), embed=False)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +135,8 @@ def test_a_forged_record_closes_its_conversation_counted_and_logged(
     if forge is _checks_that_pass and not authenticated:
         pytest.skip("a well-formed forged answer is only caught by authentication (or the topic's ACLs)")
     key = MAC_KEY if authenticated else None
-    store = _state(broker.bootstrap, {**state, "c2": b'{"v":2,"cid":"c2","status":"finished","seen":[1,2]}'}, key)
+    other = {"v": 2, "cid": "c2", "status": "finished", "seen": [1, 2], "at": time.time()}
+    store = _state(broker.bootstrap, {**state, "c2": json.dumps(other).encode()}, key)
     if authenticated:
         _forge(store, forge(state))
     else:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from structlog.testing import capture_logs
 
 from monitor.models.dialog import Dialog
+from monitor.scoring import ScoringConfig
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.emissions import Outcome
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from monitor.wiring import build_engine
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import events_of
 
@@ -137,14 +140,21 @@ def test_aem_score_leaves_the_same_turns_unscored_as_the_stream(engine):
 
 
 def _turns(cid: str, count: int, step: int = 1):
-    """`count` user turns of one conversation, numbered 1, 1 + step, …"""
+    """`count` copies of the first turn of one conversation, numbered 1, 1 + step, …"""
     user = sales_events(cid)[0]
     return [user.model_copy(update={"turn_no": 1 + n * step}) for n in range(count)]
 
 
-def test_one_conversation_past_its_byte_cap_finishes_too_large_and_evicts_no_one(engine):
+@pytest.fixture(scope="module")
+def plain_engine():
+    """An engine without the embedding model: these turns need no semantic comparison."""
+    return build_engine(ScoringConfig(), embed=False)
+
+
+def test_one_conversation_past_its_byte_cap_finishes_too_large_and_evicts_no_one(plain_engine):
+    engine = plain_engine
     size = len(sales_events()[0].model_dump_json(exclude_none=True))
-    processor = TurnProcessor(engine, limits=ProcessorLimits(max_open_bytes=size * 40))  # a quarter: 10 events
+    processor = TurnProcessor(engine, limits=ProcessorLimits(max_open_bytes=size * 40, max_dialog_bytes=size * 10))
     out = Outcome()
     for i in range(10):
         out.extend(processor.process(sales_events(f"n{i}")[0], (f"n{i}", 0)))
@@ -154,14 +164,19 @@ def test_one_conversation_past_its_byte_cap_finishes_too_large_and_evicts_no_one
         out.extend(outcome)
     assert out.evicted == 0 and all(f"n{i}" in processor.open for i in range(10))  # the neighbours stay
     assert "big" not in processor.open and processor.open_bytes <= size * 40
-    assert out.too_large == ["dialog_bytes"] * 190  # the turn past the cap and every later one, counted
-    assert all(o.event_outcome == "unscored" for o in outcomes[10:])
+    kept = next(n for n, o in enumerate(outcomes) if o.too_large)  # the events that fit in 10 x size
+    assert 8 <= kept <= 10
+    assert out.too_large == ["dialog_bytes"] * (200 - kept)  # the turn past the cap and every later one, counted
+    crossing = [e.verdict for e in outcomes[kept].emissions if e.kind == "turn"]  # the next turn: a verdict
+    assert [(v.success, v.failure_reason) for v in crossing] == [(None, "too_large")]
+    assert all(o.event_outcome == "unscored" for o in outcomes[kept + 1 :])
     summary = [e for e in out.emissions if e.kind == "dialog" and e.conversation_id == "big"]
     assert len(summary) == 1  # finished, with what it held scored
     assert sorted(r for o in outcomes for r in o.positions()) == sorted(("big", n) for n in range(200))
 
 
-def test_one_conversation_past_its_turn_cap_finishes_too_large(engine):
+def test_one_conversation_past_its_turn_cap_finishes_too_large(plain_engine):
+    engine = plain_engine
     processor = TurnProcessor(engine, limits=ProcessorLimits(max_dialog_turns=50))
     events = sales_events("c")
     tool = next(e for e in events if e.turn == "Tool")
@@ -170,12 +185,14 @@ def test_one_conversation_past_its_turn_cap_finishes_too_large(engine):
         out.extend(processor.process(event, ("c", n)))
     out.extend(processor.process(tool.model_copy(update={"turn_no": 51}), ("c", 50)))
     verdicts = [e.verdict for e in out.emissions if e.kind == "turn"]
-    assert [(v.turn_no, v.success, v.failure_reason) for v in verdicts] == [(51, None, "too_large")]
-    assert "more than 50 turns" in (verdicts[0].detail or "")
+    unscored = [(v.turn_no, v.failure_reason) for v in verdicts if v.success is None]
+    assert unscored == [(51, "too_large")] and len(verdicts) == 51
+    assert "more than 50 turns" in (verdicts[-1].detail or "")
     assert out.too_large == ["dialog_turns"] and "c" not in processor.open
 
 
-def test_a_gap_before_every_turn_costs_linear_time_and_logs_a_few_lines(engine):
+def test_a_gap_before_every_turn_costs_linear_time_and_logs_a_few_lines(plain_engine):
+    engine = plain_engine
     """Turns 1, 3, 5, …: every event is held, every gap given up on; the seen-turn set has a range per turn."""
 
     def run(count: int) -> float:
