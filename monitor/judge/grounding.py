@@ -314,9 +314,11 @@ class GroundingChecker:
                 )
             return CheckResult.passed()
         view = JudgeHistory.of(history)
-        # every fact is compared with the sources' leaves and facts, every sentence with their lines
-        facts, sentences = _count_facts(text) or 0, _count_sentences(text)
-        over = grounding_oversize(facts + sentences, view.source_index.units, view.work)
+        # a fact no source states word for word is compared with the sources' leaves and facts, every sentence
+        # ranked against their lines (at most one per leaf)
+        index = view.source_index
+        facts = sum(1 for f in extract_facts(text) if not index.states(f.text))
+        over = grounding_oversize(facts, index.units, view.work, _count_sentences(text), index.leaves)
         if over is not None:
             return _too_large(over.detail)
         unsupported = tuple(self.replies.unsupported_facts(text, view.sources()))

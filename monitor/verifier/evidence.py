@@ -11,7 +11,6 @@ from typing import Any
 from monitor.equivalence.replies.facts import Fact, extract_facts
 from monitor.equivalence.replies.reply_facts import aligned, diff_facts, reply_facts, unsupported_facts
 from monitor.equivalence.types import ValueComparing
-from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
 from monitor.verifier.fusion import Agreement

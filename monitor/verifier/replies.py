@@ -193,7 +193,7 @@ class VerifierReplyComparator:
         """The texts the verifier reads: the pair itself, or with typed values on, ``TypedValueEvidence.reading``."""
         if self.facts is None or not self.config.typed_values:
             return gold, pred
-        return self.facts.reading(gold, pred)  # type: ignore[no-any-return]
+        return self.facts.reading(gold, pred)
 
     def _changed(self, gold: str, pred: str) -> tuple[Any, ...]:
         """The typed gold values the prediction replaces (``evidence.ChangedValue``); none when typed values are off."""

@@ -9,7 +9,7 @@ A place is grounded by itself or a finer place in it ("WA" by "Seattle"), never 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from monitor.equivalence.normalize import alias_set, fold
@@ -34,6 +34,52 @@ class Comparator(Protocol):
 _UNSUPPORTED = Match(False, 0.0, "unsupported")
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def leaf_texts(value: Any) -> Iterator[str]:
+    """The texts grounding reads in a source value: every scalar leaf and every key, as strings (iteratively:
+    a deep value cannot exhaust the stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for k, v in item.items():
+                yield str(k)
+                stack.append(v)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif item is None:
+            continue
+        elif isinstance(item, bool):
+            yield str(item).lower()
+        else:
+            yield str(item)
+
+
+def folded_source(source: Any) -> str:
+    """A source's leaves and keys, folded, one per line: what ``states_word_for_word`` scans."""
+    return "\n".join(fold(t) for t in leaf_texts(source))
+
+
+def states_word_for_word(folded: str, value: Any) -> bool:
+    """Whether ``folded`` (``folded_source``) states ``value`` word for word, with no letter or digit right
+    before or after it: a source that does supports the value (the comparators would find it there, at 1.0),
+    so grounding needs no comparator for it."""
+    key = canon(str(value))
+    if not key:
+        return True
+    start = folded.find(key)
+    while start >= 0:
+        end = start + len(key)
+        if (start == 0 or folded[start - 1] not in _WORD_CHARS) and (
+            end == len(folded) or folded[end] not in _WORD_CHARS
+        ):
+            return True
+        start = folded.find(key, start + 1)
+    return False
+
+
 def _word(key: str) -> str:
     return rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])"
 
@@ -44,11 +90,13 @@ class Grounding:
     def __init__(self, comparator: Comparator) -> None:
         self.comparator = comparator
 
-    def supported(self, value: Any, sources: Sequence[Any]) -> Match:
-        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)?"""
+    def supported(self, value: Any, sources: Sequence[Any], typed_only: bool = False) -> Match:
+        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)? With
+        ``typed_only`` (a reply's time, amount, date...), a source value supports it through the typed stages
+        or by stating it in its text, never by embedding similarity: a time is not grounded by a name."""
         best = _UNSUPPORTED
         for src in sources:
-            m = self.supported_by(value, src)
+            m = self.supported_by(value, src, typed_only)
             if m.equivalent and m.score >= best.score:
                 best = m
                 if m.score >= 1.0:
@@ -57,29 +105,29 @@ class Grounding:
                 best = Match(False, m.score, m.method)
         return best
 
-    def supported_by(self, value: Any, source: Any) -> Match:
+    def supported_by(self, value: Any, source: Any, typed_only: bool = False) -> Match:
         if isinstance(value, Mapping):
-            return _all([self.supported_by(v, source) for v in value.values()], "object")
+            return _all([self.supported_by(v, source, typed_only) for v in value.values()], "object")
         if isinstance(value, list | tuple):
-            return _all([self.supported_by(v, source) for v in value], "list")
+            return _all([self.supported_by(v, source, typed_only) for v in value], "list")
         if value is None or isinstance(value, bool):
             return Match(True, 1.0, "exact")
         if isinstance(source, Mapping):
-            return self._best(value, [c for k, v in source.items() for c in (v, k)])
+            return self._best(value, [c for k, v in source.items() for c in (v, k)], typed_only)
         if isinstance(source, list | tuple):
-            return self._best(value, list(source))
+            return self._best(value, list(source), typed_only)
         if source is None:
             return _UNSUPPORTED
         src = str(source) if not isinstance(source, bool) else str(source).lower()
-        direct = self.comparator.compare(value, source)
-        if direct.equivalent and grounds(value, source, direct):
+        direct = self.comparator.typed(value, source) if typed_only else self.comparator.compare(value, source)
+        if direct is not None and direct.equivalent and grounds(value, source, direct):
             return direct
         return self.in_text(value, src)
 
-    def _best(self, value: Any, candidates: list[Any]) -> Match:
+    def _best(self, value: Any, candidates: list[Any], typed_only: bool = False) -> Match:
         best = _UNSUPPORTED
         for cand in candidates:
-            m = self.supported_by(value, cand)
+            m = self.supported_by(value, cand, typed_only)
             if m.equivalent:
                 return m
             if m.score > best.score:
