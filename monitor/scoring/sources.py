@@ -66,13 +66,17 @@ class SourceIndex:
     _seen: int = 0  # history entries already read
     units: int = 0  # over all sources
     leaves: int = 0
+    actions: list[str] = field(default_factory=list)  # "tool_id.action" of every tool call so far, in order
 
     def follow(self, history: Sequence[PackedTurn]) -> None:
         """Read the history entries added since the last call (each entry is read once)."""
         for position in range(self._seen, len(history)):
             entry = history[position]
             if entry.turn == "User" or (entry.turn == "Tool" and entry.predict is not None):
-                source = source_of(entry.unpack())
+                turn = entry.unpack()
+                if isinstance(turn.predict, ToolCall):
+                    self.actions.append(f"{turn.predict.tool_id}.{turn.predict.action}")
+                source = source_of(turn)
                 if source is not None:
                     self._add(position, source)
         self._seen = len(history)
