@@ -50,6 +50,7 @@ import structlog
 
 from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import ReplyComparing, ValueComparing
+from monitor.equivalence.values.grounding import is_typed_value
 from monitor.judge.actions import unsupported_claims
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
 from monitor.judge.llm import JudgeUnavailable, LLMJudge
@@ -248,7 +249,7 @@ class GroundingChecker:
         worst = 1.0
         unsupported: list[Leaf] = []
         for leaf in remaining:
-            match = self.values.supported(leaf.value, sources)
+            match = self.values.supported(leaf.value, sources, typed_only=is_typed_value(leaf.value))
             worst = min(worst, float(match.score))
             if not match.equivalent:
                 unsupported.append(leaf)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from monitor.equivalence.normalize import alias_set, fold
+from monitor.equivalence.normalize import STOPWORDS, alias_set, fold
 from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import typed
@@ -69,19 +69,60 @@ def states_word_for_word(folded: str, value: Any) -> bool:
     key = canon(str(value))
     if not key:
         return True
+    if key in STOPWORDS:  # a stop word only as a whole leaf ("a" is not stated by "a window seat")
+        return f"\n{key}\n" in f"\n{folded}\n"
     start = folded.find(key)
     while start >= 0:
         end = start + len(key)
-        if (start == 0 or folded[start - 1] not in _WORD_CHARS) and (
-            end == len(folded) or folded[end] not in _WORD_CHARS
-        ):
+        if not (_joined(folded, start - 1, -1, key[0]) or _joined(folded, end, 1, key[-1])):
             return True
         start = folded.find(key, start + 1)
     return False
 
 
+def _joined(text: str, i: int, step: int, edge: str) -> bool:
+    """Whether the character at ``i`` continues a word of which ``edge`` is the last (or first) character: a
+    letter or digit, or, beside a digit, a time's or date's separator followed by a digit ("12" in "12:30")."""
+    if not 0 <= i < len(text):
+        return False
+    if text[i] in _WORD_CHARS:
+        return True
+    j = i + step
+    return edge.isdigit() and text[i] in ":/" and 0 <= j < len(text) and text[j].isdigit()
+
+
 def _word(key: str) -> str:
-    return rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])"
+    """``key`` as a whole word: no letter or digit beside it, and a number not inside a time or a date
+    ("12" is not stated by "12:30" or "3/12")."""
+    before = r"(?<![a-z0-9])" + (r"(?<![0-9][:/])" if key[:1].isdigit() else "")
+    after = r"(?![a-z0-9])" + (r"(?![:/][0-9])" if key[-1:].isdigit() else "")
+    return before + re.escape(key) + after
+
+
+def _stated(key: str, folded: str) -> bool:
+    """``key`` stated in ``folded`` text as a word (``_word``); a stop word only as the whole text (an argument
+    "a" is not stated by "a window seat")."""
+    if key in STOPWORDS:
+        return folded.strip() == key
+    return re.search(_word(key), folded) is not None
+
+
+def _stop_word_in(value: str, text: str) -> Match:
+    """A value that is a stop word ("a", "The") is stated only by a source that is that word, or, written with
+    a capital ("A", a row or a grade), by that capital word in the text ("Row A") — never by the article."""
+    if canon(text) == canon(value):
+        return Match(True, 1.0, "exact")
+    if value.strip() != value.strip().lower() and re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", text):
+        return Match(True, 1.0, "exact")
+    return _UNSUPPORTED
+
+
+def is_typed_value(value: Any) -> bool:
+    """Whether ``value`` is one typed value as a whole (a date, a time, an amount, a quantity, a phone...): it is
+    grounded by the typed stages or by being stated, never by embedding similarity to pieces of it."""
+    text = str(value)
+    facts = [f for f in extract_facts(text) if f.kind != "entity"]
+    return len(facts) == 1 and canon(facts[0].text) == canon(text)
 
 
 class Grounding:
@@ -119,6 +160,8 @@ class Grounding:
         if source is None:
             return _UNSUPPORTED
         src = str(source) if not isinstance(source, bool) else str(source).lower()
+        if canon(str(value)) in STOPWORDS:
+            return _stop_word_in(str(value), src)
         direct = self.comparator.typed(value, source) if typed_only else self.comparator.compare(value, source)
         if direct is not None and direct.equivalent and grounds(value, source, direct):
             return direct
@@ -143,7 +186,7 @@ class Grounding:
         folded = fold(text)
         if typed.looks_like_identifier(vs):
             return _identifier_in_text(vs, key, text, folded)
-        if re.search(_word(key), folded):
+        if _stated(key, folded):
             return Match(True, 1.0, "exact")
         minute = typed.parse_time(vs)
         if minute is not None and minute in clock_times_in(text):  # "18:30" in "at half past six tonight"
