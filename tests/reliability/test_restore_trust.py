@@ -98,10 +98,11 @@ def test_an_honest_changelog_restores_whole(engine, broker, saved) -> None:
 
 
 def _checks_that_pass(state: dict[str, bytes]) -> dict[str, bytes]:
-    """Turn 2's recorded checks rewritten to pass: turn 4 would restore as a root cause, not a cascade."""
+    """Turn 2 saved with a recorded check that passes: turn 4 would restore as a root cause, not a cascade."""
     doc = json.loads(state[event_key("c1", 2)])
-    doc["checks"] = [{"k": "check", "s": True}]
-    return {event_key("c1", 2): json.dumps(doc).encode()}
+    event = doc.get("event", doc)
+    forged = {"turn_no": 2, "checks": [{"k": "check", "s": True}], "event": event}
+    return {event_key("c1", 2): json.dumps(forged).encode()}
 
 
 def _nested(state: dict[str, bytes]) -> dict[str, bytes]:
@@ -114,8 +115,9 @@ def _emitted_below_zero(state: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def _checks_of_another_turn(state: dict[str, bytes]) -> dict[str, bytes]:
-    doc = json.loads(state[event_key("c1", 2)])
-    return {checks_key("c1", 3): json.dumps({"cid": "c1", "turn_no": 2, "checks": doc["checks"]}).encode()}
+    """Turn 1's recorded checks, filed under turn 3's key."""
+    doc = json.loads(state[event_key("c1", 1)])
+    return {checks_key("c1", 3): json.dumps({"cid": "c1", "turn_no": 1, "checks": doc["checks"]}).encode()}
 
 
 FORGERIES: dict[str, Callable[[dict[str, bytes]], dict[str, bytes]]] = {
