@@ -39,17 +39,20 @@ from monitor.scoring import ReferenceTurn, ScoringConfig, ScoringEngine, referen
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.session import BoundedPool
 from monitor.sources.files import InputError, read_dialogs
+from monitor.sources.otlp import AssemblyLimits, Encoding
 from monitor.stream.bounds import WorkLimits
 from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
+from monitor.stream.events import EventLimits
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import VerdictMetrics
+from monitor.stream.otlp import OtlpInput
 from monitor.stream.partitions import PartitionState
 from monitor.stream.pipeline import Pipeline
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink
-from monitor.stream.sources import make_source
+from monitor.stream.sources import NativeSource, OtlpSource, Source
 from monitor.stream.state import StateStore
 from monitor.stream.stream_clock import StreamClock
 from monitor.stream.telemetry import PipelineTelemetry
@@ -221,6 +224,23 @@ def build_pipeline(
         telemetry=telemetry,
         stream_clock=stream_clock,
     )
+
+
+def make_source(settings: MonitorSettings, registry: CollectorRegistry, processor: TurnProcessor) -> Source:
+    """The source for `settings.input_format`: native events, or OTLP JSON/proto batches (traces wait
+    `gap_timeout_s` for their root; a conversation the assembler lost resumes where the processor has it)."""
+    s = settings
+    if s.input_format == "aem":
+        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth))
+    otlp = OtlpInput(
+        Encoding(s.input_format),
+        s.otlp,
+        AssemblyLimits(hold_s=s.gap_timeout_s),
+        s.max_event_bytes,
+        registry,
+        resume=processor.resume_point,
+    )
+    return OtlpSource(otlp)
 
 
 def build_monitor(

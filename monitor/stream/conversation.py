@@ -1,5 +1,6 @@
-"""One open conversation's streaming state around its scoring session: turn order, held turns, positions
-waiting for a verdict, what is on the changelog, and a turn off the loop while its judge call runs."""
+"""One open conversation's streaming state around its scoring session: turn order, held turns, when the
+turns still without a verdict were received, what is on the changelog, and a turn off the loop while its
+judge call runs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from monitor.scoring.session import DialogSession
 from monitor.scoring.tape import TapeEntry
 from monitor.scoring.types import PendingCheck
 from monitor.stream.changelog import STATE_VERSION
-from monitor.stream.emissions import SourceRef
 from monitor.stream.events import TraceEvent
 from monitor.stream.turn_set import TurnSet
 
@@ -26,7 +26,6 @@ class Judging:
     """A turn taken off the loop while its judge call runs (monitor/judge: `PendingCheck`)."""
 
     event: TraceEvent
-    ref: SourceRef
     turn: ObservedTurn
     pending: PendingCheck | None  # None: not started yet, the judge's pool was full
     slot_deadline: float = float("inf")  # monotonic time by which a turn still without a worker gives up
@@ -44,10 +43,10 @@ class Conversation:
     release: str
     session: DialogSession
     next_turn: int | None = None
-    held: dict[int, tuple[TraceEvent, SourceRef]] = field(default_factory=dict)
+    held: dict[int, TraceEvent] = field(default_factory=dict)  # out of order: waiting for the gap to fill
     gap_since: float | None = None
     seen: TurnSet = field(default_factory=TurnSet)
-    waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
+    received: dict[int, float] = field(default_factory=dict)  # turn_no -> received, until its verdict is out
     last_activity: float = 0.0
     final_seen: bool = False
     emitted: int = 0  # turn verdicts released so far

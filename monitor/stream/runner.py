@@ -22,10 +22,10 @@ from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.scoring import ScoringEngine
 from monitor.scoring.warmup import warm_up
 from monitor.stream.bounds import oversize
-from monitor.stream.checkpoint import Checkpoint, Position
+from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetter, DeadLetterSink
 from monitor.stream.emissions import Failure, Outcome
-from monitor.stream.events import InvalidEvent
+from monitor.stream.events import InvalidEvent, Position
 from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
@@ -93,6 +93,7 @@ class Monitor:
         self.dlq_policy = s.dlq_policy
         self._probe: BrokerProbe | None = None
         self._records: dict[Position, Any] = {}  # the records of the poll being stepped, by position
+        self._polled: dict[tuple[str, int], SourceEvent] = {}  # its events, by (conversation, turn_no)
         self._frozen = False  # `start` froze the set-up heap (monitor/stream/heap.py)
 
     @property
@@ -156,7 +157,13 @@ class Monitor:
             self._producer, s.dlq_topic, self.telemetry, s.dlq_max_bytes, policy=self.dlq_policy
         )
         self.checkpoint = Checkpoint(
-            self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
+            self._consumer,
+            self._producer,
+            self.sinks,
+            self.partitions,
+            s.commit_interval_s,
+            clock=self.clock,
+            holding=self.source.holding,
         )
         freeze_set_up()  # the garbage collector walks only what the stream allocates from here on
         self._frozen = True
@@ -247,45 +254,47 @@ class Monitor:
         waiting = {tp: recs for tp, recs in batch.items() if not self.partitions.ready(tp)}
         if waiting:
             self._rewind(waiting)
-        self.step([rec for tp, records in batch.items() if tp not in waiting for rec in records])
+        ready = {tp: records for tp, records in batch.items() if tp not in waiting}
+        try:
+            self.step([rec for records in ready.values() for rec in records])
+        except KafkaError:
+            self._rewind(ready)  # e.g. the DLQ could not take a record: read the batch again (duplicates known)
+            raise
+        for tp, records in ready.items():
+            if records:
+                self.checkpoint.polled_to(tp, records[-1].offset)
+        if self.checkpoint.due(idle=not any(ready.values())) or any(sink.saturated for sink in self.sinks):
+            self.checkpoint.commit(timeout=30)  # a saturated sink is flushed before more is read
 
     def step(self, records: Sequence[Any]) -> None:
+        """Decode, process and emit one poll's records."""
         assert self.checkpoint is not None
         decoded: list[SourceEvent] = []
         self._records = {}
         for rec in records:
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
-            self.checkpoint.seen(position)
             self.stats.events += 1
             self._records[position] = rec
             try:
-                got = self.source.decode(rec, position)
-                decoded += got.events
-                self.checkpoint.completed(got.done)
+                decoded += self.source.decode(rec, position)
             except InvalidEvent as exc:
                 self._dead_letter(rec, str(exc))
-                self.checkpoint.completed([position])
             except Exception as exc:  # the per-event guard: whatever a record does, the loop moves on
                 log.error("event_decode_failed", source=_source(position), error=repr(exc)[:300])
                 self._dead_letter(rec, _failure_reason("decoding", exc))
-                self.checkpoint.completed([position])
         if not self.partitions.rebalancing:  # traces held for their root wait too: their partition may move
-            held = self.source.tick()
-            decoded += held.events
-            self.checkpoint.completed(held.done)
+            decoded += self.source.tick()
+        self._polled = {(item.event.conversation_id, item.event.turn_no): item for item in decoded}
         self.engine.decide(self._batch_pairs(decoded))  # the poll's turns decided in one batch; never raises
         for item in decoded:
             try:
                 self._step_event(item)
             except Exception as exc:  # the per-event guard: to the DLQ with its reason, the loop moves on
                 log.error("event_step_failed", conversation=item.event.conversation_id, error=repr(exc)[:300])
-                self._failed(Failure(item.event, item.position, _failure_reason("processing", exc), item.raw))
-                self.checkpoint.completed([item.position])
+                self._failed(Failure(item.event, _failure_reason("processing", exc), item.raw))
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
-        self._records = {}
-        if self.checkpoint.due(idle=not records) or any(sink.saturated for sink in self.sinks):
-            self.checkpoint.commit(timeout=30)  # a saturated sink is flushed before more is read
+        self._records, self._polled = {}, {}
 
     def _batch_pairs(self, decoded: Sequence[SourceEvent]) -> list[Pair]:
         """The (gold, predicted) pairs to decide as a batch: inline gold, never an event too large to score."""
@@ -309,7 +318,7 @@ class Monitor:
         event_time = event.epoch_seconds if record_ms <= 0 else None
         seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
         self.prometheus.saw_release(event.agent, event.release, seen_at)
-        result = self.processor.process(event, position, seen_at, item.raw)  # latency from the clamped time
+        result = self.processor.process(event, seen_at, item.raw)  # latency from the clamped time
         self.progress.saw(result.event_outcome, event.conversation_id)
         if result.event_outcome:
             self.telemetry.record_event(result.event_outcome)
@@ -324,17 +333,16 @@ class Monitor:
         return self.health.broker_silence() < 1.5 * self.settings.broker_probe_interval_s
 
     def _emit(self, out: Outcome) -> None:
-        """Hand emissions to the sinks and failures to the DLQ; their positions are then complete."""
+        """Hand emissions to the sinks and failures to the DLQ."""
         assert self.checkpoint is not None
         self.telemetry.observe(out)
         for emission in out.emissions:
             for sink in self.sinks:
-                sink.add(emission, emission.refs)
+                sink.add(emission)
         for failure in out.failed:
             self._failed(failure)
         if out.emissions or out.failed:
             self.checkpoint.emitted()
-        self.checkpoint.completed(p for p in out.positions() if isinstance(p, tuple))
 
     def _dead_letter(self, rec: Any, reason: str) -> None:
         assert self.dlq is not None
@@ -344,11 +352,16 @@ class Monitor:
 
     def _failed(self, failure: Failure) -> None:
         """An event whose scoring raised: to the DLQ as it came (key, bytes and headers of its record, when
-        it is from this poll; otherwise the event re-encoded)."""
+        it is from this poll; otherwise the event re-encoded, its source the partition it came from)."""
         assert self.dlq is not None
-        ref = failure.ref
-        rec = self._records.get(ref) if isinstance(ref, tuple) else None
-        source = _source(ref)
+        event = failure.event
+        item = self._polled.get((event.conversation_id, event.turn_no))
+        rec = self._records.get(item.position) if item is not None else None
+        if item is not None:
+            source = _source(item.position)
+        else:
+            tp = self.partitions.owner.get(event.conversation_id)
+            source = f"{tp.topic}/{tp.partition}" if tp is not None else "-"
         if rec is not None and self.source.whole_records:
             letter = DeadLetter(failure.reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ()))
         else:
@@ -381,7 +394,7 @@ class Monitor:
             except KafkaError as exc:
                 log.warning("lag_lookup_failed", error=str(exc))
         for tp, end in ends.items():
-            base = self.checkpoint.offsets.lag_base(tp) if self.checkpoint is not None else None
+            base = self.checkpoint.committed.get(tp) if self.checkpoint is not None else None
             if base is None:
                 try:
                     base = self._consumer.position(tp, timeout_ms=1000)
@@ -391,9 +404,9 @@ class Monitor:
                 self.telemetry.set_lag(tp.topic, tp.partition, max(0, end - base))
 
 
-def _source(ref: Any) -> str:
+def _source(position: Position) -> str:
     """A position as the DLQ names it: topic/partition/offset."""
-    return f"{ref[0].topic}/{ref[0].partition}/{ref[1]}" if isinstance(ref, tuple) else str(ref)
+    return f"{position[0].topic}/{position[0].partition}/{position[1]}"
 
 
 def _failure_reason(stage: str, exc: BaseException) -> str:

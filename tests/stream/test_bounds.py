@@ -55,11 +55,11 @@ def test_a_pathological_turn_is_unscored_too_large_and_the_rest_is_scored(engine
     huge = with_args(events[2], {f"k{i}": f"differing text value number {i}" for i in range(20_000)})
     processor = TurnProcessor(engine, limits=ProcessorLimits(work=WorkLimits(max_arg_leaves=2_000)))
     started = time.perf_counter()
-    out = processor.process(huge, ("p", 0))
+    out = processor.process(huge)
     elapsed = time.perf_counter() - started
-    out = processor.process(events[0], ("p", 1))
-    out.extend(processor.process(events[1], ("p", 2)))
-    out.extend(processor.process(huge, ("p", 3)))
+    out = processor.process(events[0])
+    out.extend(processor.process(events[1]))
+    out.extend(processor.process(huge))
     verdicts = {e.verdict.turn_no: e.verdict for e in out.emissions if e.kind == "turn"}
     assert verdicts[3].success is None and verdicts[3].failure_reason == "too_large"
     assert "argument leaves" in verdicts[3].detail
@@ -73,7 +73,7 @@ def test_open_conversations_are_bounded_in_bytes(engine):
     processor = TurnProcessor(engine, limits=ProcessorLimits(max_open_bytes=size * 3))
     evicted = 0
     for i in range(5):
-        evicted += processor.process(sales_events(f"c{i}")[0], (f"p{i}", 0)).evicted
+        evicted += processor.process(sales_events(f"c{i}")[0]).evicted
     assert evicted == 2 and list(processor.open) == ["c2", "c3", "c4"]
     assert processor.open_bytes <= size * 3
 
@@ -126,7 +126,7 @@ def test_aem_score_leaves_the_same_turns_unscored_as_the_stream(engine):
     dialog = Dialog.model_validate({"dialog_id": "figures", "release": "r", "turns": turns})
     batch = engine.score_dialog(dialog)
     stream = TurnProcessor(engine)
-    out = [e for i, event in enumerate(events_of(dialog)) for e in stream.process(event, ("p0", i)).emissions]
+    out = [e for event in events_of(dialog) for e in stream.process(event).emissions]
     [summary] = [e.result for e in out if e.kind == "dialog"]
     assert [(t.turn_no, t.failure_reason) for t in batch.turns] == [(2, "too_large"), (3, None)]
     assert "3600 pairs" in (batch.turns[0].detail or "")
