@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import BoundedPool, ChainClosure
@@ -152,6 +153,20 @@ class TurnProcessor:
         self._apply(conv, event, size, out=out)
         self._drain(conv, out)
         return out
+
+    def decide(self, events: Sequence[tuple[TraceEvent, bytes | None]]) -> None:
+        """Decide a poll's inline (gold, predicted) pairs in one batch, before its events are processed (never
+        one too large to score: `raw`, its bytes when known, spares the walk); never raises."""
+        pairs: list[tuple[Payload, Payload]] = []
+        for event, raw in events:
+            try:
+                gold = event.gold_turn
+                size = len(raw) if raw else None
+                if isinstance(gold, ToolCall | Reply) and oversize(event, self.limits.work, size) is None:
+                    pairs.append((gold, event.predict_turn))
+            except Exception as exc:  # its scoring meets the same problem, guarded
+                log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
+        self.engine.decide(pairs)
 
     def tick(self) -> Outcome:
         """Timers: give up on gaps that are due, finish idle conversations. Touches only what is due."""
