@@ -13,7 +13,7 @@ from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn
 from monitor.scoring.session import DialogSession
 from monitor.scoring.tape import TapeEntry
-from monitor.scoring.types import PendingCheck
+from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.changelog import STATE_VERSION
 from monitor.stream.events import TraceEvent
 from monitor.stream.turn_set import TurnSet
@@ -79,7 +79,7 @@ class Conversation:
         }
 
 
-def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
+def to_observed(event: TraceEvent, too_large: str | None = None, decided: CheckResult | None = None) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
         turn=_TURN_TYPES[event.turn],
@@ -89,4 +89,5 @@ def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn
         depends_on=tuple(event.depends_on),
         tools=tuple(event.tools) if event.tools else None,
         too_large=too_large,
+        decided=decided,
     )

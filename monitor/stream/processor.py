@@ -91,6 +91,8 @@ class TurnProcessor:
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
         self.defer_judge = True  # judge calls run in the background (`tick` completes them); False: wait
         self.judging: set[str] = set()  # conversations waiting for a judge call
+        # the poll's decisions by (conversation, turn_no), with the pair decided: used only for that very pair
+        self.decided: dict[tuple[str, int], tuple[Payload, Payload, CheckResult]] = {}
 
     # -- events --------------------------------------------------------------------------------
 
@@ -156,17 +158,24 @@ class TurnProcessor:
 
     def decide(self, events: Sequence[tuple[TraceEvent, bytes | None]]) -> None:
         """Decide a poll's inline (gold, predicted) pairs in one batch, before its events are processed (never
-        one too large to score: `raw`, its bytes when known, spares the walk); never raises."""
+        one too large to score: `raw`, its bytes when known, spares the walk); each turn then carries its
+        decision (`ObservedTurn.decided`); a turn held past the poll is decided alone. Never raises."""
         pairs: list[tuple[Payload, Payload]] = []
+        decided: list[tuple[str, int]] = []
         for event, raw in events:
+            key = (event.conversation_id, event.turn_no)
             try:
                 gold = event.gold_turn
                 size = len(raw) if raw else None
                 if isinstance(gold, ToolCall | Reply) and oversize(event, self.limits.work, size) is None:
                     pairs.append((gold, event.predict_turn))
+                    decided.append(key)
             except Exception as exc:  # its scoring meets the same problem, guarded
                 log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
-        self.engine.decide(pairs)
+        results = self.engine.decide(pairs)
+        self.decided = {
+            key: (*pair, check) for key, pair, check in zip(decided, pairs, results, strict=True) if check is not None
+        }
 
     def tick(self) -> Outcome:
         """Timers: give up on gaps that are due, finish idle conversations. Touches only what is due."""
@@ -398,7 +407,9 @@ class TurnProcessor:
         if too_large is not None:
             out.too_large.append(too_large.limit)
             log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)
-        turn = to_observed(event, too_large.detail if too_large else None)
+        entry = self.decided.pop((conv.conversation_id, event.turn_no), None)
+        same = entry is not None and entry[0] == event.gold_turn and entry[1] == event.predict_turn
+        turn = to_observed(event, too_large.detail if too_large else None, entry[2] if same and entry else None)
         if not replay and self.defer_judge and conv.session.needs_judge(turn):
             # `tick` completes it; later turns are held
             full = self.judge_saturated()

@@ -389,3 +389,27 @@ def test_a_trajectory_mode_streams_like_batch_its_verdicts_at_the_end(make_engin
     summary = next(e.result for e in last.emissions if e.kind == "dialog")
     assert summary == engine.score_dialog(dialog)
     assert summary != make_engine().score_dialog(dialog)  # the mode changed the result
+
+
+def test_a_turn_takes_the_decision_of_its_poll_by_value_even_from_a_re_created_payload(engine):
+    """The poll's decisions are looked up by (conversation, turn) and checked by value: an event decoded again
+    (equal payloads, other objects) uses its decision, and one whose payload differs is decided alone."""
+    untagged = [{k: v for k, v in t.items() if k != "tags"} for t in SALES]
+    events = events_of(Dialog.model_validate({"dialog_id": "c1", "release": "r1", "turns": untagged}))[:3]
+    alone = run(TurnProcessor(engine), events).emissions
+    asked: list[int] = []
+    check = engine.checker.check
+    engine.checker.check = lambda gold, pred: asked.append(1) or check(gold, pred)  # type: ignore[method-assign]
+    try:
+        processor = TurnProcessor(engine)
+        processor.decide([(e, None) for e in events])
+        again = [type(e).model_validate_json(e.model_dump_json()) for e in events]  # new objects, same values
+        assert run(processor, again).emissions == alone
+        assert asked == []  # every turn took its poll's decision
+        other = TurnProcessor(engine)
+        other.decide([(e, None) for e in events])
+        changed = events[2].model_copy(update={"predict_turn": events[1].predict_turn})
+        run(other, [events[0], events[1], changed])
+        assert asked == [1]  # the changed payload under the same turn number: decided alone, the others not
+    finally:
+        engine.checker.check = check  # type: ignore[method-assign]
