@@ -68,7 +68,7 @@ def child(conversations: int, turns: int, max_open: int, typed_only: bool) -> di
     warm = TurnProcessor(engine, limits=ProcessorLimits(max_open=max_open, idle_timeout_s=1e9))
     for i, events in enumerate(pool):
         for e in events:
-            warm.process(TraceEvent.model_validate({**e, "conversation_id": f"warm-{i}"}), None)
+            warm.process(TraceEvent.model_validate({**e, "conversation_id": f"warm-{i}"}))
     warm.checkpoint()
     del warm
     gc.collect()
@@ -83,12 +83,11 @@ def child(conversations: int, turns: int, max_open: int, typed_only: bool) -> di
         cid = f"conv-{i:07d}"
         for e in pool[i % POOL]:
             event = TraceEvent.model_validate_json(json.dumps({**e, "conversation_id": cid}))
-            total.extend(processor.process(event, (0, n)))
+            total.extend(processor.process(event))
             n += 1
             if n % BATCH == 0:
                 processor.checkpoint()
                 total.emissions.clear()
-                total.done.clear()
     processor.checkpoint()
     elapsed = time.monotonic() - started
     total.emissions.clear()

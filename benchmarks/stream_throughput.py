@@ -326,7 +326,7 @@ def checkpoint_bytes(make_engine: MakeEngine, turns: int = 50) -> None:
     log: list[str] = []
     for n, raw in enumerate(encode_event(e) for e in events):
         event = decode_event(raw)
-        processor.process(event, ("p", n), raw=raw)
+        processor.process(event, raw=raw)
         changelog += sum(len(r.value or b"") for r in processor.checkpoint())
         log.append(raw.decode())
         whole_log += len(json.dumps({"v": 1, "status": "open", "log": log, "held": [], "emitted": n}))

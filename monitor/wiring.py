@@ -39,18 +39,24 @@ from monitor.scoring import ReferenceTurn, ScoringConfig, ScoringEngine, referen
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.session import BoundedPool
 from monitor.sources.files import InputError, read_dialogs
+from monitor.sources.otlp import AssemblyLimits, Encoding
 from monitor.stream.bounds import WorkLimits
 from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
+from monitor.stream.checkpoint import Checkpoint
+from monitor.stream.dlq import DeadLetterSink
+from monitor.stream.events import EventLimits
+from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import VerdictMetrics
+from monitor.stream.otlp import OtlpInput
 from monitor.stream.partitions import PartitionState
-from monitor.stream.pipeline import Pipeline
+from monitor.stream.pipeline import Connection, Pipeline
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
-from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink
-from monitor.stream.sources import make_source
-from monitor.stream.state import StateStore
+from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink, VerdictTopicSink
+from monitor.stream.sources import NativeSource, OtlpSource, Source
+from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 from monitor.stream.stream_clock import StreamClock
 from monitor.stream.telemetry import PipelineTelemetry
 from monitor.verifier import VerifierConfig, VerifierReplyComparator
@@ -185,9 +191,14 @@ def build_pipeline(
     engine: ScoringEngine,
     registry: CollectorRegistry,
     clock: Callable[[], float] = time.monotonic,
+    *,
+    consumer: Any = None,
+    producer: Any = None,
+    store: StateStore | None = None,
 ) -> Pipeline:
-    """Source → processor → sinks for `aem run`, with the verdict metrics and the pipeline's telemetry apart.
-    The reference set (``settings.reference``) is loaded and its gold texts embedded here, at start-up."""
+    """Source → processor → sinks for `aem run`, with the verdict metrics and the pipeline's telemetry apart,
+    and the factory of its broker parts (`connect_pipeline`; `consumer`, `producer`, `store`: ones to use instead
+    of making them). The reference set (``settings.reference``) is loaded and its gold texts embedded here."""
     s = settings
     metrics = VerdictMetrics(  # bounded labels (monitor/stream/labels.py)
         registry, release_ttl_seconds=s.release_ttl_s, labels=LabelGuard(s.max_label_chars, s.max_release_pairs)
@@ -212,7 +223,7 @@ def build_pipeline(
         calibration.low_confidence_margin if calibration is not None else LOW_CONFIDENCE_MARGIN,
     )
     stats_labels = LabelGuard(s.max_label_chars, s.max_release_pairs)  # bounded like the metric labels
-    return Pipeline(
+    pipeline = Pipeline(
         source=make_source(s, registry, processor),  # native events or OTLP batches
         processor=processor,
         partitions=partitions,
@@ -222,7 +233,80 @@ def build_pipeline(
         metrics=metrics,
         telemetry=telemetry,
         stream_clock=stream_clock,
+        connect=lambda: connect_pipeline(s, pipeline, consumer, producer, store, clock),
     )
+    return pipeline
+
+
+def connect_pipeline(
+    settings: MonitorSettings,
+    pipeline: Pipeline,
+    consumer: Any = None,
+    producer: Any = None,
+    store: StateStore | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Connection:
+    """The broker's parts of a pipeline: topics, producer, state store and consumer (those not given: tests pass
+    in-memory ones), the verdict-topic sink (first of the sinks), the DLQ and the checkpoint."""
+    s, kafka = settings, settings.cluster
+    if producer is None:
+        if s.create_topics:
+            ensure_topics(kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
+        # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
+        producer = ResendingProducer(lambda: make_producer(kafka, max_block_ms=10000), [s.verdict_topic, s.dlq_topic])
+    if store is None and s.resolved_state_topic and isinstance(producer, ResendingProducer):
+        store = state_store(s, producer)
+    pipeline.partitions.store = store
+    pipeline.processor.changelog = store is not None
+    if consumer is None:
+        consumer = make_consumer(kafka, [], s.group_id, max_poll_records=s.max_poll_records)
+    calibration_id = s.calibration.id if s.calibration else None
+    pipeline.sinks.insert(0, VerdictTopicSink(producer, s.verdict_topic, calibration_id))
+    dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
+        producer, s.dlq_topic, pipeline.telemetry, s.dlq_max_bytes, policy=s.dlq_policy
+    )
+    checkpoint = Checkpoint(
+        consumer,
+        producer,
+        pipeline.sinks,
+        pipeline.partitions,
+        s.commit_interval_s,
+        clock=clock,
+        holding=pipeline.source.holding,
+    )
+    return Connection(consumer, producer, dlq, checkpoint)
+
+
+def state_store(settings: MonitorSettings, producer: ResendingProducer) -> KafkaStateStore:
+    """The compacted state topic, with at least as many partitions as the trace topic (created or grown)."""
+    s, kafka, topic = settings, settings.cluster, settings.resolved_state_topic
+    partitions = len(producer.partitions_for(s.topic) or ())
+    ensure_topics(kafka, [topic], partitions, configs=STATE_TOPIC_CONFIG)
+    have = len(producer.partitions_for(topic) or ())
+    if have < partitions:
+        ensure_partitions(kafka, topic, partitions, have)
+        producer.refresh()  # a fresh client: the old one's metadata lacks the new partitions
+    mac_key = s.state_mac_key.get_secret_value().encode("utf-8") if s.state_mac_key else None
+    store = KafkaStateStore(kafka, topic, producer, mac_key=mac_key)
+    producer.partitions_for(topic)
+    return store
+
+
+def make_source(settings: MonitorSettings, registry: CollectorRegistry, processor: TurnProcessor) -> Source:
+    """The source for `settings.input_format`: native events, or OTLP JSON/proto batches (traces wait
+    `gap_timeout_s` for their root; a conversation the assembler lost resumes where the processor has it)."""
+    s = settings
+    if s.input_format == "aem":
+        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth))
+    otlp = OtlpInput(
+        Encoding(s.input_format),
+        s.otlp,
+        AssemblyLimits(hold_s=s.gap_timeout_s),
+        s.max_event_bytes,
+        registry,
+        resume=processor.resume_point,
+    )
+    return OtlpSource(otlp)
 
 
 def build_monitor(
@@ -249,5 +333,5 @@ def build_monitor(
             judge=settings.judge,
             registry=registry,
         )
-    pipeline = build_pipeline(settings, engine, registry, clock)
-    return Monitor(settings, engine, pipeline, registry, consumer=consumer, producer=producer, store=store, clock=clock)
+    pipeline = build_pipeline(settings, engine, registry, clock, consumer=consumer, producer=producer, store=store)
+    return Monitor(settings, engine, pipeline, registry, clock=clock)

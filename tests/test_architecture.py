@@ -33,3 +33,38 @@ def test_the_page_names_every_pipeline_module():
     named = {Path(path).name for path in MODULE.findall(PAGE)} | set(re.findall(r"`(\w+\.py)`", PAGE))
     modules = {p.name for p in (REPO / "monitor" / "stream").glob("*.py") if p.name != "__init__.py"}
     assert not modules - named, f"not on docs/architecture.md: {sorted(modules - named)}"
+
+
+NODE = re.compile(r'^\s*(\w+)\[\(?"([^"]*)"\)?\]', re.M)
+EDGE = re.compile(r'^\s*([\w &]+?)\s+--\s+"([^"]+)"\s+-->\s+([\w &]+?)\s*$', re.M)
+
+
+def _modules_of_nodes() -> dict[str, list[Path]]:
+    return {node: [REPO / path for path in MODULE.findall(label)] for node, label in NODE.findall(_diagram())}
+
+
+def _edges() -> list[tuple[str, str, str]]:
+    """(caller node, method, callee node) for every labelled arrow; a label lists methods, after a step number."""
+    out = []
+    for callers, label, callees in EDGE.findall(_diagram()):
+        methods = [m.strip() for m in re.sub(r"^\d+\s+", "", label).split(",")]
+        for a in callers.split("&"):
+            for b in callees.split("&"):
+                out += [(a.strip(), method, b.strip()) for method in methods]
+    return out
+
+
+def test_every_arrow_of_the_diagram_is_a_call():
+    """An arrow A -- "m" --> B: a module of A calls `.m(`, and a module of B defines `def m(` (a node without
+    modules, like the Kafka client, is the library's)."""
+    modules = _modules_of_nodes()
+    edges = _edges()
+    assert len(edges) >= 20, edges
+    wrong = []
+    for a, method, b in edges:
+        assert a in modules and b in modules, f"arrow between unknown nodes: {a} -> {b}"
+        if not any(re.search(rf"\.{method}\(", path.read_text()) for path in modules[a]):
+            wrong.append(f"{a} does not call .{method}(")
+        if modules[b] and not any(re.search(rf"def {method}\(", path.read_text()) for path in modules[b]):
+            wrong.append(f"{b} does not define {method}")
+    assert not wrong, wrong

@@ -24,7 +24,7 @@ class TurnChecker(Protocol):
 
     def check(self, gold: Payload, pred: Payload) -> CheckResult: ...
 
-    def decide(self, pairs: Sequence[tuple[Payload, Payload]]) -> None: ...
+    def decide(self, pairs: Sequence[tuple[Payload, Payload]]) -> list[CheckResult | None]: ...
 
 
 @runtime_checkable
@@ -45,13 +45,12 @@ class ReferenceChecker:
 
     A poll's (or a file's) turns are decided together (``decide``): every check runs as a decision that asks
     (``monitor.asking``), in lockstep, so the encoder and the verifier answer the whole batch in one call per
-    round. ``check`` then hands each turn its decision; a turn not in the batch is decided alone, by the same
-    code."""
+    round. The caller hands each turn its decision (``ObservedTurn.decided``); a turn without one is decided
+    alone (``check``), by the same code."""
 
     def __init__(self, values: ValueComparing, replies: ReplyComparing) -> None:
         self.values = values
         self.replies = replies
-        self._decided: dict[tuple[int, int], tuple[Payload, Payload, CheckResult]] = {}
 
     def same_value(self, a: Any, b: Any) -> bool:
         """Equal under the typed comparators (dates, money, numbers, places in any format); the semantic
@@ -61,32 +60,26 @@ class ReferenceChecker:
         match = self.values.typed(a, b)
         return match is not None and match.equivalent
 
-    def decide(self, pairs: Sequence[tuple[Payload, Payload]]) -> None:
-        """Decide many (gold, pred) turns in one batch; each turn's ``check`` (with these very payloads) then
-        takes its decision. Replaces the previous batch. Reply turns whose comparator sends one request per
-        pair (an LLM) are left to their ``check``: a turn that is never checked (a duplicate) costs no request.
-        Never raises: a decision that fails here is left to its turn's ``check``, which meets the failure in
-        the caller's guard; a model that fails answering the batch leaves every turn to its own check."""
+    def decide(self, pairs: Sequence[tuple[Payload, Payload]]) -> list[CheckResult | None]:
+        """Decide many (gold, pred) turns in one batch: each pair's check, in order, or None for a pair left to
+        its turn's own ``check``: a reply whose comparator sends one request per pair (an LLM; a turn that is
+        never checked, a duplicate, then costs no request), or a decision that failed here (its ``check`` meets
+        the failure in the caller's guard; a model that fails answering leaves its whole batch). Never raises."""
         batched = self.replies.batched
-        batch = [(g, p) for g, p in pairs if isinstance(g, ToolCall) or (isinstance(g, Reply) and batched)]
-        self._decided = {}
-        for start in range(0, len(batch), DECIDE_BATCH):
-            self._decide_batch(batch[start : start + DECIDE_BATCH])
-
-    def _decide_batch(self, batch: Sequence[tuple[Payload, Payload]]) -> None:
-        try:
-            results = settle(gather_isolated([self.check_steps(g, p) for g, p in batch]))
-        except Exception as exc:
-            log.warning("batch_decision_failed", pairs=len(batch), error=repr(exc)[:300])
-            return
-        for (g, p), result in zip(batch, results, strict=True):
-            if isinstance(result, CheckResult):
-                self._decided[(id(g), id(p))] = (g, p, result)
+        wanted = [i for i, (g, _) in enumerate(pairs) if isinstance(g, ToolCall) or (isinstance(g, Reply) and batched)]
+        out: list[CheckResult | None] = [None] * len(pairs)
+        for start in range(0, len(wanted), DECIDE_BATCH):
+            chunk = wanted[start : start + DECIDE_BATCH]
+            try:
+                results = settle(gather_isolated([self.check_steps(*pairs[i]) for i in chunk]))
+            except Exception as exc:
+                log.warning("batch_decision_failed", pairs=len(chunk), error=repr(exc)[:300])
+                continue
+            for i, result in zip(chunk, results, strict=True):
+                out[i] = result if isinstance(result, CheckResult) else None
+        return out
 
     def check(self, gold: Payload, pred: Payload) -> CheckResult:
-        held = self._decided.pop((id(gold), id(pred)), None)
-        if held is not None and held[0] is gold and held[1] is pred:
-            return held[2]
         return settle(self.check_steps(gold, pred))
 
     def check_steps(self, gold: Payload, pred: Payload) -> Asking[CheckResult]:

@@ -13,7 +13,7 @@ from monitor.scoring.bounds import WorkLimits, work_oversize
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.session import DialogSession, ReferenceFreeChecker
-from monitor.scoring.types import DialogMeta, ObservedTurn, ReferenceTurn
+from monitor.scoring.types import CheckResult, DialogMeta, ObservedTurn, ReferenceTurn
 
 
 def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
@@ -100,9 +100,9 @@ class ScoringEngine:
             work=work if work is not None else self.work,
         )
 
-    def decide(self, pairs: Iterable[tuple[Payload, Payload]]) -> None:
-        """Decide many (gold, pred) turns in one batch (``ReferenceChecker.decide``); never raises."""
-        self.checker.decide(list(pairs))
+    def decide(self, pairs: Iterable[tuple[Payload, Payload]]) -> list[CheckResult | None]:
+        """Decide many (gold, pred) turns in one batch, in order (``ReferenceChecker.decide``); never raises."""
+        return self.checker.decide(list(pairs))
 
     def prepare_encoder(self) -> None:
         """Build the encoder's ONNX export now if it is not cached (a long-running monitor pays it at start-up,
@@ -136,11 +136,15 @@ class ScoringEngine:
     def score_dialogs(self, dialogs: Sequence[Dialog]) -> list[DialogResult]:
         """Score many dialogs, their inline pairs decided in one batch first."""
         bounded = [(d, self.bounded_turns(d)) for d in dialogs]
-        self.decide(
-            (t.gold, t.predict)
-            for d, turns in bounded
+        inline = [
+            (n, k)
+            for n, (d, turns) in enumerate(bounded)
             if not d.unaligned
-            for t in turns
+            for k, t in enumerate(turns)
             if t.gold is not None and t.predict is not None and t.too_large is None
-        )
+        ]
+        pairs = [(bounded[n][1][k].gold, bounded[n][1][k].predict) for n, k in inline]
+        for (n, k), check in zip(inline, self.decide(pairs), strict=True):  # type: ignore[arg-type]
+            if check is not None:  # each turn carries its decision
+                bounded[n][1][k] = replace(bounded[n][1][k], decided=check)
         return [self.score_dialog(d, turns) for d, turns in bounded]

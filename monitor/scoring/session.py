@@ -228,7 +228,7 @@ class DialogSession:
             check = CheckResult(success=None, failure_reason=TOO_LARGE, detail=turn.too_large)
         elif gold is not None:
             self.used_reference = True
-            check = self._check(gold, turn.predict)
+            check = self._check(gold, turn.predict, turn.decided if gold is turn.gold else None)
         elif placed:
             self.used_reference = True
             if step is None:
@@ -282,10 +282,13 @@ class DialogSession:
         else:
             self._close_chain()
 
-    def _check(self, gold: Payload, pred: Payload) -> CheckResult:
-        if self.tape is None:
-            return self.checker.check(gold, pred)
-        return self.tape.obtain(CheckKind.CHECK, lambda: self.checker.check(gold, pred))
+    def _check(self, gold: Payload, pred: Payload, decided: CheckResult | None = None) -> CheckResult:
+        """The check of `pred` against `gold`: `decided` beforehand (a batch), or asked now."""
+
+        def ask() -> CheckResult:
+            return decided if decided is not None else self.checker.check(gold, pred)
+
+        return ask() if self.tape is None else self.tape.obtain(CheckKind.CHECK, ask)
 
     def _judge(self, turn: ObservedTurn, judge: ReferenceFreeChecker) -> CheckResult:
         """The reference-free check: obtained beforehand (`turn.judged`, a background call), or asked now."""

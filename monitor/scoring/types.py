@@ -42,6 +42,7 @@ class ObservedTurn:
     tools: tuple[ToolSpec, ...] | None = None
     too_large: str | None = None  # set when the turn is too large to score: why (it is then unscored)
     judged: CheckResult | None = None  # the reference-free check, when it was obtained beforehand (PendingCheck)
+    decided: CheckResult | None = None  # the check against its inline gold, decided beforehand in a batch
 
     @property
     def is_action(self) -> bool:

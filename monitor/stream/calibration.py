@@ -4,7 +4,6 @@ calibration saw (the drift alert compares the two)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +11,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN, low_confidence
 from monitor.calibration.overlay import Calibration
-from monitor.stream.emissions import Emission, SourceRef
+from monitor.stream.emissions import Emission
 
 TURN_TYPES = ("action", "response")
 
@@ -67,7 +66,7 @@ class ConfidenceSink:
     _turns: dict[str, str] = field(default_factory=lambda: {"Tool": "action", "Agent": "response"})
     saturated: bool = False  # metrics are live the moment they are recorded
 
-    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
+    def add(self, emission: Emission) -> None:
         verdict = emission.verdict
         if verdict is None or verdict.success is None:
             return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 import structlog
@@ -11,12 +11,9 @@ from kafka import TopicPartition
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
-from monitor.stream.offsets import OffsetTracker
 from monitor.stream.sinks import Sink
 
 log = structlog.get_logger(__name__)
-
-Position = tuple[TopicPartition, int]
 
 
 class CommittingConsumer(Protocol):
@@ -35,20 +32,21 @@ class Changelog(Protocol):
 
 
 class Checkpoint:
-    """Owns the source offsets and commits them at least once, never past an unpublished verdict.
+    """Commits what was consumed, once the changelog that holds it is flushed (the Kafka Streams model).
 
-    The invariant, in one place: an offset is committed only when every event below it has its
-    results published. `commit` therefore runs four steps in this order, and a step that raises
-    stops the ones after it:
+    Every event the processor took is on the state changelog — held turns, turns waiting for a judge or
+    for their group, scored ones — and a restore rebuilds open conversations from it and sends the
+    verdicts that were never sent. So nothing has to remember which event is "done": `commit` runs four
+    steps in this order, and a step that raises stops the ones after it:
 
     1. every sink flushes (whatever it buffered reaches the producer);
     2. the state changelog of the changed conversations is written (to the producer);
     3. the producer is flushed: verdicts, DLQ records and changelog records are acknowledged;
-    4. only now do the positions handed in since the last commit count as done, and for each
-       partition the offset below the oldest position still waiting for its verdict is committed.
+    4. every polled partition's next offset is committed (no further than a record the source still
+       holds part of: `holding`, an OTLP batch with spans waiting for their trace).
 
-    A crash anywhere leaves the uncommitted events to be redelivered; the changelog lets their
-    conversations be rebuilt so redeliveries are recognised as duplicates.
+    A crash before step 4 leaves the uncommitted events to be redelivered; the changelog recognises
+    them as duplicates. Consumer lag counts from the committed offset.
     """
 
     def __init__(
@@ -59,6 +57,7 @@ class Checkpoint:
         changelog: Changelog,
         interval_s: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
+        holding: Callable[[], Mapping[TopicPartition, int]] = dict,
     ) -> None:
         self.consumer = consumer
         self.producer = producer
@@ -66,34 +65,35 @@ class Checkpoint:
         self.changelog = changelog
         self.interval_s = interval_s
         self.clock = clock
-        self.offsets: OffsetTracker[TopicPartition] = OffsetTracker()
-        self._completed: list[Position] = []  # results handed to the sinks, not yet flushed
-        self._output = False  # something reached the sinks since the last commit (with or without a position)
+        self.holding = holding
+        self.polled: dict[TopicPartition, int] = {}  # the next offset to read, per partition
+        self.committed: dict[TopicPartition, int] = {}
+        self._output = False  # something reached the sinks since the last commit
         self._last = clock()
 
-    def seen(self, position: Position) -> None:
-        """A polled event: its offset is not safe to commit until it is completed and flushed."""
-        self.offsets.seen(*position)
-
-    def completed(self, positions: Iterable[Position]) -> None:
-        """These events' results went to the sinks (or the DLQ); they count once flushed."""
-        self._completed.extend(positions)
+    def polled_to(self, tp: TopicPartition, offset: int) -> None:
+        """The record at `offset` was read (and handed on, or dead-lettered)."""
+        self.polled[tp] = max(self.polled.get(tp, 0), offset + 1)
 
     def emitted(self) -> None:
-        """Results reached the sinks that belong to no polled event (a timer finished a conversation)."""
+        """Results reached the sinks (a timer finished a conversation, a restore sent what was never sent)."""
         self._output = True
 
     def forget(self, partitions: Iterable[TopicPartition]) -> None:
         """Partitions this member no longer owns: their next owner commits them."""
-        gone = set(partitions)
-        for tp in gone:
-            self.offsets.forget(tp)
-        self._completed = [p for p in self._completed if p[0] not in gone]
+        for tp in partitions:
+            self.polled.pop(tp, None)
+            self.committed.pop(tp, None)
 
     def due(self, idle: bool) -> bool:
-        """Commit when something completed or was emitted, and either the poll was empty or the interval passed."""
-        waiting = bool(self._completed) or self._output
+        """Commit when something was read or emitted since, and either the poll was empty or the interval passed."""
+        waiting = self._output or any(self.committed.get(tp) != offset for tp, offset in self._targets().items())
         return waiting and (idle or self.clock() - self._last >= self.interval_s)
+
+    def _targets(self) -> dict[TopicPartition, int]:
+        """Per polled partition, the offset to commit: the next to read, or the oldest one the source holds."""
+        held = self.holding()
+        return {tp: min(offset, held.get(tp, offset)) for tp, offset in self.polled.items()}
 
     def commit(self, timeout: float = 30.0) -> dict[TopicPartition, int]:
         """Run the four steps (see the class docstring); returns the offsets committed."""
@@ -103,20 +103,14 @@ class Checkpoint:
         self.producer.flush(timeout=timeout)
         self._last = self.clock()
         self._output = False
-        for tp, offset in self._completed:
-            self.offsets.done(tp, offset)
-        self._completed = []
-        return self._commit_offsets()
-
-    def _commit_offsets(self) -> dict[TopicPartition, int]:
         assigned = self.consumer.assignment()
-        mine = {tp: off for tp, off in self.offsets.to_commit().items() if tp in assigned}
+        mine = {tp: off for tp, off in self._targets().items() if tp in assigned and self.committed.get(tp) != off}
         if not mine:
             return {}
         try:
             self.consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in mine.items()})
-        except KafkaError as exc:  # the done positions stay done: the next commit carries them
+        except KafkaError as exc:  # the next commit carries them
             log.warning("commit_failed_retrying", error=str(exc))
             return {}
-        self.offsets.committed(mine)
+        self.committed.update(mine)
         return mine

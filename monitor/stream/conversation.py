@@ -1,5 +1,6 @@
-"""One open conversation's streaming state around its scoring session: turn order, held turns, positions
-waiting for a verdict, what is on the changelog, and a turn off the loop while its judge call runs."""
+"""One open conversation's streaming state around its scoring session: turn order, held turns, when the
+turns still without a verdict were received, what is on the changelog, and a turn off the loop while its
+judge call runs."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn
 from monitor.scoring.session import DialogSession
 from monitor.scoring.tape import TapeEntry
-from monitor.scoring.types import PendingCheck
+from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.changelog import STATE_VERSION
-from monitor.stream.emissions import SourceRef
 from monitor.stream.events import TraceEvent
 from monitor.stream.turn_set import TurnSet
 
@@ -26,7 +26,6 @@ class Judging:
     """A turn taken off the loop while its judge call runs (monitor/judge: `PendingCheck`)."""
 
     event: TraceEvent
-    ref: SourceRef
     turn: ObservedTurn
     pending: PendingCheck | None  # None: not started yet, the judge's pool was full
     slot_deadline: float = float("inf")  # monotonic time by which a turn still without a worker gives up
@@ -44,10 +43,10 @@ class Conversation:
     release: str
     session: DialogSession
     next_turn: int | None = None
-    held: dict[int, tuple[TraceEvent, SourceRef]] = field(default_factory=dict)
+    held: dict[int, TraceEvent] = field(default_factory=dict)  # out of order: waiting for the gap to fill
     gap_since: float | None = None
     seen: TurnSet = field(default_factory=TurnSet)
-    waiting: dict[int, tuple[SourceRef, float]] = field(default_factory=dict)  # turn_no -> (ref, event time)
+    received: dict[int, float] = field(default_factory=dict)  # turn_no -> received, until its verdict is out
     last_activity: float = 0.0
     final_seen: bool = False
     emitted: int = 0  # turn verdicts released so far
@@ -81,7 +80,7 @@ class Conversation:
         }
 
 
-def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn:
+def to_observed(event: TraceEvent, too_large: str | None = None, decided: CheckResult | None = None) -> ObservedTurn:
     return ObservedTurn(
         turn_no=event.turn_no,
         turn=_TURN_TYPES[event.turn],
@@ -91,4 +90,5 @@ def to_observed(event: TraceEvent, too_large: str | None = None) -> ObservedTurn
         depends_on=tuple(event.depends_on),
         tools=tuple(event.tools) if event.tools else None,
         too_large=too_large,
+        decided=decided,
     )

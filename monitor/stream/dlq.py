@@ -59,6 +59,12 @@ class DeadLetter:
     key: bytes | None = None
     headers: Sequence[tuple[str, bytes]] = field(default_factory=tuple)
 
+    @classmethod
+    def of_record(cls, record: Any, reason: str) -> DeadLetter:
+        """A polled record as it came (bytes, key and headers), named by its topic/partition/offset."""
+        source = f"{record.topic}/{record.partition}/{record.offset}"
+        return cls(reason, record.value, source, key=record.key, headers=tuple(record.headers or ()))
+
 
 @dataclass
 class DeadLetterSink:

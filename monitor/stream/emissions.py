@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring.session import ChainClosure
 from monitor.stream.events import TraceEvent
-
-SourceRef = Hashable  # a source position (partition, offset) or whatever the input counts by
 
 
 @dataclass(slots=True)
@@ -30,15 +27,13 @@ class Emission:
     result: DialogResult | None = None
     chain: ChainClosure | None = None
     event_time: float | None = None  # broker timestamp of the turn's event (seconds)
-    refs: list[SourceRef] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Failure:
-    """An event whose processing raised: it goes to the DLQ with the reason, its position is done."""
+    """An event whose processing raised: it goes to the DLQ with the reason."""
 
     event: TraceEvent
-    ref: SourceRef
     reason: str
     raw: bytes | None = None  # the bytes it was decoded from, when known (the DLQ keeps them as they came)
 
@@ -48,7 +43,6 @@ class Outcome:
     """What processing one event (or a timer tick) produced."""
 
     emissions: list[Emission] = field(default_factory=list)
-    done: list[SourceRef] = field(default_factory=list)  # positions that need no verdict of their own
     event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
     evicted: int = 0
     failed: list[Failure] = field(default_factory=list)
@@ -56,11 +50,6 @@ class Outcome:
 
     def extend(self, other: Outcome) -> None:
         self.emissions += other.emissions
-        self.done += other.done
         self.evicted += other.evicted
         self.failed += other.failed
         self.too_large += other.too_large
-
-    def positions(self) -> list[SourceRef]:
-        """Every source position this outcome completes."""
-        return [r for e in self.emissions for r in e.refs] + self.done + [f.ref for f in self.failed]

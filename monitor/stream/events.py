@@ -7,9 +7,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+from kafka import TopicPartition
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
 from monitor.models.dialog import Extra, Reply, ToolCall, ToolSpec, UserMessage, error_message, error_path
+
+Position = tuple[TopicPartition, int]  # where a polled record came from: its partition and offset
 
 
 class TraceEvent(BaseModel):

@@ -33,6 +33,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from monitor.cluster import KafkaClient, client_kwargs
+from monitor.stream.settings import MonitorSettings
 
 log = structlog.get_logger(__name__)
 
@@ -336,3 +337,61 @@ class HealthServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+class Watch:
+    """How the monitor is watched: `/healthz` and `/metrics` (`serve`), and the broker probe (`start_probe`) that
+    calls `on_unreachable` after `broker_unreachable_exit_s` without contact."""
+
+    def __init__(
+        self, settings: MonitorSettings, registry: CollectorRegistry, on_unreachable: Callable[[Exception], None]
+    ) -> None:
+        self.settings = s = settings
+        self.registry = registry
+        self.on_unreachable = on_unreachable
+        self.health = Health(s.healthz_max_poll_age_s, s.healthz_max_broker_silence_s)
+        self._http: HealthServer | None = None
+        self._probe: BrokerProbe | None = None
+
+    def serve(self) -> int:
+        """Serve `/metrics` and `/healthz` (once); returns the port."""
+        if self._http is None:
+            s = self.settings
+            self._http = HealthServer(
+                self.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
+            )
+            self._http.start()
+            log.info("metrics_served", port=self._http.port)
+        return self._http.port
+
+    def start_probe(self) -> None:
+        s = self.settings
+        self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
+        self._probe = BrokerProbe(
+            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=s.broker_unreachable_exit_s
+        )
+        self._probe.on_silence = self._silent
+        self._probe.start()
+
+    def reachable(self) -> bool:
+        """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""
+        return self._probe is None or self.health.broker_silence() < 1.5 * self.settings.broker_probe_interval_s
+
+    def stop_probe(self) -> None:
+        if self._probe is not None:
+            self._probe.stop()
+
+    def stop(self) -> None:
+        self.stop_probe()
+        if self._http is not None:
+            self._http.shutdown()
+            self._http = None
+
+    def _silent(self, silent_s: float) -> None:
+        s = self.settings
+        self.on_unreachable(
+            BrokerUnreachable(
+                f"no contact with the broker at {s.cluster} for {silent_s:.0f}s "
+                f"(broker_unreachable_exit_s={s.broker_unreachable_exit_s:g})"
+            )
+        )

@@ -1,19 +1,19 @@
 """OTLP input for `aem run --input-format otlp_json|otlp_proto` (`aem replay --format` writes it: tools/replay.py).
 
-The runner's one decode hook: a Kafka record (an OTLP trace batch) → the validated trace events that
-became ready, plus the positions that need nothing more; a batch that cannot be decoded raises
-InvalidEvent and goes to the DLQ whole. Events are ordinary `TraceEvent`s from here on: the
+The OTLP source's decoder: a Kafka record (an OTLP trace batch) → the validated trace events that
+became ready, each with the position of the batch its span came in; a batch that cannot be decoded
+raises InvalidEvent and goes to the DLQ whole. Spans held for their trace keep their batch's offset
+from being committed (`holding`). Events are ordinary `TraceEvent`s from here on: the
 processor's holding, dedup, idle timeout and checkpoints apply to them as to native events.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Hashable
-from dataclasses import dataclass, field
-from datetime import UTC
+from collections.abc import Callable, Collection
 
 import structlog
+from kafka import TopicPartition
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import ValidationError
 
@@ -24,28 +24,18 @@ from monitor.sources.otlp import (
     BatchError,
     Encoding,
     OtlpMapping,
-    Resume,
     ResumeLookup,
     Skip,
     SpanAssembler,
     decode_batch,
     map_span,
 )
-from monitor.stream.events import InvalidEvent, TraceEvent, parse_event
-from monitor.stream.processor import TurnProcessor
-from monitor.stream.settings import MonitorSettings
+from monitor.stream.events import InvalidEvent, Position, TraceEvent, parse_event
 
 log = structlog.get_logger(__name__)
 
-Position = tuple[Hashable, int]  # (partition, offset), as the runner tracks them
-NO_OFFSET = -1  # a turn whose batch still has spans held: its verdict commits nothing
 SPAN_OUTCOMES = ("mapped", "skipped", "duplicate", "late", "invalid")
-
-
-@dataclass
-class Decoded:
-    events: list[tuple[TraceEvent, Position]] = field(default_factory=list)
-    done: list[Position] = field(default_factory=list)  # batches complete with no verdict of their own
+Ready = list[tuple[TraceEvent, Position]]  # the turns that became ready, each with its batch's position
 
 
 class OtlpInput:
@@ -77,7 +67,7 @@ class OtlpInput:
         for reason in Skip:
             self.skipped.labels(str(reason))
 
-    def decode(self, raw: bytes | None, position: Position) -> Decoded:
+    def decode(self, raw: bytes | None, position: Position) -> Ready:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
         try:
             spans = decode_batch(raw, self.encoding, self.max_bytes)
@@ -91,23 +81,31 @@ class OtlpInput:
                 log.debug("otlp_span_skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)
         return self._validated(self.assembler.add(mapped, position, self.clock()))
 
-    def tick(self) -> Decoded:
+    def tick(self) -> Ready:
         """Release traces whose root never came (after the hold time)."""
         return self._validated(self.assembler.tick(self.clock()))
 
-    def drop(self, partitions: Collection[Hashable]) -> None:
+    def holding(self) -> dict[TopicPartition, int]:
+        """Per partition, the oldest offset of a batch with spans still held (not to be committed yet)."""
+        oldest: dict[TopicPartition, int] = {}
+        for ref in self.assembler.outstanding:
+            if isinstance(ref, tuple):  # a Position: the assembler's refs are opaque to it
+                tp, offset = ref
+                oldest[tp] = min(offset, oldest.get(tp, offset))
+        return oldest
+
+    def drop(self, partitions: Collection[TopicPartition]) -> None:
         """Partitions were revoked: forget the spans held from them (they are read again elsewhere)."""
         lost = set(partitions)
         self.assembler.drop(lambda ref: isinstance(ref, tuple) and ref[0] in lost)
 
-    def _validated(self, assembled: Assembled) -> Decoded:
-        out = Decoded(done=list(assembled.done))  # type: ignore[arg-type]
+    def _validated(self, assembled: Assembled) -> Ready:
+        out: Ready = []
         for outcome, count in assembled.spans.items():
             self.spans.labels(outcome).inc(count)
         for reason, count in assembled.skipped.items():
             self.skipped.labels(reason).inc(count)
         for ready in assembled.events:
-            position: Position = ready.ref  # type: ignore[assignment]
             try:
                 event = parse_event(ready.event)
             except ValidationError as exc:
@@ -119,43 +117,6 @@ class OtlpInput:
                     field=error_path(tuple(first["loc"])),
                     error=first["msg"],
                 )
-                if ready.completes:
-                    out.done.append(position)
                 continue
-            out.events.append((event, position if ready.completes else (position[0], NO_OFFSET)))
+            out.append((event, ready.ref))  # type: ignore[arg-type]  # the assembler's refs are our positions
         return out
-
-
-def resume_from(processor: TurnProcessor) -> ResumeLookup:
-    """Turn numbering of conversations the processor has (restored from checkpoints) and the assembler lost.
-
-    Spans redelivered after a restart that started no later than the conversation's last scored turn
-    count as late instead of being scored again; new spans are numbered after it.
-    """
-
-    def lookup(cid: str) -> Resume | None:
-        seen = processor.finished.get(cid)
-        if seen is not None:
-            return Resume(max(seen, default=0) + 1, None, finished=True)
-        conv = processor.open.get(cid)
-        if conv is None or conv.next_turn is None or conv.last_timestamp is None:
-            return None
-        last = conv.last_timestamp
-        last = last if last.tzinfo else last.replace(tzinfo=UTC)
-        return Resume(conv.next_turn, int(last.timestamp() * 1_000_000) * 1000)
-
-    return lookup
-
-
-def otlp_input(settings: MonitorSettings, registry: CollectorRegistry, processor: TurnProcessor) -> OtlpInput | None:
-    """The hook for `settings.input_format` otlp_json/otlp_proto (None for aem); traces wait `gap_timeout_s`."""
-    if settings.input_format == "aem":
-        return None
-    return OtlpInput(
-        Encoding(settings.input_format),
-        settings.otlp,
-        AssemblyLimits(hold_s=settings.gap_timeout_s),
-        settings.max_event_bytes,
-        registry,
-        resume=resume_from(processor),
-    )

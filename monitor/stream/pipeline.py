@@ -1,13 +1,18 @@
 """The parts of one `aem run` pipeline, built by the composition root (``monitor.wiring.build_pipeline``).
 
-`Monitor` (``runner.py``) receives them ready-made and only polls and hands on; the parts that need a
-broker connection (the verdict-topic sink, the DLQ, the checkpoint) are made when it connects.
+`Monitor` (``runner.py``) receives them ready-made and only polls and hands on. The parts that need the
+broker (consumer, producer, state store, the verdict-topic sink, the DLQ, the checkpoint) are made by the
+root's `connect` factory when the monitor starts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from monitor.stream.checkpoint import Checkpoint
+from monitor.stream.dlq import DeadLetterSink
 from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import TurnProcessor
@@ -18,15 +23,27 @@ from monitor.stream.telemetry import PipelineTelemetry
 
 
 @dataclass
+class Connection:
+    """What the loop holds of the broker: the consumer and producer (kafka-python's, or a test's in-memory
+    stand-ins), the DLQ and the checkpoint."""
+
+    consumer: Any
+    producer: Any
+    dlq: DeadLetterSink
+    checkpoint: Checkpoint
+
+
+@dataclass
 class Pipeline:
     """Source → processor → sinks, with the verdict metrics and the pipeline's own telemetry apart."""
 
     source: Source
     processor: TurnProcessor
     partitions: PartitionState  # assignment, restore and the state store of the processor's conversations
-    sinks: list[Sink]  # the verdict-topic sink joins them first when the monitor connects
+    sinks: list[Sink]  # `connect` adds the verdict-topic sink first
     prometheus: PrometheusSink  # one of `sinks`: the loop tells it of releases it sees
     stats: RunStats
     metrics: VerdictMetrics
     telemetry: PipelineTelemetry
     stream_clock: StreamClock  # idle and gap timers: time the stream could be read
+    connect: Callable[[], Connection]  # made by the composition root: the broker's parts, when the monitor starts

@@ -1,8 +1,8 @@
 """Sessionize and score: trace events in, verdicts and dialog summaries out. No Kafka here.
 
 Per conversation it keeps the scoring session, the next expected `turn_no`, turns held while a gap
-fills, the turn numbers already seen (redeliveries are duplicates) and which source positions still
-wait for a verdict — so the checkpoint commits an offset only once everything before it is recorded.
+fills and the turn numbers already seen (redeliveries are duplicates). It knows nothing of source
+positions: every event it takes is on the changelog before its offset is committed (checkpoint.py).
 
 Conversation state is saved as a changelog (`checkpoint()`, records in `changelog.py`): each received
 event once, keyed by conversation and turn, plus a small head record (status, next turn, verdicts
@@ -20,15 +20,18 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC
 from typing import Any
 
 import structlog
 
+from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
 from monitor.scoring.session import BoundedPool, ChainClosure
 from monitor.scoring.tape import CheckTape, TapeEntry, dump_entries, load_entries
 from monitor.scoring.types import CheckResult, PendingCheck
+from monitor.sources.otlp import Resume
 from monitor.stream.bounds import Oversize, WorkLimits, oversize
 from monitor.stream.changelog import (
     STATE_VERSION,
@@ -44,7 +47,7 @@ from monitor.stream.changelog import (
     split_records,
 )
 from monitor.stream.conversation import Conversation, Judging, to_observed
-from monitor.stream.emissions import Emission, Failure, Outcome, SourceRef
+from monitor.stream.emissions import Emission, Failure, Outcome
 from monitor.stream.events import TraceEvent, parse_event, parse_event_json
 from monitor.stream.turn_set import TurnSet
 
@@ -92,7 +95,6 @@ class TurnProcessor:
         self.gone: dict[str, TurnSet] = {}  # finished since the last checkpoint: their saved turns
         self.gone_checks: dict[str, TurnSet] = {}  # ... and their turns with a checks record of their own
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
-        self._holds: list[tuple[float, str, int]] = []  # heap of (release time, conversation, turn_no)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
         self.defer_judge = True  # judge calls run in the background (`tick` completes them); False: wait
@@ -102,28 +104,28 @@ class TurnProcessor:
         # finished early: past a per-conversation cap (the limit), or not restorable (None); while remembered,
         # their later events are unscored
         self.capped: dict[str, str | None] = {}
+        # the poll's decisions by (conversation, turn_no), with the pair decided: used only for that very pair
+        self.decided: dict[tuple[str, int], tuple[Payload, Payload, CheckResult]] = {}
 
     # -- events --------------------------------------------------------------------------------
 
-    def process(
-        self, event: TraceEvent, ref: SourceRef, received: float | None = None, raw: bytes | None = None
-    ) -> Outcome:
+    def process(self, event: TraceEvent, received: float | None = None, raw: bytes | None = None) -> Outcome:
         """Take one event; never raises: a failure comes back in `failed`.
 
         `received` is its broker timestamp (latency is measured from it), `raw` the bytes it was
         decoded from (the changelog keeps them as they are instead of encoding the event again).
         """
         try:
-            return self._process(event, ref, event.epoch_seconds if received is None else received, raw)
+            return self._process(event, event.epoch_seconds if received is None else received, raw)
         except Exception as exc:
             log.error("event_processing_failed", conversation=event.conversation_id, error=repr(exc)[:300])
             conv = self.open.get(event.conversation_id)
-            if conv is not None:  # its position must not wait for a verdict that will never come
-                conv.waiting.pop(event.turn_no, None)
+            if conv is not None:  # no verdict will come for it
+                conv.received.pop(event.turn_no, None)
                 conv.held.pop(event.turn_no, None)
-            return Outcome(failed=[Failure(event, ref, _reason(exc), raw)])
+            return Outcome(failed=[Failure(event, _reason(exc), raw)])
 
-    def _process(self, event: TraceEvent, ref: SourceRef, received: float, raw: bytes | None) -> Outcome:
+    def _process(self, event: TraceEvent, received: float, raw: bytes | None) -> Outcome:
         now = self.clock()
         out = Outcome()
         cid = event.conversation_id
@@ -137,7 +139,6 @@ class TurnProcessor:
                 out.too_large += [limit] if limit is not None else []
             else:
                 out.event_outcome = "late"
-            out.done.append(ref)
             return out
         conv = self.open.get(cid)
         if conv is None:
@@ -149,16 +150,14 @@ class TurnProcessor:
         self.dirty.add(cid)
         if event.turn_no in conv.seen or event.turn_no in conv.held:
             out.event_outcome = "duplicate"
-            out.done.append(ref)
             return out
         if conv.next_turn is not None and event.turn_no < conv.next_turn:
             out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
-            out.done.append(ref)
             return out
         size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
         past = self._past_cap(conv, size)
         if past is not None:
-            return self._cap(conv, event, ref, received, past, out)
+            return self._cap(conv, event, past, out)
         if self.changelog:
             conv.unsaved.append((event, raw))
         conv.size += size
@@ -168,22 +167,39 @@ class TurnProcessor:
             out.extend(self._shed_bytes(keep=cid))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
+        if event.turn != "User":  # the latency of its verdict counts from here
+            conv.received[event.turn_no] = received
         if conv.next_turn is None or event.turn_no > conv.next_turn or conv.blocked:
-            conv.held[event.turn_no] = (event, ref)
-            conv.waiting[event.turn_no] = (ref, received)
+            conv.held[event.turn_no] = event
             if conv.gap_since is None and not conv.blocked:
                 self._start_gap(conv, now)
             if len(conv.held) > self.limits.max_held:
                 out.extend(self._skip_gap(conv))
             return out
-        conv.waiting[event.turn_no] = (ref, received)
-        self._apply(conv, event, ref, size, out=out)
+        self._apply(conv, event, size, out=out)
         self._drain(conv, out)
-        if self.changelog and event.turn_no in conv.waiting and conv.judging is None:
-            # scored, but its verdict waits (an order-invariant group): its position need not wait past the
-            # gap timeout, because the changelog written before that commit holds the event for a restore
-            heapq.heappush(self._holds, (now + self.limits.gap_timeout_s, cid, event.turn_no))
         return out
+
+    def decide(self, events: Sequence[tuple[TraceEvent, bytes | None]]) -> None:
+        """Decide a poll's inline (gold, predicted) pairs in one batch, before its events are processed (never
+        one too large to score: `raw`, its bytes when known, spares the walk); each turn then carries its
+        decision (`ObservedTurn.decided`); a turn held past the poll is decided alone. Never raises."""
+        pairs: list[tuple[Payload, Payload]] = []
+        decided: list[tuple[str, int]] = []
+        for event, raw in events:
+            key = (event.conversation_id, event.turn_no)
+            try:
+                gold = event.gold_turn
+                size = len(raw) if raw else None
+                if isinstance(gold, ToolCall | Reply) and oversize(event, self.limits.work, size) is None:
+                    pairs.append((gold, event.predict_turn))
+                    decided.append(key)
+            except Exception as exc:  # its scoring meets the same problem, guarded
+                log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
+        results = self.engine.decide(pairs)
+        self.decided = {
+            key: (*pair, check) for key, pair, check in zip(decided, pairs, results, strict=True) if check is not None
+        }
 
     def tick(self) -> Outcome:
         """Timers: give up on gaps that are due, finish idle conversations. Touches only what is due."""
@@ -203,9 +219,6 @@ class TurnProcessor:
             if conv.judging.due():
                 out.extend(self._judged(conv))
                 out.extend(self._resume(conv, now))
-        while self._holds and self._holds[0][0] <= now:
-            _, cid, turn_no = heapq.heappop(self._holds)
-            out.done += self._release_position(cid, turn_no)
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
             conv = self.open.get(cid)
@@ -230,6 +243,19 @@ class TurnProcessor:
             self.dirty.discard(cid)
             self.gone.pop(cid, None)
             self.gone_checks.pop(cid, None)
+
+    def resume_point(self, cid: str) -> Resume | None:
+        """Where a conversation is, for an OTLP assembler that does not know it (restored after a restart):
+        spans up to its last applied turn are redeliveries, new ones are numbered after it."""
+        seen = self.finished.get(cid)
+        if seen is not None:
+            return Resume(max(seen, default=0) + 1, None, finished=True)
+        conv = self.open.get(cid)
+        if conv is None or conv.next_turn is None or conv.last_timestamp is None:
+            return None
+        last = conv.last_timestamp
+        last = last if last.tzinfo else last.replace(tzinfo=UTC)
+        return Resume(conv.next_turn, int(last.timestamp() * 1_000_000) * 1000)
 
     # -- checkpoints ---------------------------------------------------------------------------
 
@@ -323,7 +349,7 @@ class TurnProcessor:
             tape = self._recorded(cid, event.turn_no, recorded)
             if tape is not None and conv.session.tape is not None:
                 conv.session.tape.play(tape)
-            self._apply(conv, event, None, defer=False, out=replayed)
+            self._apply(conv, event, replay=True, out=replayed)
         conv.checks = {n: c for n, c in conv.checks.items() if n not in recorded}  # the rest are saved next
         already, chains_already = parsed_head.emitted, parsed_head.chains_emitted
         turns = [e for e in replayed.emissions if e.kind == "turn"]
@@ -338,7 +364,7 @@ class TurnProcessor:
         out.emissions += turns[already:]  # produced by replay but never emitted before the stop
         out.emissions += chains[chains_already:]
         for event in held:
-            conv.held[event.turn_no] = (event, None)
+            conv.held[event.turn_no] = event
         if conv.held:
             self._start_gap(conv, self.clock())
         if conv.next_turn is None and held:
@@ -401,37 +427,6 @@ class TurnProcessor:
         self.open[event.conversation_id] = conv
         return conv
 
-    def _past_cap(self, conv: Conversation, size: int) -> Oversize | None:
-        """The per-conversation cap this event would take its conversation past, if any."""
-        limits = self.limits
-        most = self._dialog_bytes()
-        if conv.size + size > most:
-            return Oversize("dialog_bytes", f"the conversation would hold {conv.size + size} event bytes, over {most}")
-        if conv.turns >= limits.max_dialog_turns:
-            return Oversize("dialog_turns", f"the conversation has more than {limits.max_dialog_turns} turns")
-        return None
-
-    def _cap(
-        self, conv: Conversation, event: TraceEvent, ref: SourceRef, received: float, capped: Oversize, out: Outcome
-    ) -> Outcome:
-        """Finish a conversation past a per-conversation cap: the event that passed it is unscored `too_large`
-        (a verdict of its own when it is the next turn), what it held is scored, its later events count as
-        too_large; its neighbours keep their place."""
-        cid = conv.conversation_id
-        log.warning("conversation_too_large", conversation=cid, turn_no=event.turn_no, limit=capped.limit)
-        out.too_large.append(capped.limit)
-        if event.turn != "User" and event.turn_no == conv.next_turn and not conv.blocked:
-            conv.seen.add(event.turn_no)
-            conv.next_turn = event.turn_no + 1
-            conv.waiting[event.turn_no] = (ref, received)
-            self._add(conv, event, ref, to_observed(event, capped.detail), out)
-        else:
-            out.event_outcome = "unscored"
-            out.done.append(ref)
-        out.extend(self._finish(conv, reason="too_large"))
-        self.capped[cid] = capped.limit
-        return out
-
     def _shed_bytes(self, keep: str) -> Outcome:
         """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
         out = Outcome()
@@ -455,51 +450,66 @@ class TurnProcessor:
         conv.gap_since = now
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
+    def _past_cap(self, conv: Conversation, size: int) -> Oversize | None:
+        """The per-conversation cap this event would take its conversation past, if any."""
+        limits = self.limits
+        most = self._dialog_bytes()
+        if conv.size + size > most:
+            return Oversize("dialog_bytes", f"the conversation would hold {conv.size + size} event bytes, over {most}")
+        if conv.turns >= limits.max_dialog_turns:
+            return Oversize("dialog_turns", f"the conversation has more than {limits.max_dialog_turns} turns")
+        return None
+
+    def _cap(
+        self, conv: Conversation, event: TraceEvent, capped: Oversize, out: Outcome
+    ) -> Outcome:
+        """Finish a conversation past a per-conversation cap: the event that passed it is unscored `too_large`
+        (a verdict of its own when it is the next turn), what it held is scored, its later events count as
+        too_large; its neighbours keep their place."""
+        cid = conv.conversation_id
+        log.warning("conversation_too_large", conversation=cid, turn_no=event.turn_no, limit=capped.limit)
+        out.too_large.append(capped.limit)
+        if event.turn != "User" and event.turn_no == conv.next_turn and not conv.blocked:
+            conv.seen.add(event.turn_no)
+            conv.next_turn = event.turn_no + 1
+            self._add(conv, event, to_observed(event, capped.detail), out)
+        else:
+            out.event_outcome = "unscored"
+        out.extend(self._finish(conv, reason="too_large"))
+        self.capped[cid] = capped.limit
+        return out
+
     def _apply(
         self,
         conv: Conversation,
         event: TraceEvent,
-        ref: SourceRef,
         size: int | None = None,
-        defer: bool = True,
+        replay: bool = False,
         out: Outcome | None = None,
     ) -> Outcome:
         """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk;
-        `defer` False: a judged turn waits for its judge here (restore replays in order). What it produces
-        goes into `out` (a new outcome when None), which is returned."""
+        `replay` (a restore replaying its changelog in order): a judged turn waits for its judge here, and a
+        failure is not dead-lettered again. What it produces goes into `out` (new when None), which is returned."""
         conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
         out = Outcome() if out is None else out
-        if event.turn == "User":
-            conv.waiting.pop(event.turn_no, None)
-            out.done += [ref] if ref is not None else []
         too_large = oversize(event, self.limits.work, size)
         if too_large is not None:
             out.too_large.append(too_large.limit)
             log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)
-        turn = to_observed(event, too_large.detail if too_large else None)
-        if defer and self.defer_judge and conv.session.needs_judge(turn):
-            # its position waits in `conv.waiting` until `tick` completes it; later turns are held
+        entry = self.decided.pop((conv.conversation_id, event.turn_no), None)
+        same = entry is not None and entry[0] == event.gold_turn and entry[1] == event.predict_turn
+        turn = to_observed(event, too_large.detail if too_large else None, entry[2] if same and entry else None)
+        if not replay and self.defer_judge and conv.session.needs_judge(turn):
+            # `tick` completes it; later turns are held
             full = self.judge_saturated()
             pending = None if full else self._start_judge(conv, turn)
             if full or pending is not None:
-                conv.judging = Judging(event, ref, turn, pending, time.monotonic() + self.judge_budget_s())
+                conv.judging = Judging(event, turn, pending, time.monotonic() + self.judge_budget_s())
                 self.judging.add(conv.conversation_id)
                 return out
-        return self._add(conv, event, ref, turn, out)
-
-    def _release_position(self, cid: str, turn_no: int) -> list[SourceRef]:
-        """A turn whose verdict still waits gives up its source position (kept on the changelog instead);
-        its event time stays for the latency of the verdict."""
-        conv = self.open.get(cid)
-        entry = conv.waiting.get(turn_no) if conv is not None else None
-        if conv is None or entry is None or entry[0] is None or turn_no in conv.held:
-            return []
-        conv.waiting[turn_no] = (None, entry[1])
-        self.dirty.add(cid)  # the next checkpoint writes its events before the released offset is committed
-        log.debug("held_turn_position_released", conversation=cid, turn_no=turn_no)
-        return [entry[0]]
+        return self._add(conv, event, turn, out, replay)
 
     def _resume(self, conv: Conversation, now: float) -> Outcome:
         """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""
@@ -534,15 +544,20 @@ class TurnProcessor:
         assert judging is not None
         self.dirty.add(conv.conversation_id)
         if now:
-            return self._add(conv, judging.event, judging.ref, judging.turn)
+            return self._add(conv, judging.event, judging.turn)
         if judging.pending is None:  # never got a slot of the judge's pool
             check = CheckResult.unscored("LLM judge unavailable: judge busy (no free slot before the turn had to end)")
         else:
             check = judging.pending.result()
-        return self._add(conv, judging.event, judging.ref, replace(judging.turn, judged=check))
+        return self._add(conv, judging.event, replace(judging.turn, judged=check))
 
     def _add(
-        self, conv: Conversation, event: TraceEvent, ref: SourceRef, turn: ObservedTurn, out: Outcome | None = None
+        self,
+        conv: Conversation,
+        event: TraceEvent,
+        turn: ObservedTurn,
+        out: Outcome | None = None,
+        replay: bool = False,
     ) -> Outcome:
         """Add a turn to its session; the verdicts and chains it releases go into `out` (new when None)."""
         out = Outcome() if out is None else out
@@ -556,9 +571,9 @@ class TurnProcessor:
             log.error(
                 "turn_scoring_failed", conversation=conv.conversation_id, turn_no=event.turn_no, error=repr(exc)[:300]
             )
-            conv.waiting.pop(event.turn_no, None)
-            if ref is not None and event.turn != "User":
-                out.failed.append(Failure(event, ref, _reason(exc)))
+            conv.received.pop(event.turn_no, None)
+            if not replay and event.turn != "User":
+                out.failed.append(Failure(event, _reason(exc)))
             return out
         out.emissions += [self._turn_emission(conv, v) for v in verdicts]
         out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
@@ -570,8 +585,7 @@ class TurnProcessor:
         """Apply the held turns that are next in order; into `out` (new when None), which is returned."""
         out = Outcome() if out is None else out
         while conv.next_turn in conv.held and not conv.blocked:
-            event, ref = conv.held.pop(conv.next_turn)
-            self._apply(conv, event, ref, out=out)
+            self._apply(conv, conv.held.pop(conv.next_turn), out=out)
         if not conv.held:
             conv.gap_since = None
         if conv.final_seen and not conv.held and not conv.blocked:
@@ -606,14 +620,13 @@ class TurnProcessor:
         early = self._judged(conv) if conv.judging is not None else Outcome()  # unscored if still running
         try:
             verdicts, result = conv.session.finish()
-        except Exception as exc:  # release its positions all the same: a stuck offset stalls the partition
+        except Exception as exc:  # finished all the same: a conversation that cannot end would stay forever
             log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
         out = early
         out.emissions += [self._turn_emission(conv, v) for v in verdicts]
         out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
-        out.done += [ref for ref, _ in conv.waiting.values() if ref is not None]
-        conv.waiting.clear()
+        conv.received.clear()
         conv.held.clear()
         if result is not None:
             out.emissions.append(
@@ -639,7 +652,7 @@ class TurnProcessor:
     def _turn_emission(self, conv: Conversation, verdict: TurnVerdict) -> Emission:
         conv.emitted += 1
         conv.mode = verdict.mode or "reference"
-        ref_time = conv.waiting.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
+        received = conv.received.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
         return Emission(
             "turn",
             conv.conversation_id,
@@ -647,6 +660,5 @@ class TurnProcessor:
             conv.release,
             verdict.mode or "reference",
             verdict=verdict,
-            event_time=ref_time[1] if ref_time else None,
-            refs=[ref_time[0]] if ref_time and ref_time[0] is not None else [],
+            event_time=received,
         )

@@ -1,9 +1,16 @@
-"""`aem run`: the poll loop wiring source → processor → sinks → checkpoint.
+"""`aem run`: the poll loop, in five steps — poll → decode → process → emit → commit.
 
-The parts each have a module: `sources` decodes a record into trace events with their positions,
-`processor` scores, `sinks` publish, `dlq` takes what cannot be scored, `partitions` owns assignment
-and restore, `checkpoint` is the one commit path (its docstring states the at-least-once invariant),
-`telemetry` counts the pipeline's own health. `Monitor` only polls and hands on.
+1. **poll** the consumer (after acting on rebalances: `partitions.py` drops, keeps and restores conversations);
+2. **decode** each record into trace events with their positions (a `Source`, `sources.py`; an unreadable
+   record goes to the DLQ whole);
+3. **process** them (the `TurnProcessor`, `processor.py`: no Kafka in it): the poll's turns decided in one
+   batch, then each turn applied in order;
+4. **emit** what that produced: emissions to every sink (`sinks.py`), failures to the DLQ (`dlq.py`);
+5. **commit** when due (`checkpoint.py`: sinks → changelog → producer → offsets; the changelog is the commit
+   point, its docstring states why nothing is lost).
+
+`Monitor` only polls and hands on: the composition root (`monitor/wiring.py`) builds every part, and the ones
+that need the broker through the pipeline's `connect` factory.
 """
 
 from __future__ import annotations
@@ -18,28 +25,23 @@ from kafka import TopicPartition
 from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry
 
-from monitor.models.dialog import Payload, Reply, ToolCall
 from monitor.scoring import ScoringEngine
 from monitor.scoring.warmup import warm_up
-from monitor.stream.bounds import oversize
-from monitor.stream.checkpoint import Checkpoint, Position
-from monitor.stream.dlq import DeadLetter, DeadLetterSink
+from monitor.stream.checkpoint import Checkpoint
+from monitor.stream.dlq import DeadLetter
 from monitor.stream.emissions import Failure, Outcome
-from monitor.stream.events import InvalidEvent
-from monitor.stream.health import BrokerProbe, BrokerUnreachable, Health, HealthServer
+from monitor.stream.events import InvalidEvent, Position
+from monitor.stream.health import Watch
 from monitor.stream.heap import freeze_set_up, thaw
-from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import trusted_time
-from monitor.stream.pipeline import Pipeline
+from monitor.stream.pipeline import Connection, Pipeline
 from monitor.stream.progress import Figures, ProgressLog
 from monitor.stream.settings import MonitorSettings
-from monitor.stream.sinks import RunStats, VerdictTopicSink
-from monitor.stream.sources import SourceEvent
-from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
+from monitor.stream.sinks import RunStats
+from monitor.stream.sources import PolledRecord, SourceEvent
 from monitor.verifier import VerifierReplyComparator
 
 log = structlog.get_logger(__name__)
-Pair = tuple[Payload, Payload]
 
 __all__ = ["Monitor", "RunStats"]
 
@@ -47,9 +49,8 @@ __all__ = ["Monitor", "RunStats"]
 class Monitor:
     """One consumer-group member: decode, score and record every trace event of its partitions.
 
-    Built by ``monitor.wiring.build_monitor`` from its parts (``Pipeline``). `consumer`, `producer` and
-    `store` may be injected (unit tests pass fakes); `run` builds the real ones that are missing.
-    """
+    Built by ``monitor.wiring.build_monitor`` from its parts (``Pipeline``); `start` connects them to the broker
+    through ``pipeline.connect``."""
 
     def __init__(
         self,
@@ -57,132 +58,71 @@ class Monitor:
         engine: ScoringEngine,
         pipeline: Pipeline,
         registry: CollectorRegistry,
-        consumer: Any = None,
-        producer: Any = None,
-        store: StateStore | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = s = settings
         self.engine = engine
         self.registry = registry
-        self.metrics = pipeline.metrics
-        self.telemetry = pipeline.telemetry  # the pipeline's own health, apart from the verdicts
-        self.processor = pipeline.processor
-        self.source = pipeline.source  # native events or OTLP batches
-        self.partitions = pipeline.partitions
-        self.stream_clock = pipeline.stream_clock
-        self.stats = pipeline.stats
-        self.prometheus = pipeline.prometheus
-        self.sinks = pipeline.sinks
-        self.stop_event = threading.Event()
-        self.ready = threading.Event()
+        self.pipeline = pipeline
+        self.processor, self.partitions, self.sinks = pipeline.processor, pipeline.partitions, pipeline.sinks
+        self.telemetry, self.stats = pipeline.telemetry, pipeline.stats
         self.clock = clock
-        self._consumer = consumer
-        self._producer = producer
-        self._store = store
-        self.partitions.store = store
-        self.checkpoint: Checkpoint | None = None
-        self.dlq: DeadLetterSink | None = None
+        self.stop_event, self.ready = threading.Event(), threading.Event()
+        self.connection: Connection | None = None
         self.progress = ProgressLog()
-        self._http: HealthServer | None = None
+        self.watch = Watch(s, registry, self._give_up)  # /healthz, /metrics and the broker probe
+        self.failure: Exception | None = None
         self.metrics_port: int | None = None
-        # hardening hooks: /healthz, the broker probe, the one Kafka client config (monitor/stream/health.py)
-        self.kafka = s.cluster
-        self.health = Health(s.healthz_max_poll_age_s, s.healthz_max_broker_silence_s)
-        self.failure: BrokerUnreachable | None = None
-        self.dlq_policy = s.dlq_policy
-        self._probe: BrokerProbe | None = None
-        self._records: dict[Position, Any] = {}  # the records of the poll being stepped, by position
-        self._frozen = False  # `start` froze the set-up heap (monitor/stream/heap.py)
+        self._records: dict[Position, PolledRecord] = {}  # the poll being stepped: its records by position
+        self._polled: dict[tuple[str, int], SourceEvent] = {}  # ... and its events by (conversation, turn_no)
 
     @property
     def owner(self) -> dict[str, TopicPartition]:
         return self.partitions.owner
 
+    @property
+    def checkpoint(self) -> Checkpoint | None:
+        return self.connection.checkpoint if self.connection is not None else None
+
+    @property
+    def link(self) -> Connection:
+        """The broker's parts (`start` made them)."""
+        assert self.connection is not None, "the monitor is not started"
+        return self.connection
+
     # -- lifecycle -----------------------------------------------------------------------------
 
     def serve_metrics(self) -> int:
-        if self._http is None:
-            s = self.settings
-            self._http = HealthServer(
-                self.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
-            ).start()
-            self.metrics_port = self._http.port
-            log.info("metrics_served", port=self.metrics_port)
-        return self._http.port
-
-    def _give_up_on_broker(self, silent_s: float) -> None:
-        """Called by the broker probe: stop, and make `run` raise (so `aem run` exits non-zero)."""
-        self.failure = BrokerUnreachable(
-            f"no contact with the broker at {self.kafka} for {silent_s:.0f}s "
-            f"(broker_unreachable_exit_s={self.settings.broker_unreachable_exit_s:g})"
-        )
-        self.stop_event.set()
+        self.metrics_port = self.watch.serve()
+        return self.metrics_port
 
     def stop(self) -> None:
         self.stop_event.set()
 
     def start(self) -> None:
-        """Connect what was not injected: topics, producer, state store, consumer; wire the sinks."""
-        s = self.settings
+        """Warm the models up, connect (topics, producer, state store, consumer, DLQ, checkpoint), subscribe."""
         replies = self.engine.checker.replies
         # the typed stages' tables and the verifier's first run, before the first turn rather than during it
         warm_up(replies.scorer if isinstance(replies, VerifierReplyComparator) else None)
         self.engine.prepare_encoder()  # the ONNX export, if not cached yet: not mid-poll
-        if self._producer is None:
-            if s.create_topics:
-                ensure_topics(self.kafka, [s.topic, s.verdict_topic, s.dlq_topic], s.topic_partitions)
-            # A send waiting on metadata fails after 10 s instead of 60: ResendingProducer then resends.
-            self._producer = ResendingProducer(
-                lambda: make_producer(self.kafka, max_block_ms=10000), [s.verdict_topic, s.dlq_topic]
-            )
-        if self._store is None and s.resolved_state_topic and isinstance(self._producer, ResendingProducer):
-            partitions = len(self._producer.partitions_for(s.topic) or ())
-            ensure_topics(self.kafka, [s.resolved_state_topic], partitions, configs=STATE_TOPIC_CONFIG)
-            have = len(self._producer.partitions_for(s.resolved_state_topic) or ())
-            if have < partitions:
-                ensure_partitions(self.kafka, s.resolved_state_topic, partitions, have)
-                self._producer.refresh()  # a fresh client: the old one's metadata lacks the new partitions
-            mac_key = s.state_mac_key.get_secret_value().encode("utf-8") if s.state_mac_key else None
-            self._store = KafkaStateStore(self.kafka, s.resolved_state_topic, self._producer, mac_key=mac_key)
-            self._producer.partitions_for(s.resolved_state_topic)
-        self.partitions.store = self._store
-        self.processor.changelog = self._store is not None
-        if self._consumer is None:
-            self._consumer = make_consumer(self.kafka, [], s.group_id, max_poll_records=s.max_poll_records)
-        self._consumer.subscribe([s.topic], listener=self.partitions.rebalances)
-        calibration_id = s.calibration.id if s.calibration else None
-        self.sinks.insert(0, VerdictTopicSink(self._producer, s.verdict_topic, calibration_id))
-        self.dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
-            self._producer, s.dlq_topic, self.telemetry, s.dlq_max_bytes, policy=self.dlq_policy
-        )
-        self.checkpoint = Checkpoint(
-            self._consumer, self._producer, self.sinks, self.partitions, s.commit_interval_s, clock=self.clock
-        )
+        self.connection = self.pipeline.connect()
+        self.connection.consumer.subscribe([self.settings.topic], listener=self.partitions.rebalances)
         freeze_set_up()  # the garbage collector walks only what the stream allocates from here on
-        self._frozen = True
-        log.info("monitor_started", topic=s.topic, group=s.group_id, bootstrap=str(self.kafka))
+        s = self.settings
+        log.info("monitor_started", topic=s.topic, group=s.group_id, bootstrap=str(s.cluster))
 
     def run(self) -> None:
         self.start()
-        # hardening hook: reachability for /healthz, and the exit after broker_unreachable_exit_s
         s = self.settings
-        self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
-        self._probe = BrokerProbe(
-            self.kafka,
-            self.health,
-            interval_s=s.broker_probe_interval_s,
-            silence_limit_s=s.broker_unreachable_exit_s,
-            on_silence=self._give_up_on_broker,
-        ).start()
+        self.watch.start_probe()
         last_lag = 0.0
         try:
             while not self.stop_event.is_set():
                 try:
                     self.poll_once()
-                    if self.clock() - last_lag >= self.settings.lag_interval_s:
-                        self._update_lag()
-                        self.metrics.expire_releases()  # the verdict series of long-gone releases
+                    if self.clock() - last_lag >= s.lag_interval_s:
+                        self.telemetry.update_lag(self.link.consumer, self.link.checkpoint.committed)
+                        self.pipeline.metrics.expire_releases()  # the verdict series of long-gone releases
                         last_lag = self.clock()
                     self.progress.tick(self._figures)
                 except KafkaError as exc:  # the broker went away or the group moved: retry, lose nothing
@@ -193,6 +133,11 @@ class Monitor:
         if self.failure is not None:
             raise self.failure
 
+    def _give_up(self, failure: Exception) -> None:
+        """The broker stayed out of reach: stop, and make `run` raise (so `aem run` exits non-zero)."""
+        self.failure = failure
+        self.stop_event.set()
+
     def _figures(self) -> Figures:
         lag = sum(sample.value for m in self.telemetry.consumer_lag.collect() for sample in m.samples)
         s = self.stats
@@ -200,201 +145,146 @@ class Monitor:
 
     def _shutdown(self) -> None:
         """Finish the current batch: record what is ready, flush, commit, leave the group."""
-        assert self.checkpoint is not None
-        if self._probe is not None:
-            self._probe.stop()
+        self.watch.stop_probe()
         try:
             if self.failure is None:  # with the broker gone nothing could be flushed or committed
                 self._emit(self.processor.tick())
-                self.checkpoint.commit(timeout=10)
+                self.link.checkpoint.commit(timeout=10)
         except KafkaError as exc:
             log.warning("shutdown_commit_failed", error=repr(exc))
         finally:
-            self._consumer.close(autocommit=False)
-            self._producer.close(timeout=5)
-            if self._http is not None:
-                self._http.shutdown()
-                self._http = None
-            if self._frozen:
-                thaw()
-                self._frozen = False
+            self.link.consumer.close(autocommit=False)
+            self.link.producer.close(timeout=5)
+            self.watch.stop()
+            thaw()
             log.info("monitor_stopped", events=self.stats.events, verdicts=self.stats.verdicts)
 
-    # -- one poll's worth ------------------------------------------------------------------------
+    # -- one poll: the five steps ------------------------------------------------------------------
 
     def poll_once(self) -> None:
-        assert self.checkpoint is not None
-        batch = self._consumer.poll(timeout_ms=self.settings.poll_timeout_ms)
-        self.health.polled()
-        self.stream_clock.advance(reachable=self._broker_reachable())
+        consumer, checkpoint = self.link.consumer, self.link.checkpoint
+        batch = consumer.poll(timeout_ms=self.settings.poll_timeout_ms)  # 1. poll
+        self.watch.health.polled()
+        self.pipeline.stream_clock.advance(reachable=self.watch.reachable())
         try:
-            revoked, restored = self.partitions.sync(set(self._consumer.assignment()))
-            self.checkpoint.forget(revoked)
-            if revoked:
-                self.source.drop(revoked)
-            for tp in revoked:
-                self.telemetry.forget_partition(tp.topic, tp.partition)
-            if restored.emissions or restored.failed:
-                self._emit(restored)
-                self.checkpoint.commit(timeout=30)
+            self._rebalanced(set(consumer.assignment()))
         except KafkaError:
             self._rewind(batch)  # the batch was not looked at: fetch it again next time
             raise
-        if self._consumer.assignment():
-            self.progress.group_joined(self.settings.group_id, self._consumer.assignment())
-            self.ready.set()
-        # Events of a partition whose conversations are not restored yet would be scored without
-        # their history: leave them for the next poll.
-        waiting = {tp: recs for tp, recs in batch.items() if not self.partitions.ready(tp)}
-        if waiting:
-            self._rewind(waiting)
-        self.step([rec for tp, records in batch.items() if tp not in waiting for rec in records])
+        # Events of a partition whose conversations are not restored yet would be scored without their history.
+        ready = {tp: records for tp, records in batch.items() if self.partitions.ready(tp)}
+        self._rewind({tp: records for tp, records in batch.items() if tp not in ready})
+        try:
+            self.step([rec for records in ready.values() for rec in records])  # 2.-4.
+        except KafkaError:
+            self._rewind(ready)  # e.g. the DLQ could not take a record: read it again (duplicates known)
+            raise
+        for tp, records in ready.items():
+            if records:
+                checkpoint.polled_to(tp, records[-1].offset)
+        if checkpoint.due(idle=not any(ready.values())) or any(sink.saturated for sink in self.sinks):
+            checkpoint.commit(timeout=30)  # 5. commit (a saturated sink is flushed before more is read)
 
-    def step(self, records: Sequence[Any]) -> None:
-        assert self.checkpoint is not None
+    def step(self, records: Sequence[PolledRecord]) -> None:
+        """Decode, process and emit one poll's records."""
         decoded: list[SourceEvent] = []
         self._records = {}
-        for rec in records:
+        for rec in records:  # 2. decode
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
-            self.checkpoint.seen(position)
             self.stats.events += 1
             self._records[position] = rec
             try:
-                got = self.source.decode(rec, position)
-                decoded += got.events
-                self.checkpoint.completed(got.done)
+                decoded += self.pipeline.source.decode(rec, position)
             except InvalidEvent as exc:
-                self._dead_letter(rec, str(exc))
-                self.checkpoint.completed([position])
+                self._dead_letter(DeadLetter.of_record(rec, str(exc)))
             except Exception as exc:  # the per-event guard: whatever a record does, the loop moves on
                 log.error("event_decode_failed", source=_source(position), error=repr(exc)[:300])
-                self._dead_letter(rec, _failure_reason("decoding", exc))
-                self.checkpoint.completed([position])
+                self._dead_letter(DeadLetter.of_record(rec, _failure_reason("decoding", exc)))
         if not self.partitions.rebalancing:  # traces held for their root wait too: their partition may move
-            held = self.source.tick()
-            decoded += held.events
-            self.checkpoint.completed(held.done)
-        self.engine.decide(self._batch_pairs(decoded))  # the poll's turns decided in one batch; never raises
+            decoded += self.pipeline.source.tick()
+        self._polled = {(item.event.conversation_id, item.event.turn_no): item for item in decoded}
+        self.processor.decide([(item.event, item.raw) for item in decoded])  # 3. process: one batch, then each
         for item in decoded:
             try:
-                self._step_event(item)
+                self._emit(self._process(item))  # 4. emit
             except Exception as exc:  # the per-event guard: to the DLQ with its reason, the loop moves on
                 log.error("event_step_failed", conversation=item.event.conversation_id, error=repr(exc)[:300])
-                self._failed(Failure(item.event, item.position, _failure_reason("processing", exc), item.raw))
-                self.checkpoint.completed([item.position])
+                self._failed(Failure(item.event, _failure_reason("processing", exc), item.raw))
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
-        self._records = {}
-        if self.checkpoint.due(idle=not records) or any(sink.saturated for sink in self.sinks):
-            self.checkpoint.commit(timeout=30)  # a saturated sink is flushed before more is read
+        self._records, self._polled = {}, {}
 
-    def _batch_pairs(self, decoded: Sequence[SourceEvent]) -> list[Pair]:
-        """The (gold, predicted) pairs to decide as a batch: inline gold, never an event too large to score."""
-        work = self.processor.limits.work
-        pairs: list[Pair] = []
-        for item in decoded:
-            event, raw = item.event, item.raw
-            try:
-                gold = event.gold_turn
-                if isinstance(gold, ToolCall | Reply) and oversize(event, work, len(raw) if raw else None) is None:
-                    pairs.append((gold, event.predict_turn))
-            except Exception as exc:  # its scoring meets the same problem, guarded
-                log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
-        return pairs
+    def _rebalanced(self, assignment: set[TopicPartition]) -> None:
+        """Act on rebalances: forget what moved away, restore what arrived (and send what it never sent)."""
+        revoked, restored = self.partitions.sync(assignment)
+        self.link.checkpoint.forget(revoked)
+        self.pipeline.source.drop(revoked)
+        for tp in revoked:
+            self.telemetry.forget_partition(tp.topic, tp.partition)
+        if restored.emissions or restored.failed:
+            self._emit(restored)
+            self.link.checkpoint.commit(timeout=30)
+        if assignment:
+            self.progress.group_joined(self.settings.group_id, assignment)
+            self.ready.set()
 
-    def _step_event(self, item: SourceEvent) -> None:
-        """Score one decoded event and hand on what it produced."""
-        event, position = item.event, item.position
-        self.partitions.track(event.conversation_id, position[0])
+    def _process(self, item: SourceEvent) -> Outcome:
+        """One decoded event through the processor, from its trusted time (the broker's, clamped)."""
+        event = item.event
+        self.partitions.track(event.conversation_id, item.position[0])
         record_ms = int(item.received * 1000)  # the broker's time wins: the event's own is read only without it
         event_time = event.epoch_seconds if record_ms <= 0 else None
         seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
-        self.prometheus.saw_release(event.agent, event.release, seen_at)
-        result = self.processor.process(event, position, seen_at, item.raw)  # latency from the clamped time
+        self.pipeline.prometheus.saw_release(event.agent, event.release, seen_at)
+        result = self.processor.process(event, seen_at, item.raw)  # latency from the clamped time
         self.progress.saw(result.event_outcome, event.conversation_id)
         if result.event_outcome:
             self.telemetry.record_event(result.event_outcome)
         elif event.turn == "User":
             self.telemetry.record_event("scored")
-        self._emit(result)
-
-    def _broker_reachable(self) -> bool:
-        """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""
-        if self._probe is None:
-            return True
-        return self.health.broker_silence() < 1.5 * self.settings.broker_probe_interval_s
+        return result
 
     def _emit(self, out: Outcome) -> None:
-        """Hand emissions to the sinks and failures to the DLQ; their positions are then complete."""
-        assert self.checkpoint is not None
+        """Hand emissions to the sinks and failures to the DLQ."""
         self.telemetry.observe(out)
         for emission in out.emissions:
             for sink in self.sinks:
-                sink.add(emission, emission.refs)
+                sink.add(emission)
         for failure in out.failed:
             self._failed(failure)
         if out.emissions or out.failed:
-            self.checkpoint.emitted()
-        self.checkpoint.completed(p for p in out.positions() if isinstance(p, tuple))
-
-    def _dead_letter(self, rec: Any, reason: str) -> None:
-        assert self.dlq is not None
-        source = f"{rec.topic}/{rec.partition}/{rec.offset}"
-        self.dlq.send(DeadLetter(reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ())))
-        self.stats.invalid += 1
+            self.link.checkpoint.emitted()
 
     def _failed(self, failure: Failure) -> None:
-        """An event whose scoring raised: to the DLQ as it came (key, bytes and headers of its record, when
-        it is from this poll; otherwise the event re-encoded)."""
-        assert self.dlq is not None
-        ref = failure.ref
-        rec = self._records.get(ref) if isinstance(ref, tuple) else None
-        source = _source(ref)
-        if rec is not None and self.source.whole_records:
-            letter = DeadLetter(failure.reason, rec.value, source, key=rec.key, headers=tuple(rec.headers or ()))
-        else:
-            value = failure.raw or failure.event.model_dump_json(exclude_none=True).encode("utf-8")
-            letter = DeadLetter(failure.reason, value, source)
-        self.dlq.send(letter)
+        """An event whose scoring raised: to the DLQ as its record came when it is from this poll (and the record
+        is the event), else the event re-encoded, its source the partition it came from."""
+        event = failure.event
+        item = self._polled.get((event.conversation_id, event.turn_no))
+        rec = self._records.get(item.position) if item is not None else None
+        if rec is not None and self.pipeline.source.whole_records:
+            self._dead_letter(DeadLetter.of_record(rec, failure.reason))
+            return
+        tp = self.partitions.owner.get(event.conversation_id)
+        source = _source(item.position) if item is not None else f"{tp.topic}/{tp.partition}" if tp else "-"
+        value = failure.raw or event.model_dump_json(exclude_none=True).encode("utf-8")
+        self._dead_letter(DeadLetter(failure.reason, value, source))
+
+    def _dead_letter(self, letter: DeadLetter) -> None:
+        self.link.dlq.send(letter)
         self.stats.invalid += 1
 
-    def _rewind(self, batch: dict[Any, list[Any]]) -> None:
+    def _rewind(self, batch: dict[TopicPartition, list[Any]]) -> None:
         """Seek back to the first record of a polled batch, so the next poll returns it again."""
-        assigned = self._consumer.assignment()
+        consumer = self.link.consumer
+        assigned = consumer.assignment()
         for tp, records in batch.items():
             if records and tp in assigned:
-                self._consumer.seek(tp, records[0].offset)
-
-    def _update_lag(self) -> None:
-        """Lag per partition: the high-water mark the fetches already brought (no extra request) less the
-        committed offset (what a restart re-reads; the fetch position while nothing was polled yet)."""
-        assigned = list(self._consumer.assignment())
-        ends: dict[TopicPartition, int] = {}
-        for tp in assigned:
-            high = self._consumer.highwater(tp)
-            if high is not None:
-                ends[tp] = high
-        unknown = [tp for tp in assigned if tp not in ends]
-        if unknown:
-            try:
-                # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
-                ends.update(self._consumer.end_offsets(unknown, timeout_ms=5000))
-            except KafkaError as exc:
-                log.warning("lag_lookup_failed", error=str(exc))
-        for tp, end in ends.items():
-            base = self.checkpoint.offsets.lag_base(tp) if self.checkpoint is not None else None
-            if base is None:
-                try:
-                    base = self._consumer.position(tp, timeout_ms=1000)
-                except KafkaError:
-                    continue
-            if base is not None:
-                self.telemetry.set_lag(tp.topic, tp.partition, max(0, end - base))
+                consumer.seek(tp, records[0].offset)
 
 
-def _source(ref: Any) -> str:
+def _source(position: Position) -> str:
     """A position as the DLQ names it: topic/partition/offset."""
-    return f"{ref[0].topic}/{ref[0].partition}/{ref[1]}" if isinstance(ref, tuple) else str(ref)
+    return f"{position[0].topic}/{position[0].partition}/{position[1]}"
 
 
 def _failure_reason(stage: str, exc: BaseException) -> str:

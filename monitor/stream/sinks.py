@@ -1,6 +1,6 @@
 """Sinks: where the processor's emissions go — the verdict topic, Prometheus, the live stats.
 
-A sink takes each emission as it is produced, with the source positions it completes (`add`), and is
+A sink takes each emission as it is produced (`add`), and is
 flushed by the checkpoint before any offset is committed (`flush`): whatever it buffers must be handed on
 by then, or `flush` raises and nothing is committed. A sink that holds too much says so (`saturated`): the
 loop then commits (which flushes every sink) before it reads on.
@@ -9,11 +9,10 @@ loop then commits (which flushes every sink) before it reads on.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from monitor.stream.emissions import Emission, SourceRef
+from monitor.stream.emissions import Emission
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.verdict_records import verdict_record
@@ -22,8 +21,8 @@ MAX_UNFLUSHED_RECORDS = 20_000  # verdict records sent since the last flush befo
 
 
 class Sink(Protocol):
-    def add(self, emission: Emission, positions: Sequence[SourceRef]) -> None:
-        """Take one emission (a turn verdict, a chain or a dialog summary) and the positions it completes."""
+    def add(self, emission: Emission) -> None:
+        """Take one emission (a turn verdict, a chain or a dialog summary)."""
 
     def flush(self) -> None:
         """Hand on everything buffered; raise if that cannot be done (nothing is committed then)."""
@@ -47,7 +46,7 @@ class VerdictTopicSink:
     max_unflushed: int = MAX_UNFLUSHED_RECORDS
     unflushed: int = 0  # records sent since the last flush
 
-    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
+    def add(self, emission: Emission) -> None:
         value = verdict_record(emission, self.calibration_id)
         self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=value)
         self.unflushed += 1
@@ -73,7 +72,7 @@ class PrometheusSink:
         """An event of (agent, release) arrived at `seen_at` (a trusted time): first seen, and still live."""
         self.metrics.see_release(agent, release, seen_at)
 
-    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
+    def add(self, emission: Emission) -> None:
         if emission.verdict is not None:
             self.metrics.record_turn(
                 emission.verdict, emission.agent, emission.release, emission.mode, emission.conversation_id
@@ -110,7 +109,7 @@ class StatsSink:
     labels: LabelGuard = field(default_factory=LabelGuard)
     saturated: bool = False  # counters only
 
-    def add(self, emission: Emission, positions: Sequence[SourceRef] = ()) -> None:
+    def add(self, emission: Emission) -> None:
         verdict = emission.verdict
         if verdict is None:
             self.stats.dialogs += int(emission.result is not None)

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
+import structlog
+from kafka import TopicPartition
+from kafka.errors import KafkaError
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from monitor.stream.emissions import Outcome
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
 EVENT_OUTCOMES = ("scored", "unscored", "invalid", "duplicate", "late")
+
+log = structlog.get_logger(__name__)
 
 
 class PipelineTelemetry:
@@ -87,6 +93,32 @@ class PipelineTelemetry:
 
     def set_lag(self, topic: str, partition: int, lag: int) -> None:
         self.consumer_lag.labels(topic, str(partition)).set(lag)
+
+    def update_lag(self, consumer: Any, committed: Mapping[TopicPartition, int]) -> None:
+        """Lag per partition: the high-water mark the fetches already brought (no extra request) less the
+        committed offset (what a restart re-reads; the fetch position while nothing was committed yet)."""
+        assigned = list(consumer.assignment())
+        ends: dict[TopicPartition, int] = {}
+        for tp in assigned:
+            high = consumer.highwater(tp)
+            if high is not None:
+                ends[tp] = high
+        unknown = [tp for tp in assigned if tp not in ends]
+        if unknown:
+            try:
+                # hardening hook: bounded, so a dead broker cannot hold the loop for request_timeout_ms (30 s)
+                ends.update(consumer.end_offsets(unknown, timeout_ms=5000))
+            except KafkaError as exc:
+                log.warning("lag_lookup_failed", error=str(exc))
+        for tp, end in ends.items():
+            base = committed.get(tp)
+            if base is None:
+                try:
+                    base = consumer.position(tp, timeout_ms=1000)
+                except KafkaError:
+                    continue
+            if base is not None:
+                self.set_lag(tp.topic, tp.partition, max(0, end - base))
 
     def forget_partition(self, topic: str, partition: int) -> None:
         """A partition this member no longer owns: its lag is another member's to report."""

@@ -11,7 +11,7 @@ from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringEngine
 from monitor.stream.emissions import Outcome
 from monitor.stream.events import TraceEvent
-from monitor.stream.otlp import Decoded, OtlpInput, resume_from
+from monitor.stream.otlp import OtlpInput, Ready
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.verdict_records import verdict_record
 
@@ -98,14 +98,13 @@ class Pipeline:
         self.registry = CollectorRegistry()
         self.processor = TurnProcessor(engine, references or {}, clock=self.clock)
         encoding = input_args.pop("encoding", "otlp_json")
-        resume = resume_from(self.processor)
+        resume = self.processor.resume_point
         self.input = OtlpInput(encoding, clock=self.clock, registry=self.registry, resume=resume, **input_args)
         self.events: list[TraceEvent] = []
         self.out = Outcome()
-        self.done: list[Any] = []
         self.offset = 0
 
-    def feed(self, raw: bytes) -> Decoded:
+    def feed(self, raw: bytes) -> Ready:
         got = self.input.decode(raw, ("p0", self.offset))
         self.offset += 1
         self._take(got)
@@ -116,11 +115,10 @@ class Pipeline:
         self._take(self.input.tick())
         self.out.extend(self.processor.tick())
 
-    def _take(self, got: Decoded) -> None:
-        self.done += got.done
-        for event, ref in got.events:
+    def _take(self, got: Ready) -> None:
+        for event, _ in got:
             self.events.append(event)
-            self.out.extend(self.processor.process(event, ref))
+            self.out.extend(self.processor.process(event))
 
     def turns(self) -> list[dict[str, Any]]:
         return [json.loads(verdict_record(e)) for e in self.out.emissions if e.kind == "turn"]

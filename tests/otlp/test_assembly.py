@@ -9,7 +9,6 @@ from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import DialogSpans
 from monitor.stream.changelog import group_changelog
 from monitor.stream.events import InvalidEvent
-from monitor.stream.otlp import NO_OFFSET
 from tests.otlp.builders import Pipeline, batch, chat, reply, sales_dialog, span, tool
 
 EXPECTED = [  # the sales report: turn 2 is the root cause, 3-5 cascade from it
@@ -197,10 +196,10 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
         )
     )
     assert pipeline.spans("skipped") == 2 and pipeline.spans("mapped") == 1
-    assert [(e.turn_no, e.turn, e.conversation_id, e.final) for e, _ in got.events] == [(1, "Agent", trace, True)]
+    assert [(e.turn_no, e.turn, e.conversation_id, e.final) for e, _ in got] == [(1, "Agent", trace, True)]
     assert (pipeline.events[0].agent, pipeline.events[0].release) == ("sales-agent", "v7")  # from the resource
     only_skipped = pipeline.feed(batch(span("d" * 32, "d0" * 8, "", 0, **{"db.system": "redis"})))
-    assert only_skipped.events == [] and only_skipped.done == [("p0", 1)]  # nothing to wait for: commit it
+    assert only_skipped == [] and pipeline.input.holding() == {}  # nothing to wait for: commit it
     assert "d" * 32 not in pipeline.input.assembler.conversations  # a trace with no turn opens no conversation
 
 
@@ -243,7 +242,7 @@ def test_a_corrupt_batch_is_rejected_whole_with_its_reason(engine, raw, encoding
     assert pipeline.events == []
 
 
-def test_a_batch_is_committed_only_once_none_of_its_spans_is_held(engine):
+def test_a_batch_is_held_back_from_the_commit_while_one_of_its_spans_is_held(engine):
     pipeline = Pipeline(engine)
     mixed = batch(
         chat(TRACE_A, "a1" * 8, ROOT_A, 1, "first reply"),
@@ -251,10 +250,10 @@ def test_a_batch_is_committed_only_once_none_of_its_spans_is_held(engine):
         span(TRACE_A, ROOT_A, "", 0, 2, **{"gen_ai.operation.name": "invoke_agent"}),
     )
     got = pipeline.feed(mixed)  # trace A is complete, trace B still waits for its root
-    assert [ref for _, ref in got.events] == [("p0", NO_OFFSET)] and got.done == []
+    assert [ref for _, ref in got] == [("p0", 0)] and pipeline.input.holding() == {"p0": 0}
     later = pipeline.feed(batch(span(TRACE_B, ROOT_B, "", 0, 2, **{"gen_ai.operation.name": "invoke_agent"})))
-    assert [ref for _, ref in later.events] == [("p0", 0)]  # B's turn carries the mixed batch's position
-    assert later.done == [("p0", 1)]
+    assert [ref for _, ref in later] == [("p0", 0)]  # B's turn carries the mixed batch's position
+    assert pipeline.input.holding() == {}
 
 
 def test_a_trace_whose_root_never_comes_is_released_after_the_hold_time(engine):

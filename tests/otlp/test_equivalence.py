@@ -18,8 +18,8 @@ from tests.stream.helpers import events_of
 def native(engine, dialog, references=None):
     processor = TurnProcessor(engine, references or {})
     out = []
-    for i, event in enumerate(events_of(dialog, conversation_id="c")):
-        out += processor.process(event, ("p0", i)).emissions
+    for event in events_of(dialog, conversation_id="c"):
+        out += processor.process(event).emissions
     return [{**json.loads(verdict_record(e)), "conversation_id": "c"} for e in out]
 
 

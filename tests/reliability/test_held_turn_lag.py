@@ -1,10 +1,9 @@
-"""A turn held for its order-invariant group, on a real broker: lag says what it keeps uncommitted, and after
-`gap_timeout_s` it keeps nothing (the changelog holds it), through a restart, with its verdict sent once.
+"""A turn held for its order-invariant group, on a real broker: its offset is committed at once (the changelog
+holds it), lag counts from the committed offset, and after a restart its verdict is sent once.
 
-A conversation's order-invariant action waits for the rest of its group, and its verdict with it. Until the
-gap timeout its offset is not committed: ordinary traffic after it is scored, but a restart would read it
-all again, and `aem_consumer_lag_messages` must say so (not 0: the fetch position is at the end). After the
-timeout its position is released, since the changelog written before that commit holds its event.
+A conversation's order-invariant action waits for the rest of its group, and its verdict with it. Its event
+is on the state changelog, written before the commit: so the commit moves past it without waiting for the
+gap timeout, `aem_consumer_lag_messages` (end minus committed) falls to 0, and a restart restores it.
 """
 
 from __future__ import annotations
@@ -41,41 +40,50 @@ def turn_verdicts(bootstrap: str, topic: str, want: set, timeout: float = 60) ->
     return got
 
 
-def test_lag_counts_the_events_a_held_turn_keeps_uncommitted(broker, engine):
+def wait_committed(bootstrap: str, group: str, tp: TopicPartition, want: int, timeout: float = 30) -> int:
+    deadline = time.monotonic() + timeout
+    while (got := committed(bootstrap, group, tp)) < want and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return got
+
+
+def test_a_held_turn_keeps_no_offset_uncommitted_and_lag_counts_from_the_commit(broker, engine):
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)
     held = sales_events()[:2]
     after = ordinary_events("after", per_release=1)
-    settings = settings_for(broker.bootstrap, topics, lag_interval_s=0.5, gap_timeout_s=120.0)
+    settings = settings_for(
+        broker.bootstrap, topics, state_topic=topics.traces + ".state", lag_interval_s=0.5, gap_timeout_s=120.0
+    )
+    tp = TopicPartition(topics.traces, 0)
     monitor = MonitorThread(settings, engine).start()
     try:
         send(broker.bootstrap, topics.traces, [*held, *after])
         got = set(turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after)))
         assert scored_turns(after) <= got  # the later traffic is scored
         assert ("held", 2) not in got  # the held action waits for its group
-        time.sleep(2.0)  # a commit and a lag reading after the last verdict
+        moved_to = wait_committed(broker.bootstrap, settings.group_id, tp, 2 + len(after))
+        time.sleep(1.5)  # a lag reading after the commit
         lag = monitor.value("aem_consumer_lag_messages", topic=topics.traces, partition="0")
     finally:
         monitor.stop()
-    assert lag >= len(after)  # everything after the held turn would be read again by a restart
+    assert moved_to == 2 + len(after)  # past the held action, long before its gap timeout
+    assert lag == 0  # lag counts from the committed offset: nothing would be read again
 
 
-def test_a_held_turn_gives_up_its_offset_after_the_gap_timeout_and_is_sent_once_after_a_restart(broker, engine):
+def test_a_held_turn_is_restored_after_a_restart_and_sent_once(broker, engine):
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)
     events = sales_events()
     after = ordinary_events("after", per_release=1)
-    settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", gap_timeout_s=1.0)
+    settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", gap_timeout_s=120.0)
     tp = TopicPartition(topics.traces, 0)
     first = MonitorThread(settings, engine).start()
     try:
         send(broker.bootstrap, topics.traces, [*events[:2], *after])
         turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after))
-        deadline = time.monotonic() + 30
-        while committed(broker.bootstrap, settings.group_id, tp) < 2 + len(after) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        moved_to = committed(broker.bootstrap, settings.group_id, tp)
+        moved_to = wait_committed(broker.bootstrap, settings.group_id, tp, 2 + len(after))
     finally:
         first.stop()
-    assert moved_to == 2 + len(after)  # past the held action: a restart does not read the traffic again
+    assert moved_to == 2 + len(after)  # a restart does not read the traffic again
     second = MonitorThread(settings, engine).start()
     try:
         send(broker.bootstrap, topics.traces, events[2:])

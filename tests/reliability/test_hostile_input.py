@@ -212,11 +212,12 @@ def test_extreme_values_that_decode_are_processed_without_raising(engine, raw):
     if event is None:
         return
     processor = TurnProcessor(engine)
-    out = processor.process(event, ("p", 0))
-    for conv in list(processor.open.values()):  # end it: every position must be released exactly once
+    out = processor.process(event)
+    for conv in list(processor.open.values()):  # end it: nothing of it may stay behind
         out.extend(processor._finish(conv, reason="test"))
-    released = [r for e in out.emissions for r in e.refs] + out.done + [f.ref for f in out.failed]
-    assert released == [("p", 0)]
+    accounted = [e for e in out.emissions if e.kind == "turn"] + out.failed
+    assert len(accounted) <= 1 and all(f.event == event for f in out.failed)  # a verdict or a failure, once
+    assert not processor.open and event.conversation_id in processor.finished
 
 
 @pytest.mark.parametrize("version", ["true", "1.0", '"1"'])

@@ -43,13 +43,13 @@ def test_no_conversation_of_a_foreign_partition_after_a_rebalance(broker):
         second = MonitorThread(settings, engine).start()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            a, b = first.monitor._consumer.assignment(), second.monitor._consumer.assignment()
+            a, b = first.monitor.link.consumer.assignment(), second.monitor.link.consumer.assignment()
             if a and b and not (a & b) and len(a | b) == 4:
                 break
             time.sleep(0.2)
         time.sleep(3)  # let both finish handling the rebalance
         for member in (first, second):
-            mine = {tp.partition for tp in member.monitor._consumer.assignment()}
+            mine = {tp.partition for tp in member.monitor.link.consumer.assignment()}
             held = {member.monitor.owner[cid].partition for cid in member.monitor.processor.open}
             assert held <= mine, f"conversations of partitions {sorted(held - mine)} held by a member owning {mine}"
     finally:

@@ -42,9 +42,7 @@ def _engine(embedding_scorer, **config):
 @pytest.mark.parametrize("reply_scorer", ["verifier", "embedding"])
 def test_turns_decided_as_a_batch_get_the_verdicts_they_get_alone(embedding_scorer, reply_scorer):
     alone = [_engine(embedding_scorer, reply_scorer=reply_scorer).checker.check(g, p) for g, p in PAIRS]
-    batched = _engine(embedding_scorer, reply_scorer=reply_scorer)
-    batched.decide(PAIRS)
-    together = [batched.checker.check(g, p) for g, p in PAIRS]
+    together = _engine(embedding_scorer, reply_scorer=reply_scorer).decide(PAIRS)
     assert together == alone
     reasons = {r.failure_reason for r in alone}
     assert {None, "tool_mismatch", "missing_parameters", "inconsistent_parameter_values"} <= reasons
@@ -52,7 +50,7 @@ def test_turns_decided_as_a_batch_get_the_verdicts_they_get_alone(embedding_scor
 
 def test_a_turn_not_in_the_batch_is_decided_alone(embedding_scorer):
     engine = _engine(embedding_scorer)
-    engine.decide(PAIRS[:2])
+    assert len(engine.decide(PAIRS[:2])) == 2
     gold, pred = PAIRS[3]
     assert engine.checker.check(gold, pred) == _engine(embedding_scorer).checker.check(gold, pred)
 
@@ -80,7 +78,8 @@ def test_a_failing_turn_fails_alone_and_its_batch_is_still_decided():
         ToolCall(tool_id="t", action="a", args={"city": "Paris"}),
         ToolCall(tool_id="t", action="a", args={"city": "boom town"}),
     )
-    checker.decide([good, bad])  # the batch's one encoder round fails: never raises here
+    decided = checker.decide([good, bad])  # the batch's one encoder round fails: never raises here
+    assert decided == [None, None]  # each left to its own check
     assert checker.check(*good).success is True
     with pytest.raises(RuntimeError, match="cannot encode 'boom'"):
         checker.check(*bad)  # the failure reaches the caller's per-event guard

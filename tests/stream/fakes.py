@@ -7,11 +7,14 @@ paths end to end; these make failures at each step of a commit easy to inject.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kafka import TopicPartition
 from kafka.errors import KafkaTimeoutError
+
+from monitor.stream.state import StateStore
 
 
 @dataclass
@@ -113,3 +116,25 @@ class FakeProducer:
 
     def close(self, timeout: float | None = None) -> None:
         return None
+
+
+class ProducerStore(StateStore):
+    """The changelog on a `FakeProducer`'s topic: records count once the producer delivered them (as on Kafka)."""
+
+    def __init__(self, producer: FakeProducer, topic: str = "aem.state") -> None:
+        self.producer = producer
+        self.topic = topic
+
+    def save(self, partition: int, key: str, value: bytes | None, source: str) -> None:
+        self.producer.send(self.topic, key=key.encode(), value=value, partition=partition)
+
+    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
+        out: dict[int, dict[str, bytes]] = {p: {} for p in partitions}
+        for topic, record in self.producer.delivered:
+            if topic == self.topic and record["partition"] in out:
+                view = out[record["partition"]]
+                if record["value"] is None:
+                    view.pop(record["key"].decode(), None)
+                else:
+                    view[record["key"].decode()] = record["value"]
+        return out

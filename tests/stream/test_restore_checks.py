@@ -48,8 +48,8 @@ def saved_after_three(engine: Any) -> tuple[Outcome, dict[str, Any], list[bytes]
 
 def finish(processor: TurnProcessor, before: Outcome) -> Outcome:
     after = Outcome()
-    for i, event in enumerate(events_of(sales_dialog())[4:], start=4):
-        after.extend(processor.process(event, ("p0", i)))
+    for event in events_of(sales_dialog())[4:]:
+        after.extend(processor.process(event))
     combined = Outcome()
     combined.extend(before)
     combined.extend(after)
@@ -123,7 +123,7 @@ def test_checks_saved_after_their_event_are_restored_and_forgotten_with_the_conv
     first = TurnProcessor(engine)
     before = run(first, [events[0], events[2]])
     state = changelog(first)
-    before.extend(first.process(events[1], ("p0", 1)))  # turns 2 and 3 scored now
+    before.extend(first.process(events[1]))  # turns 2 and 3 scored now
     state = changelog(first, state)
     assert any(key.endswith("\x003\x00checks") for key in state)
     [(head, saved)] = group_changelog(state).values()
@@ -133,7 +133,7 @@ def test_checks_saved_after_their_event_are_restored_and_forgotten_with_the_conv
     second.restore("c1", head, saved)
     watched.watching = False
     assert watched.asked == []
-    before.extend(second.process(events[3], ("p0", 3)))
+    before.extend(second.process(events[3]))
     combined = finish(second, before)
     assert join_chains(combined.emissions) == expected.turns
     assert list(changelog(second, state)) == ["c1"]  # events and checks records tombstoned

@@ -7,8 +7,8 @@ time (span start; an agent span's own reply at its end), numbered after the turn
 already has, and handed on as trace-event dicts. Dedup is by span id; a span that arrives after its
 trace was released is appended when it comes after everything released, else counted as late.
 
-Batch bookkeeping: a batch (one Kafka record) is complete once none of its spans is held here any
-more. The event that completes it carries `completes=True`; the caller commits on that event only.
+Batch bookkeeping: `outstanding` counts, per batch (one Kafka record), its spans still held here; the
+caller commits no batch that has some.
 """
 
 from __future__ import annotations
@@ -49,19 +49,16 @@ ResumeLookup = Callable[[str], Resume | None]
 class ReadyEvent:
     event: dict[str, Any]  # a trace event in the native wire shape (validated by the caller)
     ref: Ref  # the batch the turn's span came in
-    completes: bool  # no span of that batch is held any more: its position may be committed
 
 
 @dataclass
 class Assembled:
     events: list[ReadyEvent] = field(default_factory=list)
-    done: list[Ref] = field(default_factory=list)  # batches complete without an event of their own
     spans: Counter[str] = field(default_factory=Counter)  # span outcomes: mapped/skipped/duplicate/late
     skipped: Counter[str] = field(default_factory=Counter)  # skipped spans by reason (genai.Skip)
 
     def extend(self, other: Assembled) -> None:
         self.events += other.events
-        self.done += other.done
         self.spans.update(other.spans)
         self.skipped.update(other.skipped)
 
@@ -160,8 +157,6 @@ class SpanAssembler:
                 self._remember(trace, span.span_id)
                 out.spans["skipped"] += 1
                 out.skipped[str(mapped.skipped or "no_turn")] += 1
-        if ref not in self.outstanding:
-            out.done.append(ref)
         for trace_id in touched:
             trace = self.held[trace_id]
             if trace.root_seen:
@@ -255,19 +250,13 @@ class SpanAssembler:
         return out
 
     def _settle(self, trace: _Trace, emitted: list[tuple[dict[str, Any], Ref]], out: Assembled) -> None:
-        """Batch bookkeeping: the last event of a batch whose spans are all released completes it."""
-        last_of_batch = {ref: id(event) for event, ref in emitted}  # later events overwrite earlier ones
+        """The released spans are no longer held: their batches' counts go down (to none, then forgotten)."""
         for span_id, (_, ref) in trace.held.items():
             self._remember(trace, span_id)
             self.outstanding[ref] -= 1
-        for event, ref in emitted:
-            completes = self.outstanding.get(ref) == 0 and last_of_batch[ref] == id(event)
-            out.events.append(ReadyEvent(event, ref, completes))
-        for ref in {ref for _, ref in trace.held.values()}:
-            if self.outstanding.get(ref) == 0:
+            if self.outstanding[ref] == 0:
                 del self.outstanding[ref]
-                if ref not in last_of_batch:
-                    out.done.append(ref)
+        out.events += [ReadyEvent(event, ref) for event, ref in emitted]
 
     def _event(self, conv: _Conversation, cid: str, turn: SpanTurn, mapped: MappedSpan) -> dict[str, Any]:
         event: dict[str, Any] = {
