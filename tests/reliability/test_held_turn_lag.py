@@ -20,6 +20,7 @@ from monitor.tools.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.reliability.test_crash_loops import ordinary_events, scored_turns
 from tests.support.kafka import MonitorThread, TopicSet, committed, read_all, send, settings_for
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -52,11 +53,19 @@ def test_lag_counts_the_events_a_held_turn_keeps_uncommitted(broker, engine):
         got = set(turn_verdicts(broker.bootstrap, topics.verdicts, scored_turns(after)))
         assert scored_turns(after) <= got  # the later traffic is scored
         assert ("held", 2) not in got  # the held action waits for its group
-        time.sleep(2.0)  # a commit and a lag reading after the last verdict
-        lag = monitor.value("aem_consumer_lag_messages", topic=topics.traces, partition="0")
+        # the commit of the last verdict (nothing left waiting for one), then a lag reading of that commit
+        checkpoint = monitor.monitor.checkpoint
+        wait_until(lambda: not (checkpoint._completed or checkpoint._output), timeout=30, what="a commit")
+        end, tp = len(held) + len(after), TopicPartition(topics.traces, 0)
+
+        def lag() -> float:
+            return monitor.value("aem_consumer_lag_messages", topic=topics.traces, partition="0")
+
+        wait_until(lambda: lag() == end - committed(broker.bootstrap, settings.group_id, tp), timeout=30, what="lag")
+        lag_read = lag()
     finally:
         monitor.stop()
-    assert lag >= len(after)  # everything after the held turn would be read again by a restart
+    assert lag_read >= len(after)  # everything after the held turn would be read again by a restart
 
 
 def test_a_held_turn_gives_up_its_offset_after_the_gap_timeout_and_is_sent_once_after_a_restart(broker, engine):
