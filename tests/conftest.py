@@ -19,16 +19,35 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Integration tests run on one xdist worker, one after another (`--dist loadgroup`): they start brokers,
+    Prometheus and `aem` processes and some time what they see, so they share neither ports nor the cores with
+    one another; the unit tests spread over the other workers."""
+    for item in items:
+        if item.get_closest_marker("integration") is not None:
+            item.add_marker(pytest.mark.xdist_group("integration"))
+
+
 @pytest.fixture(scope="session", autouse=True)
-def export_cache(tmp_path_factory):
-    """One cache folder for the ONNX exports per test session (unless AEM_CACHE_DIR names one already), with
-    the default encoder's export built first: an `aem` process a test starts then never stalls to build it."""
+def export_cache(request, tmp_path_factory):
+    """The ONNX exports of the packaged model, kept across test runs in pytest's cache folder
+    (``.pytest_cache/d/aem-exports``; a temporary one when the cache plugin is off), unless AEM_CACHE_DIR names
+    a folder already. A file is named by a key over the model files' sha256, the recipe and the exporter
+    versions, so it is rebuilt only when one of them changes. The default encoder's export is built first, under
+    a file lock (parallel workers build it once): an `aem` process a test starts then never stalls to build it."""
     if not os.environ.get("AEM_CACHE_DIR"):
-        os.environ["AEM_CACHE_DIR"] = str(tmp_path_factory.mktemp("aem-cache"))
+        cache = getattr(request.config, "cache", None)
+        folder = cache.mkdir("aem-exports") if cache is not None else tmp_path_factory.mktemp("aem-cache")
+        os.environ["AEM_CACHE_DIR"] = str(folder)
+    folder = Path(os.environ["AEM_CACHE_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
     from monitor.embeddings.encoders import int8_model
 
-    int8_model(quantised=False)
-    return Path(os.environ["AEM_CACHE_DIR"])
+    with FileLock(folder / ".build.lock"):
+        int8_model(quantised=False)
+    return folder
 
 
 @pytest.fixture(scope="session")

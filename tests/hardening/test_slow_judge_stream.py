@@ -29,6 +29,7 @@ from monitor.wiring import build_engine
 from tests.judge.conftest import ChatServer, _handler, completion, verdict_json
 from tests.judge.conftest import Reply as Scripted
 from tests.support.kafka import MonitorThread, TopicSet, committed, read_all, send, settings_for
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -143,7 +144,8 @@ def test_a_full_judge_pool_holds_only_the_waiting_conversations(broker: Any, emb
             for i, event in enumerate(events[::3]):
                 event["predict_turn"]["content"] += f" (request {i})"
             send(broker.bootstrap, topics.traces, events)
-            time.sleep(1.0)  # the pool is full now: the judge answers the first reply after 2 s
+            # the pool is full once the judge holds the first request (it answers after 2 s)
+            wait_until(lambda: server.in_flight >= 1, timeout=30, interval=0.02, what="a judge request in flight")
             _, actions = dialogs()
             send(broker.bootstrap, topics.traces, [e for d in actions for e in dialog_events(d)])
             found: dict[tuple[str, int], Any] = {}

@@ -14,6 +14,7 @@ topic and compares it with the batch verdicts (`ScoringEngine.score_dialog`) of 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -27,6 +28,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from kafka import KafkaConsumer, TopicPartition
+
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import observed_turns
@@ -34,6 +37,7 @@ from monitor.stream.kafka_io import make_producer
 from monitor.tools.broker import TansuBroker
 from monitor.tools.replay import dialog_events, publish
 from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire, read_all
+from tests.support.polling import wait_until
 
 WARMUP = "warmup-"  # conversation ids of the throwaway warm-up conversation (not evaluated)
 HEAD_KEYS = ("kind", "conversation_id", "agent", "release", "mode")
@@ -377,6 +381,17 @@ class Harness:
             self.publisher.join(timeout=timeout)
         wait_for_coverage(self.bootstrap, self.topics.verdicts, self.traffic, 1.0, timeout)
 
+    def committed_to_the_end(self) -> bool:
+        """The group's committed offsets reached the end of every trace partition: no member re-reads (and
+        re-scores) anything, so no late duplicate can still land."""
+        consumer = KafkaConsumer(bootstrap_servers=self.bootstrap, group_id=self.group, enable_auto_commit=False)
+        try:
+            tps = [TopicPartition(self.topics.traces, p) for p in range(self.partitions)]
+            ends = consumer.end_offsets(tps)
+            return all((consumer.committed(tp) or 0) >= ends[tp] for tp in tps)
+        finally:
+            consumer.close()
+
     def save_logs(self) -> None:
         """Monitor logs to $AEM_RELIABILITY_LOGS/<traces topic>-<n>.log, when that variable is set."""
         where = os.environ.get("AEM_RELIABILITY_LOGS")
@@ -424,7 +439,10 @@ def _run(
     try:
         faults = body(h)
         h.finish()
-        time.sleep(2.0)  # let a late duplicate land before counting
+        # let a late duplicate land before counting (an offset still held back at the deadline: count what is
+        # there, a duplicate shows as one)
+        with contextlib.suppress(TimeoutError):
+            wait_until(h.committed_to_the_end, timeout=15, interval=0.3)
         codes = h.stop_all()
         records = [
             r

@@ -19,6 +19,7 @@ from monitor.tools.replay import dialog_events
 from tests.conftest import EXAMPLES
 from tests.reliability.test_crash_loops import ordinary_events, scored_turns
 from tests.support.kafka import MonitorThread, TopicSet, committed, read_all, send, settings_for
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -62,7 +63,10 @@ def test_a_held_turn_keeps_no_offset_uncommitted_and_lag_counts_from_the_commit(
         assert scored_turns(after) <= got  # the later traffic is scored
         assert ("held", 2) not in got  # the held action waits for its group
         moved_to = wait_committed(broker.bootstrap, settings.group_id, tp, 2 + len(after))
-        time.sleep(1.5)  # a lag reading after the commit
+        wait_until(  # a lag reading after the commit
+            lambda: monitor.value("aem_consumer_lag_messages", topic=topics.traces, partition="0") == 0,
+            timeout=30, what="a lag reading of the commit",
+        )
         lag = monitor.value("aem_consumer_lag_messages", topic=topics.traces, partition="0")
     finally:
         monitor.stop()

@@ -11,8 +11,6 @@ real owner's on the state topic.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from monitor.demo.traffic import sample_dialogs
@@ -21,6 +19,7 @@ from monitor.scoring import ScoringConfig
 from monitor.tools.replay import dialog_events
 from monitor.wiring import build_engine
 from tests.support.kafka import MonitorThread, TopicSet, send, settings_for
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -35,19 +34,21 @@ def test_no_conversation_of_a_foreign_partition_after_a_rebalance(broker):
         dialogs = [Dialog.model_validate(d) for d in sample_dialogs(per_release=10, seed=4)]
         opening = [e for d in dialogs for e in list(dialog_events(d))[:2]]  # two turns each: all stay open
         send(broker.bootstrap, topics.traces, opening)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(first.monitor.processor.open) < len(dialogs):
-            time.sleep(0.2)
-        assert len(first.monitor.processor.open) == len(dialogs)
+        wait_until(lambda: len(first.monitor.processor.open) == len(dialogs), timeout=30, what="all dialogs open")
 
         second = MonitorThread(settings, engine).start()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+
+        def settled() -> bool:
+            """Both members own disjoint halves of the 4 partitions and have finished handling the rebalance."""
             a, b = first.monitor.link.consumer.assignment(), second.monitor.link.consumer.assignment()
-            if a and b and not (a & b) and len(a | b) == 4:
-                break
-            time.sleep(0.2)
-        time.sleep(3)  # let both finish handling the rebalance
+            handled = all(
+                not m.monitor.partitions.rebalancing
+                and all(m.monitor.partitions.ready(tp) for tp in m.monitor.link.consumer.assignment())
+                for m in (first, second)
+            )
+            return bool(a and b and not (a & b) and len(a | b) == 4 and handled)
+
+        wait_until(settled, timeout=60, what="the rebalance settled on both members")
         for member in (first, second):
             mine = {tp.partition for tp in member.monitor.link.consumer.assignment()}
             held = {member.monitor.owner[cid].partition for cid in member.monitor.processor.open}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from collections import Counter
@@ -23,6 +24,7 @@ from tests.support.kafka import (
     settings_for,
     verdicts,
 )
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -177,6 +179,20 @@ def _metric(port: int, name: str, **labels: str) -> float:
     return total
 
 
+PARTITION_EVENT = re.compile(r"partitions_(assigned|revoked)\b.*?partitions=\[([\d, ]*)\]")
+
+
+def owned(process: MonitorProcess) -> set[int]:
+    """The partitions an `aem run` process owns, from its assignment and revocation log lines."""
+    out: set[int] = set()
+    for line in list(process.lines):
+        found = PARTITION_EVENT.search(line)
+        if found:
+            parts = {int(p) for p in found.group(2).split(",") if p.strip()}
+            out = out | parts if found.group(1) == "assigned" else out - parts
+    return out
+
+
 def test_two_processes_in_one_group_split_partitions_without_double_scoring(broker):
     topics = TopicSet.fresh(broker.bootstrap, partitions=4)
     group = f"{topics.traces}-group"
@@ -196,16 +212,12 @@ def test_two_processes_in_one_group_split_partitions_without_double_scoring(brok
     try:
         first.wait_for("partitions_assigned")
         second.wait_for("partitions_assigned")
-        first.wait_for("partitions_assigned|partitions_revoked", count=1)
-        # Let the group settle: each member holds part of the topic.
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            a = [ln for ln in first.lines if "partitions_assigned" in ln]
-            b = [ln for ln in second.lines if "partitions_assigned" in ln]
-            if a and b and not any("revoked" in ln for ln in first.lines[-1:]):
-                break
-            time.sleep(0.5)
-        time.sleep(3)
+        # Let the group settle: the two members own disjoint parts that together are the whole topic.
+        wait_until(
+            lambda: (a := owned(first)) and (b := owned(second)) and not (a & b) and a | b == {0, 1, 2, 3},
+            timeout=60,
+            what="the two members split the 4 partitions",
+        )
         n = 10
         send(broker.bootstrap, topics.traces, sales_events(n, prefix="grp"))
         out = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=n * 2 * 7, timeout=90))

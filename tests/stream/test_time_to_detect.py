@@ -8,11 +8,13 @@ import pytest
 
 from monitor.stream.events import EventLimits, decode_event, encode_event
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for, verdicts
+from tests.support.polling import SkippingClock, wait_until
 
 pytestmark = pytest.mark.integration
 
 CID = "ttd-1"
-SILENCE_S = 60.0  # the scenario: a failing Tool turn, then a minute with no next turn
+SILENCE_S = 60.0  # the scenario: a failing Tool turn, then a minute with no next turn
+STEP_S = 4.0  # below the stream clock's largest step across one poll
 
 
 def event(turn_no: int, turn: str, predict: dict, gold: dict | None = None, final: bool = False) -> dict:
@@ -54,7 +56,8 @@ def test_a_failing_tool_turn_is_counted_within_2_s_and_its_chain_when_the_conver
     for e in (ASK, WRONG_CALL, REPLY):
         decode_event(encode_event(e), EventLimits())  # the events are valid
     topics = TopicSet.fresh(broker.bootstrap, partitions=1)
-    monitor = MonitorThread(settings_for(broker.bootstrap, topics, idle_timeout_s=300), engine).start()
+    clock = SkippingClock()
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics, idle_timeout_s=300), engine, clock=clock).start()
     try:
         send(broker.bootstrap, topics.traces, [ASK, WRONG_CALL])
         sent = time.monotonic()
@@ -64,8 +67,15 @@ def test_a_failing_tool_turn_is_counted_within_2_s_and_its_chain_when_the_conver
         assert monitor.value("aem_turn_failures_total", **FAILURE) == 1
         assert detected < 2.0, f"the failure took {detected:.1f} s to reach the metrics"
         assert monitor.value("aem_event_latency_seconds_count") == 1
-        # 60 s of silence (think time): the conversation stays open, its chain bucket is not known yet
-        time.sleep(max(0.0, SILENCE_S - (time.monotonic() - sent)))
+        # 60 s of silence (think time) on the monitor's clock, skipped ahead a step per poll (the stream clock
+        # advances by at most `max_step_s` across one poll): the conversation stays open, its chain bucket is not
+        # known yet
+        assert monitor.monitor is not None
+        stream_clock = monitor.monitor.stream_clock
+        silent_until = stream_clock() + SILENCE_S
+        while (now := stream_clock()) < silent_until:
+            clock.skip(STEP_S)
+            wait_until(lambda now=now: stream_clock() >= now + STEP_S, timeout=10, what="the monitor's clock moved")
         chain = {"agent": "travel", "release": "r-ttd", "chain_length": "1", "outcome": "fail"}
         assert monitor.value("aem_chain_turns_total", **chain) == 0
         [turn] = verdicts(read_all(broker.bootstrap, topics.verdicts, expect=1, timeout=10))

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,11 +107,12 @@ class MonitorThread:
     settings: MonitorSettings
     engine: Any
     registry: CollectorRegistry = field(default_factory=CollectorRegistry)
+    clock: Callable[[], float] = time.monotonic  # the monitor's timers (a SkippingClock lets a test skip ahead)
     monitor: Monitor | None = None
     thread: threading.Thread | None = None
 
     def start(self, ready_timeout: float = 60.0) -> MonitorThread:
-        self.monitor = build_monitor(self.settings, engine=self.engine, registry=self.registry)
+        self.monitor = build_monitor(self.settings, engine=self.engine, registry=self.registry, clock=self.clock)
         self.thread = threading.Thread(target=self.monitor.run, daemon=True)
         self.thread.start()
         if not self.monitor.ready.wait(ready_timeout):

@@ -7,6 +7,8 @@ lower-case spellings.
 
 from __future__ import annotations
 
+import calendar
+
 from monitor.equivalence.reference_data import data_table
 
 _DATA = data_table("vocabulary.json")
@@ -90,9 +92,7 @@ def _categories() -> dict[str, dict[str, str]]:
     """Closed classes of values: within one class, two different members are never equivalent."""
     cats: dict[str, dict[str, str]] = {"state": {}, "country": {}, "currency": {}, "unit": {}, "timezone": {},
                                        "city": {}, "language": {}, "month": {}}
-    full_months = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-                   "october", "november", "december"]
-    for i, name in enumerate(full_months, start=1):
+    for i, name in enumerate((m.lower() for m in calendar.month_name[1:]), start=1):
         for a in (name, str(i), f"{i:02d}"):
             cats["month"][a] = name
     for short, name in MONTHS.items():
