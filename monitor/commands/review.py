@@ -15,7 +15,7 @@ from typing import Any
 
 from monitor.calibration.cuts import cut_config
 from monitor.calibration.labels import LabelError, write_csv, write_jsonl
-from monitor.calibration.sample import payloads_of, pick, review_row, turn_records
+from monitor.calibration.sample import payload_of, payloads_of, pick, review_row, turn_records
 from monitor.commands import common
 from monitor.report.records import decode_json
 from monitor.scoring.config import load_config_file
@@ -120,4 +120,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(rows, args.out.with_suffix(".csv"))
     sys.stderr.write(f"aem review: {len(rows)} of {len(records)} turn verdicts to review in {args.out}\n")
+    if args.dialogs and (missing := [r for r in rows if payload_of(payloads, r.conversation_id, r.turn_no) is None]):
+        sys.stderr.write(
+            f"aem review: {len(missing)} of {len(rows)} rows found no turn in --dialogs "
+            f"(e.g. turn {missing[0].turn_no} of {missing[0].conversation_id!r}): their gold_turn and "
+            "predict_turn are empty\n"
+        )
     return common.EXIT_OK
