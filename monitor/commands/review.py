@@ -38,6 +38,10 @@ examples:
     "2  bad input or options, or no broker reachable / no such topic with --from-topic",
 )
 
+SCORES_EXPECTED = (
+    "SCORES expects `aem score --format json` output; for dialog files run "
+    "`aem score FILE --format json > scores.json` first, or pass them with --dialogs"
+)
 DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -76,9 +80,9 @@ def _from_files(paths: list[str]) -> list[dict[str, Any]]:
         except OSError as exc:
             raise InputError(path, exc.strerror or "unreadable") from None
         except ValueError as exc:
-            raise InputError(path, f"not JSON: {exc}") from None
+            raise InputError(path, f"{SCORES_EXPECTED} (not one JSON document: {exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("dialogs"), list):
-            raise InputError(path, "not `aem score --format json` output (no dialogs list)")
+            raise InputError(path, f"{SCORES_EXPECTED} (no dialogs list)")
         records += turn_records(data)
     return records
 
