@@ -2,7 +2,8 @@
 
     pip install openai-agents openinference-instrumentation-openai-agents
     python examples/otel_openai_agents.py --bootstrap-servers localhost:9092 --release v1
-    aem run --input-format otlp_proto --topic otlp_spans --bootstrap-servers localhost:9092
+    aem run --input-format otlp_proto --topic otlp_spans --group-id aem-otlp --metrics-port 9465 \\
+            --dlq-topic otlp_spans.dlq --bootstrap-servers localhost:9092
 
 The SDK's own tracing is not OpenTelemetry; OpenInference's instrumentor turns it into OTel spans
 (model calls with their tool calls, one span per tool run, the agent). It talks to OpenAI with

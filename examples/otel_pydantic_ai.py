@@ -1,7 +1,8 @@
 """A pydantic-ai agent whose spans go straight to AEM Monitor's topic, no Collector: the three marked lines.
 
     python examples/otel_pydantic_ai.py --bootstrap-servers localhost:9092 --release v1
-    aem run --input-format otlp_proto --topic otlp_spans --bootstrap-servers localhost:9092
+    aem run --input-format otlp_proto --topic otlp_spans --group-id aem-otlp --metrics-port 9465 \\
+            --dlq-topic otlp_spans.dlq --bootstrap-servers localhost:9092
 
 It runs offline on pydantic-ai's `TestModel` (which calls each tool once, then answers); give
 `--model openai:gpt-4o` (any model name pydantic-ai knows, with its API key set) for a real one.

@@ -9,9 +9,36 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, SecretStr, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, SecretStr, model_validator
+
+DEFAULT_KAFKA_PORT = 9092
+
+
+def bootstrap_addresses(servers: str) -> list[tuple[str, int]]:
+    """The (host, port) pairs of a comma-separated bootstrap list (`host:port`, `host` for port 9092,
+    `[::1]:9092`); ValueError naming the entry that is not one."""
+    entries = [entry.strip() for entry in servers.split(",")]
+    if not any(entries):
+        raise ValueError("no bootstrap address: give host:port, e.g. 127.0.0.1:9092")
+    out = []
+    for entry in entries:
+        host, colon, port = entry.rpartition(":") if entry.count(":") == 1 or entry.startswith("[") else ("", "", "")
+        host, port = (host.strip("[]"), port) if colon else (entry, str(DEFAULT_KAFKA_PORT))
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{entry!r} is not host:port (a host name or address, a port from 1 to 65535)")
+        out.append((host, int(port)))
+    return out
+
+
+def _checked_servers(servers: str) -> str:
+    bootstrap_addresses(servers)
+    return servers
+
+
+# A bootstrap list as settings and flags give it, checked when read (a typo fails at once, not after a timeout).
+BootstrapServers = Annotated[str, AfterValidator(_checked_servers)]
 
 
 class SecurityProtocol(StrEnum):
@@ -100,7 +127,7 @@ class KafkaClient(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    bootstrap_servers: str
+    bootstrap_servers: BootstrapServers
     security: KafkaSecurity = KafkaSecurity()
 
     def __str__(self) -> str:  # what logs show: the address, never a secret

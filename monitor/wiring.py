@@ -153,10 +153,17 @@ def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:
 
 
 def load_references(paths: Sequence[str]) -> dict[str, list[ReferenceTurn]]:
-    """Golden dialogs by dialog_id, as reference steps (any `aem score` shape)."""
+    """Golden dialogs by dialog_id, as reference steps (any `aem score` shape); InputError when two dialogs
+    share an id (which one a `reference_id` means would be a guess)."""
     out: dict[str, list[ReferenceTurn]] = {}
+    seen: dict[str, str] = {}
     for path in paths:
         for dialog in read_dialogs(path):
+            if (first := seen.get(dialog.dialog_id)) is not None:
+                where = "earlier in the same file" if first == path else f"also in {first}"
+                raise InputError(path, f"a second reference dialog with this id ({where}); ids must be unique",
+                                 dialog=dialog.dialog_id)  # fmt: skip
+            seen[dialog.dialog_id] = path
             steps = reference_of(dialog)
             if steps:
                 out[dialog.dialog_id] = steps

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,50 @@ def test_the_label_record_example_is_a_label_record():
     (example,) = json_blocks(DOCS / "label-records.md")
     record = LabelRecord.model_validate(example)
     assert record.row.label == "pass" and record.row.scores == {"value_threshold": 0.41}
+
+
+def _page_commands(path: Path, blocks: str = "sh|bash runnable") -> list[list[str]]:
+    """The command lines of a page's shell blocks (continuations joined), as words, `.venv/bin/` dropped."""
+    out = []
+    for block in re.findall(rf"```(?:{blocks})\n(.*?)```", path.read_text(), flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            words = shlex.split(line.split(" #", 1)[0])
+            if words:
+                out.append([w.removeprefix(".venv/bin/") for w in words])
+    return out
+
+
+def _flags(words: list[str]) -> dict[str, str]:
+    return {w: words[i + 1] for i, w in enumerate(words[:-1]) if w.startswith("--")}
+
+
+def test_the_otlp_page_runs_beside_the_tour_with_one_topic_per_encoding():
+    """Each `aem run` of docs/otlp.md starts while the README's monitor runs (its own group, so its own state
+    topic; its own metrics port; its own DLQ, which `aem redrive` does not send to `aem.traces`), and no topic
+    the page uses gets two encodings (a protobuf reader dead-letters a JSON batch)."""
+    readme = _page_commands(REPO / "README.md", "bash runnable")
+    (tour,) = [_flags(w) for w in readme if w[:2] == ["aem", "run"] and "--help" not in w]
+    tour_group, tour_port = tour.get("--group-id", "aem-monitor"), tour.get("--metrics-port", "9464")
+    encodings: dict[str, set[str]] = {}
+    runs = 0
+    for words in _page_commands(DOCS / "otlp.md"):
+        flags = _flags(words)
+        if words[:2] == ["aem", "run"]:
+            runs += 1
+            assert flags.get("--group-id", tour_group) != tour_group, words
+            assert flags.get("--metrics-port", "9464") not in (tour_port, "9464"), words
+            assert flags.get("--dlq-topic", "aem.traces.dlq") != "aem.traces.dlq", words
+            written = (flags.get("--topic", "aem.traces"), flags.get("--input-format", "aem"))
+        elif words[:2] == ["aem", "replay"]:
+            written = (flags.get("--topic", "aem.traces"), flags.get("--format", "aem"))
+        elif words[0] == "python" and words[1].startswith("examples/otel_"):  # monitor.otel's defaults
+            written = (flags.get("--topic", "otlp_spans"), flags.get("--encoding", "otlp_proto"))
+        else:
+            continue
+        encodings.setdefault(written[0], set()).add(written[1])
+    assert runs >= 3
+    assert all(len(found) == 1 for found in encodings.values()), encodings
+    run_groups = [_flags(w).get("--group-id") for w in _page_commands(DOCS / "otlp.md") if w[:2] == ["aem", "run"]]
+    topics_of = {g: {_flags(w)["--topic"] for w in _page_commands(DOCS / "otlp.md") if _flags(w).get("--group-id") == g}
+                 for g in run_groups}  # fmt: skip
+    assert all(len(t) == 1 for t in topics_of.values()), topics_of  # a group reads one topic

@@ -159,6 +159,9 @@ def test_readme_and_docs_commands_run_as_written(tmp_path):
             if command.background:
                 if " broker" in line:
                     line += f" --port {address.rsplit(':', 1)[1]}"
+                # a page's own metrics port (beside the README's monitor) may be taken by another run on this
+                # machine: any free one (tests/test_docs.py checks the ports the pages give)
+                line = re.sub(r"--metrics-port \d+", "--metrics-port 0", line)
                 proc = subprocess.Popen(
                     ["/bin/bash", "-c", f"exec {line}"],
                     cwd=clone,

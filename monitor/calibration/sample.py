@@ -11,6 +11,7 @@ from typing import Any
 from monitor.calibration.cuts import CUTS, Cut, deciding_scores, margin
 from monitor.calibration.labels import ReviewRow
 from monitor.models.dialog import Dialog
+from monitor.sources.replay_ids import dialog_id_candidates
 
 Payloads = dict[tuple[str, int | None], tuple[Any, Any]]  # (conversation, turn_no) -> (gold, predicted) as JSON
 
@@ -27,7 +28,7 @@ def review_row(
 ) -> ReviewRow:
     """A review row of one turn verdict record (its head: conversation_id, agent, release)."""
     scores = deciding_scores(record, cuts)
-    gold, pred = (payloads or {}).get((str(record["conversation_id"]), record.get("turn_no")), (None, None))
+    gold, pred = payload_of(payloads or {}, str(record["conversation_id"]), record.get("turn_no")) or (None, None)
     return ReviewRow(
         conversation_id=str(record["conversation_id"]),
         turn_no=record.get("turn_no"),
@@ -67,6 +68,15 @@ def payloads_of(dialogs: Iterable[Dialog]) -> Payloads:
             for i, p in enumerate(d.predict_turns or []):
                 found[(d.dialog_id, p.turn_no)] = (gold[i] if i < len(gold) else None, _json(p.predict_turn))
     return found
+
+
+def payload_of(payloads: Payloads, conversation_id: str, turn_no: int | None) -> tuple[Any, Any] | None:
+    """The gold and predicted turn of a verdict's turn: by its conversation id, or by the dialog id an
+    `aem replay` conversation id names (`<dialog_id>-<run tag>`); None when the dialogs have no such turn."""
+    for dialog_id in dialog_id_candidates(conversation_id):
+        if (found := payloads.get((dialog_id, turn_no))) is not None:
+            return found
+    return None
 
 
 def _json(payload: Any) -> Any:

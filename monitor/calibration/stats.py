@@ -41,7 +41,8 @@ def _kappa(
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = (tp + tn) / n
         expected = ((tp + fn) * (tp + fp) + (tn + fp) * (tn + fn)) / (n * n)
-        return np.where(expected < 1, (observed - expected) / (1 - expected), np.nan)  # one class only: undefined
+        both = (tp + fn > 0) & (tn + fp > 0)  # people labelled both classes; else kappa is undefined, not 0
+        return np.where(both & (expected < 1), (observed - expected) / (1 - expected), np.nan)
 
 
 METRICS = {"balanced_accuracy": _balanced_accuracy, "kappa": _kappa}

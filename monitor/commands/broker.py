@@ -18,6 +18,7 @@ from monitor.commands.common import (
     error,
     exit_codes,
     install_stop,
+    port,
     positive_int,
 )
 from monitor.stream.kafka_io import Topics, ensure_topics
@@ -39,7 +40,7 @@ def add_parser(sub: Any) -> None:
         sub, "broker", "run the embedded broker (Tansu) in the foreground", EPILOG, cmd_broker, default_log_level="info"
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--port", type=int, default=9092, help="port to listen on (0 = any free port)")
+    p.add_argument("--port", type=port, default=9092, help="port to listen on (0 = any free port)")
     p.add_argument("--partitions", type=positive_int, default=3, help="partitions of the topics it creates")
     p.add_argument(
         "--topic",

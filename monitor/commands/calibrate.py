@@ -32,6 +32,7 @@ from monitor.report.records import decode_json
 from monitor.scoring import ScoringConfig
 from monitor.scoring.config import ConfigFileError, load_config_file
 from monitor.sources.files import InputError, iter_dialogs, validation_error
+from monitor.sources.replay_ids import dialog_id_candidates
 from monitor.stream.settings import load_settings
 from monitor.tools.topic_reader import TopicReader
 from monitor.wiring import build_engine
@@ -139,7 +140,9 @@ def _current(
     where = {row.key: (file, n) for file, found in sources for n, row in found}
     out = []
     for row in rows:
-        record = index.get(row.key)
+        # a review of replayed verdicts names conversations `<dialog_id>-<run tag>`: found by the dialog id
+        found = (index.get((cid, row.turn_no)) for cid in dialog_id_candidates(row.conversation_id))
+        record = next((r for r in found if r is not None), None)
         if record is None:
             if topic:
                 continue

@@ -162,6 +162,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def port(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free port) to 65535."""
+    value = _number(text, int, "a port number")
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..65535")
+    return value
+
+
 def error(command: str, message: object, code: int = EXIT_USAGE) -> int:
     """One line on stderr, then the exit code."""
     sys.stderr.write(f"aem {command}: error: {message}\n")

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.commands.common import add_command, error, exit_codes, install_stop, positive_float
+from monitor.commands.common import add_command, error, exit_codes, install_stop, port, positive_float
 from monitor.demo.prometheus import RULES_DIR, PrometheusOptions, PrometheusUnavailable
 from monitor.demo.run import DemoOptions, run_demo
 from monitor.sources.files import InputError
@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> None:
         default_log_level="info",  # into the log file, never onto the view
     )
     p.add_argument("--duration", type=positive_float, help="stop after this many seconds (default: until Ctrl-C)")
-    p.add_argument("--metrics-port", type=int, default=0, help="port of /metrics (0 = a free port)")
+    p.add_argument("--metrics-port", type=port, default=0, help="port of /metrics (0 = a free port)")
     p.add_argument("--rate", type=positive_float, default=40.0, help="sample events per second")
     p.add_argument("--refresh", type=positive_float, default=2.0, help="seconds between view refreshes")
     p.add_argument("--log-file", type=Path, help="where the logs go (default: aem-demo-<pid>.log in the temp dir)")
@@ -55,7 +55,7 @@ def add_parser(sub: Any) -> None:
         help="with --with-prometheus: rules with every window divided by 60 (the regression alert fires in minutes)",
     )
     p.add_argument("--rules", type=Path, default=RULES_DIR, help="the rule files' folder")
-    p.add_argument("--prometheus-port", type=int, default=0, help="port of that Prometheus (0 = a free port)")
+    p.add_argument("--prometheus-port", type=port, default=0, help="port of that Prometheus (0 = a free port)")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import secrets
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +24,7 @@ from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.report import plural
 from monitor.sources.files import InputError, read_dialogs
+from monitor.sources.replay_ids import conversation_ids, run_tag
 from monitor.stream.kafka_io import make_producer
 from monitor.tools.replay import dialog_events, publish, publish_otlp
 
@@ -58,12 +58,6 @@ def add_parser(sub: Any) -> None:
     )
 
 
-def conversation_ids(dialog: Dialog, repeat: int, tag: str | None) -> list[str]:
-    """The conversation id of each repetition of a dialog."""
-    base = dialog.dialog_id if tag is None else f"{dialog.dialog_id}-{tag}"
-    return [base] if repeat == 1 else [f"{base}#{n}" for n in range(repeat)]
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
     try:
         dialogs = [d for path in args.paths for d in read_dialogs(path)]
@@ -76,8 +70,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     cluster = connect("replay", args)
     if cluster is None:
         return EXIT_USAGE
-    tag = None if args.keep_ids else secrets.token_hex(3)
-    ids = [conversation_ids(d, args.repeat, tag) for d in dialogs]
+    tag = None if args.keep_ids else run_tag()
+    ids = [conversation_ids(d.dialog_id, args.repeat, tag) for d in dialogs]
 
     def events() -> Iterator[dict[str, Any]]:
         for round_no in range(args.repeat):

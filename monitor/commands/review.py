@@ -15,7 +15,7 @@ from typing import Any
 
 from monitor.calibration.cuts import cut_config
 from monitor.calibration.labels import LabelError, write_csv, write_jsonl
-from monitor.calibration.sample import payloads_of, pick, review_row, turn_records
+from monitor.calibration.sample import payload_of, payloads_of, pick, review_row, turn_records
 from monitor.commands import common
 from monitor.report.records import decode_json
 from monitor.scoring.config import load_config_file
@@ -38,6 +38,10 @@ examples:
     "2  bad input or options, or no broker reachable / no such topic with --from-topic",
 )
 
+SCORES_EXPECTED = (
+    "SCORES expects `aem score --format json` output; for dialog files run "
+    "`aem score FILE --format json > scores.json` first, or pass them with --dialogs"
+)
 DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -76,9 +80,9 @@ def _from_files(paths: list[str]) -> list[dict[str, Any]]:
         except OSError as exc:
             raise InputError(path, exc.strerror or "unreadable") from None
         except ValueError as exc:
-            raise InputError(path, f"not JSON: {exc}") from None
+            raise InputError(path, f"{SCORES_EXPECTED} (not one JSON document: {exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("dialogs"), list):
-            raise InputError(path, "not `aem score --format json` output (no dialogs list)")
+            raise InputError(path, f"{SCORES_EXPECTED} (no dialogs list)")
         records += turn_records(data)
     return records
 
@@ -120,4 +124,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(rows, args.out.with_suffix(".csv"))
     sys.stderr.write(f"aem review: {len(rows)} of {len(records)} turn verdicts to review in {args.out}\n")
+    if args.dialogs and (missing := [r for r in rows if payload_of(payloads, r.conversation_id, r.turn_no) is None]):
+        sys.stderr.write(
+            f"aem review: {len(missing)} of {len(rows)} rows found no turn in --dialogs "
+            f"(e.g. turn {missing[0].turn_no} of {missing[0].conversation_id!r}): their gold_turn and "
+            "predict_turn are empty\n"
+        )
     return common.EXIT_OK

@@ -22,11 +22,13 @@ from monitor.commands.common import (
     exit_codes,
     install_stop,
     kafka_overrides,
+    port,
     positive_float,
     reach_broker,
 )
-from monitor.scoring.config import ConfigFileError
-from monitor.sources.files import InputError, validation_error
+from monitor.models.dialog import first_error
+from monitor.scoring.config import ConfigFileError, load_config_file
+from monitor.sources.files import InputError, settings_error, validation_error
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings, load_settings
 from monitor.wiring import build_monitor
@@ -65,7 +67,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dlq-topic", help=f"dead-letter topic (default: {_default('dlq_topic')})")
     p.add_argument("--group-id", help=f"consumer group (default: {_default('group_id')}; env AEM_GROUP_ID)")
     p.add_argument(
-        "--metrics-port", type=int, help=f"port of /metrics (default: {_default('metrics_port')}; 0 = any free port)"
+        "--metrics-port", type=port, help=f"port of /metrics (default: {_default('metrics_port')}; 0 = any free port)"
     )
     p.add_argument("--reference", action="append", help="golden dialogs for reference_id lookups (repeatable)")
     p.add_argument("--tools", help="tool catalog for judge-only turns (default: none)")
@@ -115,7 +117,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config, overrides=overrides)
     except ValidationError as exc:
-        return error("run", validation_error(str(args.config or "settings"), None, exc))
+        beside = first_error(exc)["loc"][:1] == ("scoring",)  # a file's scoring section sits beside monitor
+        section = "monitor" if args.config and "monitor" in load_config_file(args.config) and not beside else None
+        return error("run", settings_error(str(args.config or "settings"), exc, section))
     except (InputError, ConfigFileError) as exc:
         return error("run", exc)
     if reach_broker("run", settings.cluster, args.connect_timeout) is None:
@@ -129,10 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         port = monitor.serve_metrics()
     except OSError as exc:  # the port is taken (another `aem run` on this host) or not ours to bind
-        where = f"{settings.metrics_host}:{settings.metrics_port}"
-        reason = exc.strerror or str(exc)
-        hint = "choose another --metrics-port (0: any free port)"
-        return error("run", f"cannot serve metrics on {where}: {reason}; {hint}")
+        return error("run", exc)
     sys.stderr.write(f"aem run: metrics on http://{settings.metrics_host}:{port}/metrics\n")
     install_stop(monitor.stop)
     returned = threading.Event()

@@ -24,7 +24,7 @@ from monitor.models.verdict import DialogResult
 from monitor.report import render_table, summarize
 from monitor.scoring import ScoringConfig, ScoringEngine
 from monitor.scoring.config import ConfigFileError, load_config_file
-from monitor.sources.files import InputError, iter_dialogs, validation_error
+from monitor.sources.files import InputError, iter_dialogs, settings_error
 from monitor.wiring import build_engine, judge_from_env, read_catalog
 
 log = structlog.get_logger(__name__)
@@ -56,6 +56,7 @@ def add_parser(sub: Any) -> None:
 
 def build_config(args: argparse.Namespace) -> ScoringConfig:
     data: dict[str, Any] = {}
+    raw: dict[str, Any] = {}
     if getattr(args, "config", None):
         raw = load_config_file(args.config)
         data = dict(raw.get("scoring", raw))
@@ -66,7 +67,8 @@ def build_config(args: argparse.Namespace) -> ScoringConfig:
     try:
         return ScoringConfig.model_validate(data)
     except ValidationError as exc:
-        raise validation_error(str(args.config or "command line"), None, exc) from None
+        section = "scoring" if args.config and "scoring" in raw else None
+        raise settings_error(str(args.config or "command line"), exc, section) from None
 
 
 @dataclass

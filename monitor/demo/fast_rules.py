@@ -4,8 +4,9 @@
 release-regression alert can fire within minutes of the demo's traffic instead of after hours of data.
 The files are generated from the real ones at start-up, never copied by hand: each duration in a range
 selector, an `offset` or a rule's `for` is divided by 60 (an hour becomes a minute, a day 24 minutes);
-range selectors keep at least `MIN_RANGE_S` so they always hold two scrapes. Record and alert names,
-labels, thresholds and annotations stay as they are.
+range selectors keep at least `MIN_RANGE_S` so they always hold two scrapes; the durations annotations
+speak of ("the last 10 minutes", "the last hour") are divided alike. Record and alert names, labels and
+thresholds stay as they are.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ _DURATION = r"(?:\d+(?:ms|[smhdwy]))+"
 _RANGE = re.compile(rf"\[({_DURATION})(:{_DURATION})?\]")
 _OFFSET = re.compile(rf"\boffset\s+({_DURATION})")
 _PART = re.compile(r"(\d+)(ms|[smhdwy])")
+_SPOKEN = re.compile(r"\b(last )?(\d+ |an? )?(second|minute|hour|day|week)s?\b")
+_SPOKEN_S = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
 
 
 def seconds(duration: str) -> float:
@@ -58,8 +61,33 @@ def fast_expr(expr: str) -> str:
     return _OFFSET.sub(lambda found: f"offset {shorten(found.group(1), 1)}", expr)
 
 
+def spoken(secs: float) -> str:
+    """Seconds in words, in the largest unit that divides them (`600` -> `10 minutes`, `60` -> `1 minute`)."""
+    whole = max(1, round(secs))
+    unit = next(u for u in ("week", "day", "hour", "minute", "second") if whole % _SPOKEN_S[u] == 0)
+    count = whole // _SPOKEN_S[unit]
+    return f"{count} {unit}{'s' if count != 1 else ''}"
+
+
+def fast_text(text: str) -> str:
+    """An annotation with the durations it speaks of divided by 60, a window ("the last 10 minutes") at least
+    `MIN_RANGE_S` as its range selector is: `the last 30 seconds`, `the last hour` -> `the last minute`."""
+
+    def scaled(found: re.Match[str]) -> str:
+        last, count, unit = found.group(1) or "", (found.group(2) or "").strip(), found.group(3)
+        if not (last or count):
+            return found.group(0)  # a unit word with no amount ("per hour")
+        secs = (int(count) if count.isdigit() else 1) * _SPOKEN_S[unit] / SCALE
+        words = spoken(max(secs, MIN_RANGE_S) if last else secs)
+        return last + (words.removeprefix("1 ") if last and not count else words)
+
+    return _SPOKEN.sub(scaled, text)
+
+
 def fast_rule(rule: dict[str, Any]) -> dict[str, Any]:
     out = {**rule, "expr": fast_expr(str(rule["expr"]))}
+    if "annotations" in rule:
+        out["annotations"] = {k: fast_text(v) if isinstance(v, str) else v for k, v in rule["annotations"].items()}
     if "for" in rule:
         out["for"] = shorten(str(rule["for"]))
     return out

@@ -36,7 +36,7 @@ from pydantic import ValidationError as PydanticValidationError
 from referencing.exceptions import Unresolvable
 
 from monitor.judge.schema_regex import SchemaProblem, safe_validator, search
-from monitor.models.dialog import ToolCall, ToolSpec, error_message
+from monitor.models.dialog import ToolCall, ToolSpec, error_message, first_error
 from monitor.models.vocabulary import FailureReason
 from monitor.scoring.types import COMPLETENESS, STRUCTURAL, TRUTHFULNESS, CheckResult
 
@@ -264,7 +264,7 @@ def parse_catalog(raw: Any, source: str = "tools") -> list[ToolSpec]:
     try:
         return TypeAdapter(list[ToolSpec]).validate_python(entries)
     except PydanticValidationError as exc:
-        first = exc.errors()[0]
+        first = first_error(exc)
         where = ".".join(str(p) for p in first["loc"])
         raise CatalogError(f"{source}: tools[{where}]: {error_message(first)}") from None
 

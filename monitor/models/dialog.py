@@ -24,6 +24,13 @@ def _shared_fields_set(fields: set[str]) -> set[str]:
 UNKNOWN_FIELD = "unknown field (user metadata goes in an 'extra' object)"
 
 
+def first_error(exc: ValidationError) -> ErrorDetails:
+    """The error to report of a validation failure: an unknown field before the rest, since a misspelt key
+    (`respone`) also makes the field it stands for missing, and only the unknown key names the typo."""
+    errors = exc.errors(include_url=False)
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+
+
 def error_message(error: ErrorDetails) -> str:
     """A validation error's message for people: an unknown field says where metadata goes instead."""
     return UNKNOWN_FIELD if error["type"] == "extra_forbidden" else error["msg"]
@@ -88,7 +95,7 @@ def parse_payload(turn: str, value: Any, key: str = "payload") -> Payload | None
     try:
         return model.model_validate(value)  # type: ignore[return-value]
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
+        first = first_error(exc)
         path = ".".join([key, *(str(p) for p in first["loc"])])
         message = error_message(first)
         raise PydanticCustomError("payload", "{path}: {message}", {"path": path, "message": message}) from None

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.models.dialog import Dialog, error_message, error_path
+from monitor.models.dialog import Dialog, error_message, error_path, first_error
 
 
 class InputError(ValueError):
@@ -37,7 +37,7 @@ def plain_message(message: str) -> str:
 
 
 def validation_error(file: str, dialog: str | None, error: ValidationError, prefix: str = "") -> InputError:
-    first = error.errors(include_url=False)[0]
+    first = first_error(error)
     field, message = error_path(tuple(first["loc"])), plain_message(error_message(first))
     if first["type"] == "payload":  # an error inside a gold/predict payload: extend the path
         ctx = first.get("ctx", {})
@@ -46,6 +46,15 @@ def validation_error(file: str, dialog: str | None, error: ValidationError, pref
     if prefix:
         field = f"{prefix}.{field}" if field else prefix
     return InputError(file, message, dialog=dialog, field=field or None)
+
+
+def settings_error(file: str, error: ValidationError, section: str | None = None) -> InputError:
+    """A config file's (or the flags') validation error: the setting's path from the top of the file
+    (`monitor.idle_timout_s` when the file has a `monitor` section), a misspelt key an unknown setting."""
+    found = validation_error(file, None, error, prefix=section or "")
+    if first_error(error)["type"] == "extra_forbidden":
+        return InputError(file, "unknown setting", field=found.field)
+    return found
 
 
 def _is_turn_list(data: list[Any]) -> bool:

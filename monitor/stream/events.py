@@ -10,7 +10,16 @@ from typing import Annotated, Any, Literal
 from kafka import TopicPartition
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
-from monitor.models.dialog import Extra, Reply, ToolCall, ToolSpec, UserMessage, error_message, error_path
+from monitor.models.dialog import (
+    Extra,
+    Reply,
+    ToolCall,
+    ToolSpec,
+    UserMessage,
+    error_message,
+    error_path,
+    first_error,
+)
 
 Position = tuple[TopicPartition, int]  # where a polled record came from: its partition and offset
 
@@ -130,7 +139,7 @@ def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidE
 
 
 def _first_error(error: ValidationError) -> InvalidEvent:
-    first = error.errors(include_url=False)[0]
+    first = first_error(error)
     if first["type"].startswith("union_tag"):
         return InvalidEvent("turn must be one of Agent, Tool, User", "turn")
     return InvalidEvent(error_message(first), error_path(tuple(first["loc"])) or None)

@@ -312,6 +312,20 @@ def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: flo
     return Handler
 
 
+class MetricsPortUnavailable(OSError):
+    """The metrics address cannot be bound (the port is taken, or not ours to bind): says which and what to do."""
+
+    def __init__(self, host: str, port: int, cause: OSError) -> None:
+        reason = cause.strerror or str(cause)
+        super().__init__(
+            cause.errno,
+            f"cannot serve metrics on {host}:{port}: {reason}; choose another --metrics-port (0: any free port)",
+        )
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 class HealthServer:
     """``/metrics`` and ``/healthz`` on ``host:port`` (port 0: any free port) with bounded threads."""
 
@@ -325,7 +339,10 @@ class HealthServer:
         request_timeout_s: float = 10.0,
     ) -> None:
         handler = _handler(registry, health, request_timeout_s)
-        self._server = _BoundedServer((host, port), handler, max_connections, request_timeout_s)
+        try:
+            self._server = _BoundedServer((host, port), handler, max_connections, request_timeout_s)
+        except OSError as exc:
+            raise MetricsPortUnavailable(host, port, exc) from None
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, name="aem-http", daemon=True)
 

@@ -15,7 +15,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from monitor.calibration.overlay import Calibration
-from monitor.cluster import KafkaClient, KafkaSecurity
+from monitor.cluster import BootstrapServers, KafkaClient, KafkaSecurity
 from monitor.judge.config import JudgeSettings
 from monitor.scoring.config import ScoringConfig, load_config_file
 from monitor.settings_sources import LayeredSettings, settings_context
@@ -28,7 +28,7 @@ class MonitorSettings(LayeredSettings):
         env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="forbid"
     )
 
-    bootstrap_servers: str = "127.0.0.1:9092"
+    bootstrap_servers: BootstrapServers = "127.0.0.1:9092"
     kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
     topic: str = "aem.traces"
     verdict_topic: str = "aem.verdicts"
@@ -161,7 +161,7 @@ class ClusterSettings(LayeredSettings):
         env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="ignore"
     )
 
-    bootstrap_servers: str = "127.0.0.1:9092"
+    bootstrap_servers: BootstrapServers = "127.0.0.1:9092"
     kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
 
 

@@ -58,3 +58,12 @@ def test_bootstrap_interval_covers_the_true_value_about_95_percent_of_the_time()
         estimate = agreement(cells(fails.tolist(), flagged.tolist()), seed=i, resamples=1000)["balanced_accuracy"]
         covered += estimate.low <= 0.75 <= estimate.high
     assert 0.91 <= covered / trials <= 0.985
+
+
+def test_kappa_is_undefined_when_people_labelled_one_class_only():
+    """18 people-pass labels, none fail, the monitor failing two of them: kappa is `-` (undefined), as the docs
+    say, not a `0.000 [0.000, 0.000]` that reads as measured chance agreement."""
+    found = agreement((16, 2, 0, 0))
+    assert np.isnan(found["kappa"].value) and np.isnan(found["kappa"].low)
+    assert np.isnan(point("kappa", (0, 0, 3, 5)))  # people: all fail
+    assert not np.isnan(point("kappa", (16, 2, 1, 3)))
