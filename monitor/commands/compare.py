@@ -17,13 +17,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from tqdm import tqdm
 
+from monitor.calibration.overlay import Calibration
 from monitor.commands import common
 from monitor.commands.score import all_dialogs, build_config, chunks, scored
-from monitor.report.compare import DEFAULT_ALPHA, DEFAULT_MIN_DROP, Comparison, Tally, compare
+from monitor.report.compare import DEFAULT_ALPHA, DEFAULT_MIN_DROP, Comparison, Correction, Tally, compare
 from monitor.report.compare_text import render_markdown, render_table
-from monitor.scoring.config import ConfigFileError
+from monitor.scoring.config import ConfigFileError, load_config_file
 from monitor.sources.files import InputError
 from monitor.sources.results import is_score_output, read_results
 from monitor.tools.topic_reader import TopicReader
@@ -160,6 +162,25 @@ def _read(reader: TopicReader, stop: threading.Event, args: argparse.Namespace, 
 # -- output ----------------------------------------------------------------------------------------------
 
 
+def correction_of(args: argparse.Namespace) -> Correction | None:
+    """The monitor's error rates on all turns from the --config file's calibration, when it measured them."""
+    if args.config is None:
+        return None
+    raw = load_config_file(args.config)
+    section = raw.get("monitor") if isinstance(raw.get("monitor"), dict) else raw
+    found = section.get("calibration") if isinstance(section, dict) else None
+    if found is None:
+        return None
+    try:
+        calibration = Calibration.model_validate(found)
+    except ValidationError as exc:
+        raise InputError(str(args.config), f"calibration: {exc.errors(include_url=False)[0]['msg']}") from None
+    rates = {f.kind: f.value for f in calibration.agreement if f.turn_type == "all"}
+    if "sensitivity" not in rates or "specificity" not in rates:
+        return None
+    return Correction(calibration.id, rates["sensitivity"], rates["specificity"])
+
+
 def render(comparison: Comparison, fmt: str) -> str:
     if fmt == "json":
         return comparison.model_dump_json(indent=2)
@@ -193,7 +214,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if empty:
         where = "in the files" if all(files) else f"on {args.verdict_topic} (finished conversations, in the window)"
         return common.error("compare", f"no scored turns for {' and '.join(empty)} {where}", common.EXIT_FAILED)
-    comparison = compare(base, new, args.alpha, args.min_drop)
+    try:
+        correction = correction_of(args)
+    except (InputError, ConfigFileError) as exc:
+        return common.error("compare", exc)
+    comparison = compare(base, new, args.alpha, args.min_drop, correction)
     sys.stdout.write(render(comparison, args.format) + "\n")
     if args.fail_if_worse and comparison.gate.failed:
         sys.stderr.write(f"aem compare: {comparison.gate.reason}\n")

@@ -16,7 +16,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from monitor.report.proportions import Interval, benjamini_hochberg, difference, two_proportion_z, wilson
+from monitor.report.proportions import (
+    Interval,
+    benjamini_hochberg,
+    difference,
+    rogan_gladen,
+    two_proportion_z,
+    wilson,
+)
 
 EXAMPLES = 3  # conversation ids kept per slice and release
 DEFAULT_ALPHA = 0.05
@@ -191,6 +198,18 @@ class ReleaseSummary(_Out):
     scored_turns: int
     unscored_turns: int
     correctness: Estimate
+    # Rogan–Gladen corrected for the monitor's error, with a calibration; all null when it is undefined
+    corrected: Estimate | None = None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The monitor's measured error rates from a calibration: sensitivity (of turns people pass, the share the
+    monitor passes) and specificity (of turns people fail, the share the monitor fails)."""
+
+    calibration_id: str
+    sensitivity: float
+    specificity: float
 
 
 class Gate(_Out):
@@ -204,6 +223,7 @@ class Gate(_Out):
 
 
 class Comparison(_Out):
+    calibration_id: str | None = None  # the calibration behind the corrected correctness, if any
     base: ReleaseSummary
     new: ReleaseSummary
     difference: Estimate
@@ -226,7 +246,13 @@ def _clean(x: float) -> float | None:
     return None if math.isnan(x) else float(f"{x:.4g}")
 
 
-def compare(base: Tally, new: Tally, alpha: float = DEFAULT_ALPHA, min_drop: float = DEFAULT_MIN_DROP) -> Comparison:
+def compare(
+    base: Tally,
+    new: Tally,
+    alpha: float = DEFAULT_ALPHA,
+    min_drop: float = DEFAULT_MIN_DROP,
+    correction: Correction | None = None,
+) -> Comparison:
     """Every row either release has, tested and ranked: significant worse rows first, then by q-value."""
     keys = sorted(set(base.rows) | set(new.rows), key=lambda k: (k[0] != Dimension.CORRECTNESS, k[0], k[1]))
     raw = []
@@ -265,8 +291,9 @@ def compare(base: Tally, new: Tally, alpha: float = DEFAULT_ALPHA, min_drop: flo
         k[1] for k, count in new.rows.items() if k[0] == Dimension.ROOT_CAUSE and count.k and k not in base.rows
     )
     return Comparison(
-        base=_summary(base),
-        new=_summary(new),
+        calibration_id=correction.calibration_id if correction is not None else None,
+        base=_summary(base, correction),
+        new=_summary(new, correction),
         difference=Estimate.of(drop),
         z=_clean(overall.z),
         p_value=_clean(overall.p_value),
@@ -277,14 +304,19 @@ def compare(base: Tally, new: Tally, alpha: float = DEFAULT_ALPHA, min_drop: flo
     )
 
 
-def _summary(tally: Tally) -> ReleaseSummary:
+def _summary(tally: Tally, correction: Correction | None = None) -> ReleaseSummary:
     n, k, _ = _side(tally, OVERALL)
+    raw = wilson(k, n)
+    corrected = None
+    if correction is not None:
+        corrected = Estimate.of(rogan_gladen(raw, correction.sensitivity, correction.specificity))
     return ReleaseSummary(
         release=tally.release,
         dialogs=tally.dialogs,
         scored_turns=n,
         unscored_turns=tally.unscored,
-        correctness=Estimate.of(wilson(k, n)),
+        correctness=Estimate.of(raw),
+        corrected=corrected,
     )
 
 

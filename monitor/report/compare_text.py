@@ -33,9 +33,20 @@ def verdict(row: Row) -> str:
 
 def _summary_rows(c: Comparison) -> list[list[str]]:
     def one(s: ReleaseSummary) -> list[str]:
-        return [s.release, str(s.dialogs), str(s.scored_turns), str(s.unscored_turns), percent(s.correctness)]
+        row = [s.release, str(s.dialogs), str(s.scored_turns), str(s.unscored_turns), percent(s.correctness)]
+        if c.calibration_id is not None:
+            row.append(
+                percent(s.corrected) if s.corrected is not None and s.corrected.value is not None else "undefined"
+            )
+        return row
 
     return [one(c.base), one(c.new)]
+
+
+def _summary_head(c: Comparison) -> list[str]:
+    if c.calibration_id is None:
+        return SUMMARY_HEAD
+    return [*SUMMARY_HEAD, f"corrected ({c.calibration_id})"]
 
 
 def _change_rows(c: Comparison) -> list[list[str]]:
@@ -87,7 +98,7 @@ def _root_cause_lines(c: Comparison) -> list[str]:
 
 def render_table(c: Comparison) -> str:
     lines = [f"release comparison: {c.base.release} -> {c.new.release}", ""]
-    lines += _aligned(SUMMARY_HEAD, _summary_rows(c))
+    lines += _aligned(_summary_head(c), _summary_rows(c))
     lines.append(f"difference  {points(c.difference)}  z {number(c.z)}  p {number(c.p_value)}")
     worse = _root_cause_lines(c)
     lines += [
@@ -116,7 +127,7 @@ def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
 
 def render_markdown(c: Comparison) -> str:
     lines = [f"## Release comparison: `{c.base.release}` → `{c.new.release}`", ""]
-    lines += _md_table(SUMMARY_HEAD, _summary_rows(c))
+    lines += _md_table(_summary_head(c), _summary_rows(c))
     lines += ["", f"**Difference:** {points(c.difference)} (z {number(c.z)}, p {number(c.p_value)})", ""]
     worse = _root_cause_lines(c)
     lines += [

@@ -121,3 +121,31 @@ def test_table_and_markdown_name_the_change_and_the_conversations():
         assert "inconsistent_parameter_values:metric on FilterData" in text
         assert "r2-0" in text and "FAIL" in text
     assert render_markdown(c).startswith("## Release comparison")
+
+
+def test_with_a_calibration_each_release_gets_its_corrected_correctness_or_none_near_chance():
+    from monitor.report.compare import Correction
+
+    base, new = Tally("r1"), Tally("r2")
+    for i in range(100):  # observed 82 % and 62 %
+        base.add(f"a{i}", [turn(i < 82, action="A")])
+        new.add(f"b{i}", [turn(i < 62, action="A")])
+    c = compare(base, new, correction=Correction("cal-1", sensitivity=0.95, specificity=0.70))
+    assert c.calibration_id == "cal-1"
+    assert c.base.corrected is not None and abs((c.base.corrected.value or 0) - 0.8) < 1e-6
+    assert c.new.corrected is not None and abs((c.new.corrected.value or 0) - 0.32 / 0.65) < 1e-6
+    assert "corrected (cal-1)" in render_table(c)
+    chance = compare(base, new, correction=Correction("cal-2", sensitivity=0.52, specificity=0.5))
+    assert chance.base.corrected is not None and chance.base.corrected.value is None
+    assert "undefined" in render_table(chance)
+    assert compare(base, new).base.corrected is None
+
+
+def test_calibrate_records_the_monitors_sensitivity_and_specificity():
+    from monitor.calibration.agreement import Group
+    from monitor.commands.calibrate import _figures
+
+    group = Group("all", None, (40, 10, 5, 45), {})  # people pass 50 (monitor passes 40), people fail 50 (45)
+    figures = {f.kind: f for f in _figures([group])}
+    assert figures["sensitivity"].value == 0.8 and figures["sensitivity"].labels == 50
+    assert figures["specificity"].value == 0.9 and figures["specificity"].low < 0.9 < figures["specificity"].high
