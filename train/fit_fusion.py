@@ -78,7 +78,7 @@ def main() -> None:
     scorer = load_verifier(args.verifier)
     embed = EmbeddingScorer()
     facts = TypedValueEvidence(ValueComparator(semantic=embed))
-    comparator = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False), facts)
+    comparator = VerifierReplyComparator(scorer, VerifierConfig(), facts)  # reads as the product does
     sets = {
         "sgd_replies": sgd_replies("tune", split.DATA_DIR),
         "stsb_dev": stsb("tune", split.DATA_DIR, "stsb_en_dev.csv"),

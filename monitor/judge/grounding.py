@@ -50,6 +50,8 @@ import structlog
 
 from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import ReplyComparing, ValueComparing
+from monitor.equivalence.values.grounding import is_typed_value
+from monitor.judge.actions import unsupported_claims
 from monitor.judge.catalog import CatalogEntry, ToolCatalog
 from monitor.judge.llm import JudgeUnavailable, LLMJudge
 from monitor.judge.pool import PoolFull
@@ -247,7 +249,7 @@ class GroundingChecker:
         worst = 1.0
         unsupported: list[Leaf] = []
         for leaf in remaining:
-            match = self.values.supported(leaf.value, sources)
+            match = self.values.supported(leaf.value, sources, typed_only=is_typed_value(leaf.value))
             worst = min(worst, float(match.score))
             if not match.equivalent:
                 unsupported.append(leaf)
@@ -314,22 +316,31 @@ class GroundingChecker:
                 )
             return CheckResult.passed()
         view = JudgeHistory.of(history)
-        # every fact is compared with the sources' leaves and facts, every sentence with their lines
-        facts, sentences = _count_facts(text) or 0, _count_sentences(text)
-        over = grounding_oversize(facts + sentences, view.source_index.units, view.work)
+        # a fact no source states word for word is compared with the sources' leaves and facts, every sentence
+        # ranked against their lines (at most one per leaf)
+        index = view.source_index
+        facts = sum(1 for f in extract_facts(text) if not index.states(f.text))
+        over = grounding_oversize(facts, index.units, view.work, _count_sentences(text), index.leaves)
         if over is not None:
             return _too_large(over.detail)
+        claims = unsupported_claims(text, index.actions)
         unsupported = tuple(self.replies.unsupported_facts(text, view.sources()))
-        if not unsupported:
+        if not unsupported and not claims:
             return None
         total = _count_facts(text)
         share = max(0.0, (total - len(unsupported)) / total) if total else 0.0
+        said = []
+        if claims:
+            made = ", ".join(index.actions[-3:]) if index.actions else "none"
+            said.append(f"claims an action no tool turn did: {[c.sentence for c in claims]} (tool calls: {made})")
+        if unsupported:
+            said.append(f"facts not supported by user turns or tool outputs: {list(unsupported)}")
         return CheckResult.failed(
             FailureReason.INCONSISTENT_RESPONSE,
             TRUTHFULNESS,
-            score=share,
-            mismatched=unsupported,
-            detail=f"facts not supported by user turns or tool outputs: {list(unsupported)}",
+            score=0.0 if claims else share,
+            mismatched=tuple(c.sentence for c in claims) + unsupported,
+            detail="; ".join(said),
         )
 
     def _start_refine(self, reply: str, history: Sequence[ObservedTurn]) -> JudgeCall:

@@ -126,14 +126,18 @@ def work_oversize(
     return _reply_work(pred, gold, limits)
 
 
-def grounding_oversize(values: int, units: int, limits: WorkLimits) -> Oversize | None:
-    """Whether grounding `values` (argument leaves, reply facts, sentences) against sources of `units` leaves and
-    facts would pass `max_grounding_pairs` (each value is compared with each unit)."""
-    pairs = values * units
+def grounding_oversize(
+    values: int, units: int, limits: WorkLimits, sentences: int = 0, lines: int = 0
+) -> Oversize | None:
+    """Whether grounding `values` (argument leaves or reply facts no source states word for word) against
+    sources of `units` leaves and facts, and `sentences` of a reply against the sources' `lines`, would pass
+    `max_grounding_pairs` (each value is compared with each unit, each sentence ranked against each line)."""
+    pairs = values * units + sentences * lines
     if pairs <= limits.max_grounding_pairs:
         return None
+    read = f" + {sentences} sentences x {lines} source lines" if sentences else ""
     detail = (
-        f"{values} values to ground x {units} leaves and facts in the sources = {pairs} comparisons, "
+        f"{values} values to ground x {units} leaves and facts in the sources{read} = {pairs} comparisons, "
         f"above the limit of {limits.max_grounding_pairs}"
     )
     return Oversize("grounding_pairs", detail)

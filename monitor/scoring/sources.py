@@ -20,51 +20,16 @@ source only when the comparators need it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 from monitor.equivalence.normalize import fold
-from monitor.equivalence.values.base import canon
+from monitor.equivalence.values.grounding import leaf_texts, states_word_for_word
 from monitor.models.dialog import ToolCall, UserMessage
 from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.packed import PackedTurn, pack_turn
 from monitor.scoring.types import ObservedTurn
-
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-
-
-def _has_word(text: str, key: str) -> bool:
-    """``key`` in ``text`` with no letter or digit right before or after it (grounding's word match, without
-    compiling a pattern per value)."""
-    start = text.find(key)
-    while start >= 0:
-        end = start + len(key)
-        if (start == 0 or text[start - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
-            return True
-        start = text.find(key, start + 1)
-    return False
-
-
-def _leaf_texts(value: Any) -> Iterator[str]:
-    """The texts grounding reads in a source value: every scalar leaf and every key, as strings (iteratively:
-    a deep value cannot exhaust the stack)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            for k, v in item.items():
-                yield str(k)
-                stack.append(v)
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-        elif item is None:
-            continue
-        elif isinstance(item, bool):
-            yield str(item).lower()
-        else:
-            yield str(item)
-
 
 # Where a fact can start: a number, or a capitalised word (money, dates, times, ids and names all hold one).
 _FACT_STARTS = re.compile(r"\d+|[A-Z][\w'’]*")
@@ -101,19 +66,23 @@ class SourceIndex:
     _seen: int = 0  # history entries already read
     units: int = 0  # over all sources
     leaves: int = 0
+    actions: list[str] = field(default_factory=list)  # "tool_id.action" of every tool call so far, in order
 
     def follow(self, history: Sequence[PackedTurn]) -> None:
         """Read the history entries added since the last call (each entry is read once)."""
         for position in range(self._seen, len(history)):
             entry = history[position]
             if entry.turn == "User" or (entry.turn == "Tool" and entry.predict is not None):
-                source = source_of(entry.unpack())
+                turn = entry.unpack()
+                if isinstance(turn.predict, ToolCall):
+                    self.actions.append(f"{turn.predict.tool_id}.{turn.predict.action}")
+                source = source_of(turn)
                 if source is not None:
                     self._add(position, source)
         self._seen = len(history)
 
     def _add(self, position: int, source: Any) -> None:
-        raw = list(_leaf_texts(source))
+        raw = list(leaf_texts(source))
         texts = [fold(t) for t in raw]
         leaves = len(texts) or 1
         units = leaves + sum(_facts_at_most(t) for t in raw)
@@ -127,11 +96,8 @@ class SourceIndex:
     def states(self, value: Any) -> bool:
         """Whether a source states ``value`` word for word (in one leaf or key): grounding would find it
         supported there. A scan of the folded texts: no comparator runs."""
-        key = canon(str(value))
-        if not key:
-            return True
         # the latest first: a value most often comes from the last output
-        return any(_has_word(source.text, key) for source in reversed(self._sources))
+        return any(states_word_for_word(source.text, value) for source in reversed(self._sources))
 
     def values(self, history: Sequence[PackedTurn]) -> list[Any]:
         """The sources themselves, in order (unpacked from ``history`` for the comparators)."""

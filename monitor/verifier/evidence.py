@@ -11,7 +11,6 @@ from typing import Any
 from monitor.equivalence.replies.facts import Fact, extract_facts
 from monitor.equivalence.replies.reply_facts import aligned, diff_facts, reply_facts, unsupported_facts
 from monitor.equivalence.types import ValueComparing
-from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
 from monitor.verifier.fusion import Agreement
@@ -72,13 +71,16 @@ class TypedValueEvidence:
             reverse=True,
         )
         for (start, end), text in swaps:
+            if p_norm[end:end + 1] in ".,;:!?" and p_norm[end:end + 1]:
+                text = text.rstrip(".,;:!?")  # gold's "8:15 am." before the reply's own full stop
             p_norm = p_norm[:start] + text + p_norm[end:]
         return p_norm
 
-    def same_but_spelled(self, gold: str, pred: str) -> bool:
-        """The prediction is gold's text word for word but for typed values it writes otherwise and the value
-        comparators find equal."""
-        return canon(self.respelled(gold, pred)) == canon(reply_facts(gold)[0])
+    def reading(self, gold: str, pred: str) -> tuple[str, str]:
+        """The pair as the verifier reads it: number words as digits on both sides, and each value of the
+        prediction that the typed comparators find equal to a gold value written as gold writes it — so the
+        verifier reads "8:15 am" twice, not "08:15 in the morning" against "8:15 am", and decides the rest."""
+        return reply_facts(gold)[0], self.respelled(gold, pred)
 
     def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""

@@ -104,15 +104,18 @@ class VerifierReplyComparator:
 
     def compare_steps(self, gold: str, pred: str) -> Asking[ReplyMatch]:
         """``compare`` as a decision that asks the verifier (``monitor.asking``): the forward readings of its
-        units, then the reverse readings the forward ones call for."""
-        units = self.units(gold, pred)
-        if not units and canon(gold.strip()) != canon(pred.strip()) and gold.strip():
-            return self._all_repeated(gold, pred)
-        if not units:  # the same text (or no gold text at all)
+        units, then the reverse readings the forward ones call for. With typed values on, the verifier reads
+        the prediction with the values the typed comparators find equal written as gold writes them
+        (``TypedValueEvidence.reading``)."""
+        read = self._read(gold, pred)
+        units = self.units(*read)
+        if not units and (canon(gold.strip()) == canon(pred.strip()) or not gold.strip()):
             return ReplyMatch(True, True, 1.0, (), (), "exact", None, Decision("exact"))
-        if self.facts is not None and self.config.typed_values and self.facts.same_but_spelled(gold, pred):
+        if not units and canon(read[0]) == canon(read[1]):
             detail = "gold's words, its values written otherwise (typed values equal)"
             return ReplyMatch(True, True, 1.0, (), (), "typed_values", detail, Decision("typed_values"))
+        if not units:
+            return self._all_repeated(gold, pred)
         if self.fusion is not None and self.semantic is not None:
             return (yield from self._fused(gold, pred, units, self.fusion, self.semantic))
         forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
@@ -183,8 +186,14 @@ class VerifierReplyComparator:
     def evidence_steps(self, gold: str, pred: str, semantic: Similarity) -> Asking[list[Evidence]]:
         """The evidence the fused decision reads for a pair, one per unit (empty for the same text): what
         ``train/fit_fusion.py`` fits on."""
-        units = self.units(gold, pred)
+        units = self.units(*self._read(gold, pred))
         return [e for e, _ in (yield from self._evidence(gold, pred, units, semantic))] if units else []
+
+    def _read(self, gold: str, pred: str) -> tuple[str, str]:
+        """The texts the verifier reads: the pair itself, or with typed values on, ``TypedValueEvidence.reading``."""
+        if self.facts is None or not self.config.typed_values:
+            return gold, pred
+        return self.facts.reading(gold, pred)
 
     def _changed(self, gold: str, pred: str) -> tuple[Any, ...]:
         """The typed gold values the prediction replaces (``evidence.ChangedValue``); none when typed values are off."""

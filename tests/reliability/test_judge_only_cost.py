@@ -129,3 +129,44 @@ def test_per_turn_cost_does_not_grow_with_history(judge_engine):
     _, result = session.finish()
     assert all(t.success is True for t in result.turns), "every call is grounded in the output before it"
     assert spans[-1] < 2 * spans[0] + 0.5, f"seconds per 1,000 turns: {[round(s, 2) for s in spans]}"
+
+
+def flight_search(invented: str) -> Dialog:
+    """A user question, a flight search whose output is ~4 kB of JSON (30 records), and a reply that restates
+    two records and adds `invented`."""
+    rnd = random.Random(11)
+    records = [
+        {
+            "flight": f"AC-{100 + 7 * i}", "airline": rnd.choice(["Air Canada", "Delta", "TAP"]),
+            "from": rnd.choice(["Boston", "Denver", "Calgary"]), "to": rnd.choice(["Lisbon", "Porto", "Rome"]),
+            "departs": f"2025-03-{rnd.randint(1, 28):02d} {rnd.randint(5, 22):02d}:15",
+            "fare": f"{rnd.randint(90, 990)} USD", "seats_left": rnd.randint(1, 9),
+        }
+        for i in range(30)
+    ]
+    said = " ".join(
+        f"{r['airline']} flight {r['flight']} leaves {r['from']} for {r['to']} at {r['departs']} for {r['fare']}."
+        for r in records[3:5]
+    )
+    turns = [
+        {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Which flights are there in March?"}},
+        {"turn_no": 2, "turn": "Tool", "predict_turn": {
+            "tool_id": "flights", "action": "search", "args": {"month": "March"}, "output": {"flights": records}}},
+        {"turn_no": 3, "turn": "Agent", "predict_turn": {"response": f"{said} {invented} Which one would you like?"}},
+    ]
+    return Dialog.model_validate({"dialog_id": "flights", "turns": turns})
+
+
+def test_a_reply_citing_a_4kb_tool_output_is_scored_and_cheap(judge_engine):
+    """An ordinary judge-only reply is scored, not bounded: facts the output states word for word need no
+    comparator, the rest are compared by the typed stages (benchmarks/judge_only_cost.py measures it)."""
+    cited = flight_search("")
+    assert timed_score(judge_engine, cited)[1].turns[-1].success is True
+    judge_engine.score_dialog(flight_search("There is a flight to Oslo at 23:50 for 46 USD."))  # loads the verifier
+    invented = flight_search("There is also a direct flight to Rome at 23:55 for 45 USD.")
+    cpu = time.process_time()
+    reply = judge_engine.score_dialog(invented).turns[-1]
+    cpu = time.process_time() - cpu
+    assert reply.success is False and reply.failure_reason == FailureReason.INCONSISTENT_RESPONSE
+    assert "23:55" in (reply.detail or "") and "45 USD" in (reply.detail or "")
+    assert cpu < 0.5, f"{cpu:.2f}s of CPU for one judge-only reply turn (about 0.05s on a 2-core host)"

@@ -21,6 +21,7 @@ from monitor.equivalence.reference_data.demonyms import countries_of
 from monitor.equivalence.replies.facts import Fact, extract_facts, normalise_numbers, other_places
 from monitor.equivalence.types import ValueComparing
 from monitor.equivalence.values.base import Money, Quantity
+from monitor.equivalence.values.grounding import folded_source, states_word_for_word
 from monitor.equivalence.values.people import title_for_name
 from monitor.equivalence.values.places import other_names, place_relation, place_within
 from monitor.equivalence.values.stages import same_fact
@@ -327,11 +328,15 @@ def unsupported_facts(
     reply: str, sources: Sequence[Any], values: ValueComparing, names: bool = True
 ) -> tuple[str, ...]:
     """The typed facts of ``reply`` that no source supports under the value comparators (``names``: names too,
-    not only numbers, money, dates, times, ids...), each once, in order."""
+    not only numbers, money, dates, times, ids...), each once, in order. A fact a source states word for word
+    is supported without a comparator (``states_word_for_word``)."""
+    folded = [folded_source(s) for s in sources]
     return tuple(
         dict.fromkeys(
             f.text
             for f in extract_facts(reply)
-            if (names or f.kind != "entity") and not values.supported(f.text, sources).equivalent
+            if (names or f.kind != "entity")
+            and not any(states_word_for_word(t, f.text) for t in folded)
+            and not values.supported(f.text, sources, typed_only=f.kind != "entity").equivalent
         )
     )

@@ -58,11 +58,12 @@ class ValueComparator:
         values of many turns are encoded in one batch."""
         return self._compare(gold, pred)
 
-    def supported(self, value: Any, sources: Sequence[Any]) -> Match:
-        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)?
+    def supported(self, value: Any, sources: Sequence[Any], typed_only: bool = False) -> Match:
+        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)? ``typed_only``:
+        a typed fact (a time, an amount...) compared by the typed stages only, never by embedding similarity.
 
         See ``grounding.Grounding``."""
-        return self.grounding.supported(value, sources)
+        return self.grounding.supported(value, sources, typed_only)
 
     def typed(self, gold: Any, pred: Any) -> Match | None:
         """The typed stages' decision on two scalars, or None when no stage decides."""

@@ -9,10 +9,10 @@ A place is grounded by itself or a finer place in it ("WA" by "Seattle"), never 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from monitor.equivalence.normalize import alias_set, fold
+from monitor.equivalence.normalize import STOPWORDS, alias_set, fold
 from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import typed
@@ -34,8 +34,95 @@ class Comparator(Protocol):
 _UNSUPPORTED = Match(False, 0.0, "unsupported")
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def leaf_texts(value: Any) -> Iterator[str]:
+    """The texts grounding reads in a source value: every scalar leaf and every key, as strings (iteratively:
+    a deep value cannot exhaust the stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for k, v in item.items():
+                yield str(k)
+                stack.append(v)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif item is None:
+            continue
+        elif isinstance(item, bool):
+            yield str(item).lower()
+        else:
+            yield str(item)
+
+
+def folded_source(source: Any) -> str:
+    """A source's leaves and keys, folded, one per line: what ``states_word_for_word`` scans."""
+    return "\n".join(fold(t) for t in leaf_texts(source))
+
+
+def states_word_for_word(folded: str, value: Any) -> bool:
+    """Whether ``folded`` (``folded_source``) states ``value`` word for word, with no letter or digit right
+    before or after it: a source that does supports the value (the comparators would find it there, at 1.0),
+    so grounding needs no comparator for it."""
+    key = canon(str(value))
+    if not key:
+        return True
+    if key in STOPWORDS:  # a stop word only as a whole leaf ("a" is not stated by "a window seat")
+        return f"\n{key}\n" in f"\n{folded}\n"
+    start = folded.find(key)
+    while start >= 0:
+        end = start + len(key)
+        if not (_joined(folded, start - 1, -1, key[0]) or _joined(folded, end, 1, key[-1])):
+            return True
+        start = folded.find(key, start + 1)
+    return False
+
+
+def _joined(text: str, i: int, step: int, edge: str) -> bool:
+    """Whether the character at ``i`` continues a word of which ``edge`` is the last (or first) character: a
+    letter or digit, or, beside a digit, a time's or date's separator followed by a digit ("12" in "12:30")."""
+    if not 0 <= i < len(text):
+        return False
+    if text[i] in _WORD_CHARS:
+        return True
+    j = i + step
+    return edge.isdigit() and text[i] in ":/" and 0 <= j < len(text) and text[j].isdigit()
+
+
 def _word(key: str) -> str:
-    return rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])"
+    """``key`` as a whole word: no letter or digit beside it, and a number not inside a time or a date
+    ("12" is not stated by "12:30" or "3/12")."""
+    before = r"(?<![a-z0-9])" + (r"(?<![0-9][:/])" if key[:1].isdigit() else "")
+    after = r"(?![a-z0-9])" + (r"(?![:/][0-9])" if key[-1:].isdigit() else "")
+    return before + re.escape(key) + after
+
+
+def _stated(key: str, folded: str) -> bool:
+    """``key`` stated in ``folded`` text as a word (``_word``); a stop word only as the whole text (an argument
+    "a" is not stated by "a window seat")."""
+    if key in STOPWORDS:
+        return folded.strip() == key
+    return re.search(_word(key), folded) is not None
+
+
+def _stop_word_in(value: str, text: str) -> Match:
+    """A value that is a stop word ("a", "The") is stated only by a source that is that word, or, written with
+    a capital ("A", a row or a grade), by that capital word in the text ("Row A") — never by the article."""
+    if canon(text) == canon(value):
+        return Match(True, 1.0, "exact")
+    if value.strip() != value.strip().lower() and re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", text):
+        return Match(True, 1.0, "exact")
+    return _UNSUPPORTED
+
+
+def is_typed_value(value: Any) -> bool:
+    """Whether ``value`` is one typed value as a whole (a date, a time, an amount, a quantity, a phone...): it is
+    grounded by the typed stages or by being stated, never by embedding similarity to pieces of it."""
+    text = str(value)
+    facts = [f for f in extract_facts(text) if f.kind != "entity"]
+    return len(facts) == 1 and canon(facts[0].text) == canon(text)
 
 
 class Grounding:
@@ -44,11 +131,13 @@ class Grounding:
     def __init__(self, comparator: Comparator) -> None:
         self.comparator = comparator
 
-    def supported(self, value: Any, sources: Sequence[Any]) -> Match:
-        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)?"""
+    def supported(self, value: Any, sources: Sequence[Any], typed_only: bool = False) -> Match:
+        """Is ``value`` supported by any source (user text, earlier tool outputs as JSON values)? With
+        ``typed_only`` (a reply's time, amount, date...), a source value supports it through the typed stages
+        or by stating it in its text, never by embedding similarity: a time is not grounded by a name."""
         best = _UNSUPPORTED
         for src in sources:
-            m = self.supported_by(value, src)
+            m = self.supported_by(value, src, typed_only)
             if m.equivalent and m.score >= best.score:
                 best = m
                 if m.score >= 1.0:
@@ -57,29 +146,31 @@ class Grounding:
                 best = Match(False, m.score, m.method)
         return best
 
-    def supported_by(self, value: Any, source: Any) -> Match:
+    def supported_by(self, value: Any, source: Any, typed_only: bool = False) -> Match:
         if isinstance(value, Mapping):
-            return _all([self.supported_by(v, source) for v in value.values()], "object")
+            return _all([self.supported_by(v, source, typed_only) for v in value.values()], "object")
         if isinstance(value, list | tuple):
-            return _all([self.supported_by(v, source) for v in value], "list")
+            return _all([self.supported_by(v, source, typed_only) for v in value], "list")
         if value is None or isinstance(value, bool):
             return Match(True, 1.0, "exact")
         if isinstance(source, Mapping):
-            return self._best(value, [c for k, v in source.items() for c in (v, k)])
+            return self._best(value, [c for k, v in source.items() for c in (v, k)], typed_only)
         if isinstance(source, list | tuple):
-            return self._best(value, list(source))
+            return self._best(value, list(source), typed_only)
         if source is None:
             return _UNSUPPORTED
         src = str(source) if not isinstance(source, bool) else str(source).lower()
-        direct = self.comparator.compare(value, source)
-        if direct.equivalent and grounds(value, source, direct):
+        if canon(str(value)) in STOPWORDS:
+            return _stop_word_in(str(value), src)
+        direct = self.comparator.typed(value, source) if typed_only else self.comparator.compare(value, source)
+        if direct is not None and direct.equivalent and grounds(value, source, direct):
             return direct
         return self.in_text(value, src)
 
-    def _best(self, value: Any, candidates: list[Any]) -> Match:
+    def _best(self, value: Any, candidates: list[Any], typed_only: bool = False) -> Match:
         best = _UNSUPPORTED
         for cand in candidates:
-            m = self.supported_by(value, cand)
+            m = self.supported_by(value, cand, typed_only)
             if m.equivalent:
                 return m
             if m.score > best.score:
@@ -95,7 +186,7 @@ class Grounding:
         folded = fold(text)
         if typed.looks_like_identifier(vs):
             return _identifier_in_text(vs, key, text, folded)
-        if re.search(_word(key), folded):
+        if _stated(key, folded):
             return Match(True, 1.0, "exact")
         minute = typed.parse_time(vs)
         if minute is not None and minute in clock_times_in(text):  # "18:30" in "at half past six tonight"
