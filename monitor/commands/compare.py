@@ -42,6 +42,10 @@ and chain length, each with its 95 % Wilson interval per release, the change wit
 two-proportion z-test and a Benjamini-Hochberg q-value across all rows; worse rows first, each with three
 conversation ids to open with `aem inspect`. docs/releases.md explains the numbers.
 
+--config also gives the scoring settings for dialog files scored now and, when it holds a calibration that
+measured the monitor's sensitivity and specificity (aem calibrate), each release's correctness corrected for
+the monitor's error (Rogan-Gladen).
+
 examples:
   aem compare 2026.11.1 2026.11.2 --since 7d --format markdown
   aem compare before.json after.json --fail-if-worse
