@@ -200,6 +200,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return common.error("compare", f"{missing}: no such file (BASE and NEW are both files or both releases)")
     if args.since and args.until and args.since >= args.until:
         return common.error("compare", "--since is not before --until")
+    try:
+        correction = correction_of(args)  # a bad config fails before any reading or scoring
+    except (InputError, ConfigFileError) as exc:
+        return common.error("compare", exc)
     if all(files):
         try:
             base, new = tallies_from_files(args)
@@ -218,10 +222,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if empty:
         where = "in the files" if all(files) else f"on {args.verdict_topic} (finished conversations, in the window)"
         return common.error("compare", f"no scored turns for {' and '.join(empty)} {where}", common.EXIT_FAILED)
-    try:
-        correction = correction_of(args)
-    except (InputError, ConfigFileError) as exc:
-        return common.error("compare", exc)
     comparison = compare(base, new, args.alpha, args.min_drop, correction)
     sys.stdout.write(render(comparison, args.format) + "\n")
     if args.fail_if_worse and comparison.gate.failed:
