@@ -228,6 +228,79 @@ def dashboard(uid: str, title: str, description: str, panels: list[dict[str, Any
     }
 
 
+def correctness_band() -> dict[str, Any]:
+    """Per-release 1h correctness with its 95 % Wilson band (the interval `aem compare` prints)."""
+    p = panel(
+        "Turn correctness by release, with its 95% interval (1h)",
+        [
+            target(f"aem:turn_correctness:ratio_rate1h{{{SEL}}}", "{{agent}} {{release}}", "A"),
+            target(f"aem:turn_correctness:wilson_low1h{{{SEL}}}", "{{agent}} {{release}} low", "B"),
+            target(f"aem:turn_correctness:wilson_high1h{{{SEL}}}", "{{agent}} {{release}} high", "C"),
+        ],
+        unit="percentunit",
+        minmax=(0, 1),
+        description=(
+            "Share of scored turns that pass over the last hour, with the 95% Wilson score interval as a band: "
+            "a release with few turns has a wide band. Two releases whose bands overlap may not differ; "
+            "`aem compare` tests the difference (docs/releases.md)."
+        ),
+        w=12,
+    )
+    p["fieldConfig"]["overrides"] = [
+        {
+            "matcher": {"id": "byFrameRefID", "options": "C"},
+            "properties": [
+                {"id": "custom.fillBelowTo", "value": "B"},
+                {"id": "custom.lineWidth", "value": 0},
+                {"id": "custom.fillOpacity", "value": 20},
+            ],
+        },
+        {"matcher": {"id": "byFrameRefID", "options": "B"}, "properties": [{"id": "custom.lineWidth", "value": 0}]},
+    ]
+    return p
+
+
+def regression_table() -> dict[str, Any]:
+    """The regression alert's comparison per agent: newest (1h) against previous (1d), the change and its z."""
+    sel = f"{{{AGENT}}}"
+    p = panel(
+        "Newest vs previous: change in correctness and its z",
+        [
+            target(f"aem:release_regression:newest_turns_1h{sel}", ref="A", instant=True, table=True),
+            target(f"aem:release_regression:previous_turns_1d{sel}", ref="B", instant=True, table=True),
+            target(f"aem:release_regression:change{sel}", ref="C", instant=True, table=True),
+            target(f"aem:release_regression:z{sel}", ref="D", instant=True, table=True),
+        ],
+        kind="table",
+        description=(
+            "Per agent: scored turns of the newest release (1h) and of the previous one (1d), the change in "
+            "correctness (newest minus previous) and its two-proportion z. AemReleaseCorrectnessRegression "
+            "fires when the change is at least the margin (2 points) down and z is below -3 for 15 minutes. "
+            "`aem compare PREVIOUS NEWEST` breaks the change down by slice (docs/releases.md)."
+        ),
+    )
+    p["options"] = {"showHeader": True, "sortBy": [{"displayName": "z", "desc": False}]}
+    p["transformations"] = [
+        {"id": "merge", "options": {}},
+        {
+            "id": "organize",
+            "options": {
+                "excludeByName": {"Time": True},
+                "indexByName": {"agent": 0, "release": 1, "previous_release": 2},
+                "renameByName": {
+                    "release": "newest release",
+                    "previous_release": "previous release",
+                    "Value #A": "newest turns (1h)",
+                    "Value #B": "previous turns (1d)",
+                    "Value #C": "change",
+                    "Value #D": "z",
+                },
+            },
+        },
+    ]
+    return p
+
+
 def release_comparison() -> list[dict[str, Any]]:
     """What did the newest release break? Newest vs previous per agent, on one screen."""
     return [
@@ -252,6 +325,7 @@ def release_comparison() -> list[dict[str, Any]]:
                 "these two lines (newest over 1h, previous over 1d) with a margin."
             ),
         ),
+        regression_table(),
         panel(
             "Top root causes of the newest release (reason:field)",
             [
@@ -303,6 +377,7 @@ def overview() -> dict[str, Any]:
             w=6,
         ),
         agreement_panel(),
+        correctness_band(),
         *release_comparison(),
         panel(
             "Scored turns/s by release",

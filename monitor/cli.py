@@ -14,11 +14,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-from monitor.commands import broker, calibrate, demo, inspect, redrive, replay, review, run, score, tail
+from monitor.commands import broker, calibrate, compare, demo, inspect, redrive, replay, review, run, score, tail
 from monitor.commands.common import EXIT_INTERRUPTED, HelpFormatter, exit_codes
 from monitor.logs import configure_logging
 
-COMMANDS = (score, review, calibrate, run, replay, demo, broker, tail, inspect, redrive)
+COMMANDS = (score, review, calibrate, run, replay, demo, broker, tail, inspect, redrive, compare)
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 

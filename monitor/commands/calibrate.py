@@ -28,6 +28,7 @@ from monitor.calibration.overlay import (
 from monitor.calibration.sample import payloads_of, review_row, turn_records
 from monitor.calibration.stats import point
 from monitor.commands import common
+from monitor.report.proportions import wilson
 from monitor.report.records import decode_json
 from monitor.scoring import ScoringConfig
 from monitor.scoring.config import ConfigFileError, load_config_file
@@ -196,7 +197,7 @@ def _print_fits(fits: Sequence[CutFit]) -> None:
 
 
 def _figures(found: Sequence[Group]) -> list[AgreementFigure]:
-    return [
+    figures = [
         AgreementFigure(
             turn_type=g.turn_type,
             kind=e.kind,
@@ -210,6 +211,29 @@ def _figures(found: Sequence[Group]) -> list[AgreementFigure]:
         for e in g.estimates.values()
         if e.value == e.value
     ]
+    return figures + [figure for g in found if g.reason is None for figure in _error_rates(g)]
+
+
+def _error_rates(group: Group) -> list[AgreementFigure]:
+    """Sensitivity (of the turns people pass, the share the monitor passes) and specificity (of the turns people
+    fail, the share the monitor fails), with Wilson intervals: what the Rogan–Gladen correction of correctness
+    needs (docs/releases.md)."""
+    tn, fp, fn, tp = group.cells
+    out = []
+    for kind, hits, n in (("sensitivity", tn, tn + fp), ("specificity", tp, tp + fn)):
+        if n:
+            rate = wilson(hits, n)
+            out.append(
+                AgreementFigure(
+                    turn_type=group.turn_type,
+                    kind=kind,
+                    value=round(rate.value, 4),
+                    low=round(rate.low, 4),
+                    high=round(rate.high, 4),
+                    labels=n,
+                )
+            )
+    return out
 
 
 def _calibration(

@@ -42,6 +42,7 @@ class TurnVerdict(BaseModel):
     symptom: FailureReason | None = None  # for a cascade: what the checks saw (e.g. inconsistent_parameter_values)
     detail: str | None = None
     decision: Decision | None = None  # reply turns: which check decided, and on what
+    action: str | None = None  # action turns: the tool action called (the reference's for a missing_turn)
 
     @field_validator("detail")
     @classmethod

@@ -263,6 +263,7 @@ class DialogSession:
             # only a failed turn's output is read again (attribution); an open conversation need not hold the rest
             predict=turn.predict if check.success is False else None,
             tool_id=turn.predict.tool_id if isinstance(turn.predict, ToolCall) else None,
+            action=turn.predict.action if isinstance(turn.predict, ToolCall) else None,
             depends_on=turn.depends_on,
             tags=turn.tags,
             gold_index=gold_index,
@@ -331,6 +332,7 @@ class DialogSession:
             check=CheckResult.failed(FailureReason.MISSING_TURN, COMPLETENESS, detail="reference step not taken"),
             gold_index=gold.index,
             attribution=Attribution.ROOT_CAUSE,
+            action=gold.gold.action if isinstance(gold.gold, ToolCall) else None,
         )
         self.scored.append(scored)
         self._pending.append(scored)

@@ -114,6 +114,7 @@ class ScoredTurn:
     check: CheckResult
     predict: Payload | None = None  # kept for a failed turn (attribution reads its output), else None
     tool_id: str | None = None  # of an action turn (composition weights per tool)
+    action: str | None = None  # of an action turn: the action called (the reference's for a missing step)
     depends_on: tuple[int, ...] = ()
     tags: tuple[str, ...] = ()
     attribution: Attribution | None = None

@@ -31,6 +31,7 @@ def to_verdict(scored: ScoredTurn, chain: bool = True) -> TurnVerdict:
             "symptom": check.failure_reason if cascading else None,
             "detail": check.detail,
             "decision": check.decision,
+            "action": scored.action,
         }
     )
     return verdict

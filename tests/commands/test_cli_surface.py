@@ -15,7 +15,7 @@ import pytest
 from monitor.cli import COMMANDS, build_parser, main
 
 AEM = str(Path(sys.executable).with_name("aem"))
-NAMES = ["score", "review", "calibrate", "run", "replay", "demo", "broker", "tail", "inspect", "redrive"]
+NAMES = ["score", "review", "calibrate", "run", "replay", "demo", "broker", "tail", "inspect", "redrive", "compare"]
 UNREACHABLE = "127.0.0.1:1"
 
 
@@ -81,6 +81,7 @@ def _one_line_exit_2(args: list[str], timeout: float = 60) -> tuple[str, float]:
         ["redrive"],
         ["review", "--from-topic", "aem.verdicts"],
         ["calibrate", "--from-topic", "aem.labels"],
+        ["compare", "2026.11.1", "2026.11.2"],
     ],
     ids=lambda a: a[0],
 )

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from monitor.report.proportions import two_proportion_z
+
 from .conftest import REPO_ROOT
 
 PROM_DIR = REPO_ROOT / "deploy" / "prometheus"
@@ -67,18 +69,61 @@ def test_the_local_config_loads_the_shipped_rules_and_scrapes_loopback():
     assert "127.0.0.1:9464" in local.read_text()
 
 
-def test_promtool_test_rules_catches_a_broken_rule(tmp_path: Path):
-    """The unit tests are not vacuous: widening the regression margin to 50 points must fail them."""
+def _tests_with_rules_changed(tmp_path: Path, old: str, new: str) -> subprocess.CompletedProcess[str]:
+    """The promtool unit tests run against the rule files with `old` replaced by `new` (which must be there)."""
     (tmp_path / "rules").mkdir()
     (tmp_path / "tests").mkdir()
     for p in RULE_FILES:
-        text = p.read_text().replace("expr: vector(0.05)", "expr: vector(0.5)")
-        (tmp_path / "rules" / p.name).write_text(text)
+        text = p.read_text()
+        if p.name == "recording.yml":
+            assert text.count(old) == 1, old
+        (tmp_path / "rules" / p.name).write_text(text.replace(old, new))
     for p in TEST_FILES:
         (tmp_path / "tests" / p.name).write_text(p.read_text())
-    result = run("test", "rules", *sorted((tmp_path / "tests").glob("*.yml")))
+    return run("test", "rules", *sorted((tmp_path / "tests").glob("*.yml")))
+
+
+def test_promtool_test_rules_catches_a_broken_rule(tmp_path: Path):
+    """The unit tests are not vacuous: widening the regression margin to 50 points must fail them."""
+    margin = "release_regression_margin\n        expr: vector({})"
+    result = _tests_with_rules_changed(tmp_path, margin.format("0.02"), margin.format("0.5"))
     assert result.returncode != 0
     assert "AemReleaseCorrectnessRegression" in result.stdout + result.stderr
+
+
+def test_noise_is_kept_quiet_by_the_significance_bound(tmp_path: Path):
+    """Without the z bound the 5-point gap at 200 turns (noise) would fire: the statistic is what keeps it quiet."""
+    result = _tests_with_rules_changed(
+        tmp_path, "significance_z\n        expr: vector(3)", "significance_z\n        expr: vector(0)"
+    )
+    assert result.returncode != 0
+    out = result.stdout + result.stderr
+    assert "regression stays quiet on a 5-point gap at 200 turns (noise)" in out
+    assert "failure-reason spike stays quiet on low volume (noise)" in out
+
+
+def _expected(case_name: str, expr: str) -> float:
+    for path in TEST_FILES:
+        for case in yaml.safe_load(path.read_text())["tests"]:
+            if case.get("name") != case_name:
+                continue
+            for check in case.get("promql_expr_test", []):
+                if check["expr"] == expr:
+                    return float(check["exp_samples"][0]["value"])
+    raise AssertionError(f"no promql_expr_test {expr!r} in {case_name!r}")
+
+
+def test_the_rules_z_is_the_z_of_aem_compare():
+    """The recording rule and `aem compare` compute the same two-proportion z on the same counts."""
+    case = "regression fires on a 10-point drop at 400 turns"
+    counts = {
+        name: int(_expected(case, f"round(aem:release_regression:{name})"))
+        for name in ("previous_passes_1d", "previous_turns_1d", "newest_passes_1h", "newest_turns_1h")
+    }
+    z = two_proportion_z(
+        counts["previous_passes_1d"], counts["previous_turns_1d"], counts["newest_passes_1h"], counts["newest_turns_1h"]
+    ).z
+    assert round(z, 2) == _expected(case, "round(aem:release_regression:z, 0.01)")
 
 
 RUNBOOK_TEMPLATE = (
@@ -148,7 +193,7 @@ def test_every_recording_rule_used_by_an_alert_is_unit_tested():
             assert name in tested or name.startswith("aem:alert_param"), f"{name} has no promql_expr_test"
 
 
-@pytest.mark.parametrize("name", ["aem:alert_param:release_regression_margin", "aem:alert_param:release_min_turns"])
+@pytest.mark.parametrize("name", ["aem:alert_param:release_regression_margin", "aem:alert_param:significance_z"])
 def test_regression_alert_joins_the_documented_parameters(name: str):
     regression = next(a for a in alerts() if a["alert"] == "AemReleaseCorrectnessRegression")
     assert name in regression["expr"]
