@@ -119,8 +119,9 @@ def test_a_sleeping_judge_does_not_delay_other_conversations(
     )
     assert all(json.loads(found[(d.dialog_id, 2)].value)["success"] is not None for d in actions)
     assert actions_done < found[reply].timestamp, "the other conversations waited for the judge"
-    assert held_back and max(held_back) <= reply_at.offset  # never committed past the unpublished verdict
-    assert committed_after > reply_at.offset  # and committed once it was published
+    # the reply waiting for the judge is on the state changelog, so its offset does not hold the partition
+    # back (a restart rebuilds it from the changelog: tests/reliability/test_restarts_with_gaps.py)
+    assert held_back and committed_after > reply_at.offset
     assert registry.get_sample_value("aem_judge_requests_total", {"outcome": "over_budget"}) == 1
 
 

@@ -71,7 +71,7 @@ def test_a_failing_tool_turn_is_counted_within_2_s_and_its_chain_when_the_conver
         # advances by at most `max_step_s` across one poll): the conversation stays open, its chain bucket is not
         # known yet
         assert monitor.monitor is not None
-        stream_clock = monitor.monitor.stream_clock
+        stream_clock = monitor.monitor.pipeline.stream_clock
         silent_until = stream_clock() + SILENCE_S
         while (now := stream_clock()) < silent_until:
             clock.skip(STEP_S)
