@@ -13,7 +13,7 @@ names use for them; reading-only verbs (found, checked, looked up) are not claim
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from monitor.verifier.sentences import sentences
@@ -95,7 +95,7 @@ def name_kinds(tool_name: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
-def unsupported_claims(reply: str, tool_names: Sequence[str] | Iterable[str]) -> list[ActionClaim]:
+def unsupported_claims(reply: str, tool_names: Iterable[str]) -> list[ActionClaim]:
     """The action claims of ``reply`` that no tool turn of the conversation supports: none was made, or every
     one made says another kind of action. A tool whose name says no known kind supports any claim."""
     claims = action_claims(reply)
