@@ -117,9 +117,11 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
             reply = server.respond(body) if server.respond is not None else server.next_reply()
+            if reply.delay:
+                time.sleep(reply.delay)
+            with server.lock:  # answered: no longer in flight once the response can reach the client
+                server.in_flight -= 1
             try:
-                if reply.delay:
-                    time.sleep(reply.delay)
                 data = reply.body.encode()
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
@@ -128,9 +130,6 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                 pass
-            finally:
-                with server.lock:
-                    server.in_flight -= 1
 
         def log_message(self, format: str, *args: Any) -> None:
             return
