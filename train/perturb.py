@@ -163,7 +163,7 @@ def swap_participants(text: str, rng: random.Random, opening_names: bool = False
         opening = opening_names and i == 0 and word.lower() not in _OPENERS  # "Alice paid Bob"
         named = (
             word[:1].isupper()
-            and (i > 0 or opening or wordnet.is_name(word))
+            and (i > 0 or opening or _is_name(word))
             and word.lower() not in _PRONOUNS
             and word not in _WEEKDAYS + _MONTHS
         )
@@ -241,7 +241,7 @@ def antonym(text: str, rng: random.Random) -> str | None:
         word = tok.group()
         if not word.isalpha() or len(word) < 3:
             continue
-        options = sorted(a for a in wordnet.antonyms(word.lower(), parts="a") if "_" not in a)
+        options = sorted(wordnet.antonyms(word.lower()))
         if options:
             return _replace(text, tok, _case_like(rng.choice(options), word))
     return None
@@ -258,36 +258,36 @@ def replace_name(text: str, rng: random.Random, names: list[str]) -> str | None:
     return None if other == tok.group() else _replace(text, tok, other)
 
 
-@lru_cache(maxsize=65536)
-def _noun_synset(offset: int) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]]:
-    """The words and (pointer symbol, target offset) of the noun synset at ``offset`` of WordNet's data.noun."""
-    with (wordnet.wordnet_dir() / "data.noun").open("rb") as fh:
-        fh.seek(offset)
-        f = fh.readline().decode("latin-1").split(" | ")[0].split()
-    n_words = int(f[3], 16)
-    words = tuple(re.sub(r"\(.*\)$", "", f[4 + 2 * i]) for i in range(n_words))
-    at = 4 + 2 * n_words
-    pointers = tuple((f[at + 1 + 4 * i], int(f[at + 2 + 4 * i])) for i in range(int(f[at])))
-    return words, pointers
+def _is_name(word: str) -> bool:
+    """Is the commonest noun sense of ``word`` a proper noun in WordNet ("China"; not "cat", whose CAT scan comes
+    later)? False without WordNet."""
+    wn = wordnet.reader()
+    key = word.lower()
+    first = wn.synsets(key, "n")[:1] if wn is not None else []
+    return any(n[:1].isupper() and n.lower() == key for s in first for n in s.lemma_names())
+
+
+def _is_noun(word: str) -> bool:
+    """Is ``word`` itself (not an inflection of it) a WordNet noun?"""
+    wn = wordnet.reader()
+    return wn is not None and bool(wn.lemmas(word.lower(), "n"))
 
 
 @lru_cache(maxsize=16384)
 def noun_siblings(noun: str) -> tuple[str, ...]:
     """Other single-word common nouns of the same kind as ``noun``'s commonest sense (the other hyponyms of its
-    hypernyms: 'revenue' / 'profit', 'breakfast' / 'dinner')."""
-    offsets = wordnet.senses(noun)[:1]
-    if not offsets:
+    hypernyms: 'revenue' / 'profit', 'breakfast' / 'dinner'), in WordNet's order (by synset offset)."""
+    wn = wordnet.reader()
+    first = wn.synsets(noun, "n")[:1] if wn is not None else []
+    if not first:
         return ()
-    own = set(_noun_synset(offsets[0])[0])
+    own = set(first[0].lemma_names())
     out: list[str] = []
-    for symbol, parent in _noun_synset(offsets[0])[1]:
-        if symbol not in ("@", "@i"):
-            continue
-        for child_symbol, child in _noun_synset(parent)[1]:
-            if child_symbol == "~" and child != offsets[0]:
-                word = _noun_synset(child)[0][0]
-                if word.isalpha() and word.islower() and word not in own:
-                    out.append(word)
+    for parent in sorted(first[0].hypernyms() + first[0].instance_hypernyms(), key=lambda s: s.offset()):
+        for child in sorted(parent.hyponyms(), key=lambda s: s.offset()):
+            word = child.lemma_names()[0]
+            if child != first[0] and word.isalpha() and word.islower() and word not in own:
+                out.append(word)
     return tuple(dict.fromkeys(out))
 
 
@@ -302,7 +302,7 @@ def change_noun(text: str, rng: random.Random) -> str | None:
         word = tok.group()
         if not word.isalpha() or len(word) < 4 or word.lower() in _PRONOUNS or word in _WEEKDAYS + _MONTHS:
             continue
-        if word.lower() not in wordnet.noun_bases(word):  # plural or not a noun: would need inflecting
+        if not _is_noun(word):  # plural or not a noun: would need inflecting
             continue
         options = noun_siblings(word.lower())
         if options:

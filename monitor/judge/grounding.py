@@ -38,7 +38,6 @@ session then attributes to it.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,10 +60,10 @@ from monitor.models.vocabulary import FailureReason
 from monitor.scoring.bounds import grounding_oversize
 from monitor.scoring.sources import JudgeHistory
 from monitor.scoring.types import COMPLETENESS, TOO_LARGE, TRUTHFULNESS, CheckResult, ObservedTurn, PendingCheck
+from monitor.verifier.sentences import sentences
 
 log = structlog.get_logger(__name__)
 
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s)")
 _MAX_CATALOGS = 256  # distinct per-dialog tool lists kept compiled
 
 NO_CATALOG = "no tool catalog: structural and completeness checks skipped, grounding only"
@@ -147,10 +146,6 @@ def _pending_question(history: Sequence[ObservedTurn]) -> str | None:
         if isinstance(turn.predict, UserMessage):
             return turn.predict.content if turn.predict.content.strip() else None
     return None
-
-
-def _count_sentences(reply: str) -> int:
-    return 1 + sum(1 for _ in _SENTENCE_END.finditer(reply.strip()))
 
 
 def _count_facts(reply: str) -> int | None:
@@ -320,7 +315,7 @@ class GroundingChecker:
         # ranked against their lines (at most one per leaf)
         index = view.source_index
         facts = sum(1 for f in extract_facts(text) if not index.states(f.text))
-        over = grounding_oversize(facts, index.units, view.work, _count_sentences(text), index.leaves)
+        over = grounding_oversize(facts, index.units, view.work, len(sentences(text)), index.leaves)
         if over is not None:
             return _too_large(over.detail)
         claims = unsupported_claims(text, index.actions)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.models.dialog import Payload, Reply, ToolCall
+from monitor.verifier.sentences import sentences
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class WorkLimits:
     max_text_chars: int = 50_000  # characters of one text (reply or string leaf) that would be embedded
     max_numbers: int = 2_000  # numbers in the replies' text, each a candidate fact to check
     max_reply_chars: int = 10_000  # characters of one reply (gold or predicted) read by the verifier
-    max_reply_sentences: int = 24  # sentence ends in one reply: each is a verifier question
+    max_reply_sentences: int = 24  # sentences of one reply, as the verifier splits them: each a question
     max_number_pairs: int = 2_500  # numbers in the gold reply x numbers in the predicted one (typed comparisons)
     # judge-only: values to ground (argument leaves, reply facts and sentences) x the sources' leaves and facts
     max_grounding_pairs: int = 10_000
@@ -71,16 +71,12 @@ def fits(size: int, limits: WorkLimits) -> bool:
     return size < 2 * least and size <= min(limits.max_text_chars, limits.max_reply_chars)
 
 
-def _sentences(text: str) -> int:
-    return sum(1 for _ in _SENTENCE_END.finditer(text))
-
-
 def _reply_work(pred: Payload | None, gold: Payload | None, limits: WorkLimits) -> Oversize | None:
     """A reply pair's sentences (verifier questions) and number pairs (typed comparisons)."""
     replies = [p.response for p in (pred, gold) if isinstance(p, Reply)]
     if not replies:
         return None
-    most = max(map(_sentences, replies))
+    most = max(len(sentences(r)) for r in replies)  # as the verifier splits them
     if most > limits.max_reply_sentences:
         detail = f"a reply of {most} sentences, above the limit of {limits.max_reply_sentences}"
         return Oversize("reply_sentences", detail)

@@ -1,8 +1,9 @@
 """Load the typed comparators' lazy tables before the first event instead of during it.
 
 The typed stages build their lookup tables on first use: the city gazetteer (~34,000 names), the airport
-index, the unit registry, currency and locale data, and WordNet (the value opposites' antonyms, ~1 s); the
-trained reply verifier runs its first pair (ONNX Runtime's first run of a session is slow). Each costs
+index, the unit registry, currency and locale data, and WordNet (the value opposites' antonyms: nltk's reader, a
+few seconds, which almost every pair of free-text values asks); the trained reply verifier runs its first pair
+(ONNX Runtime's first run of a session is slow). Each costs
 from a few hundred milliseconds to seconds; a long-running monitor pays that once, and should pay it at
 start-up rather than stall the first turns whose arguments need it. ``aem score`` does not call this: a
 short batch run loads only what it meets.

@@ -8,6 +8,8 @@ import pytest
 
 from monitor.judge.grounding import NO_CATALOG, GroundingChecker, leaves_of, sources_of
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
+from monitor.scoring.bounds import WorkLimits
+from monitor.scoring.sources import JudgeHistory
 from monitor.scoring.types import ObservedTurn
 
 SEARCH = ToolSpec(
@@ -249,3 +251,11 @@ def test_bad_schema_in_event_tools_makes_calls_to_it_unscored(checker: Grounding
 def test_compiled_catalog_is_reused_per_tool_list(checker: GroundingChecker) -> None:
     assert checker.catalog_for(TOOLS) is checker.catalog_for(tuple(TOOLS))
     assert checker.catalog_for(TOOLS) is not checker.catalog_for((SEARCH,))
+
+
+def test_the_grounding_bound_counts_the_sentences_the_verifier_reads(checker: GroundingChecker) -> None:
+    """Abbreviations and times end no sentence: the reply below is two sentences to the verifier, and to the bound."""
+    history = JudgeHistory.of(SEARCHED, WorkLimits(max_grounding_pairs=0))
+    result = checker.check(agent(3, "Dr. Lee sees you at 5 p.m. on Jan. 3. Bring the forms."), history, TOOLS)
+    assert (result.success, result.failure_reason) == (None, "too_large")
+    assert "+ 2 sentences x" in (result.detail or "")

@@ -13,6 +13,7 @@ from monitor.scoring import ScoringConfig
 from monitor.stream.bounds import WorkLimits, oversize
 from monitor.stream.emissions import Outcome
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from monitor.verifier.sentences import sentences
 from monitor.wiring import build_engine
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import events_of
@@ -207,3 +208,13 @@ def test_a_gap_before_every_turn_costs_linear_time_and_logs_a_few_lines(plain_en
     assert large < 6 * small + 1.0  # 4x the events: linear is 4x, quadratic 16x
     assert sum(e["event"] == "gap_given_up" for e in logs) <= 4  # rate-limited, with a count
     print(f"4,000 gapped turns: {small:.2f} s, 16,000: {large:.2f} s")
+
+
+def test_the_sentence_limit_counts_the_sentences_the_verifier_reads():
+    """Abbreviations and times end no sentence: the bound counts what the verifier's splitter (pysbd) gives it."""
+    reply = next(e for e in sales_events() if e.predict_turn is not None and hasattr(e.predict_turn, "response"))
+    text = "Dr. Lee sees you at 5 p.m. on Jan. 3. Bring the forms."
+    assert sentences(text) == ("Dr. Lee sees you at 5 p.m. on Jan. 3.", "Bring the forms.")
+    assert oversize(with_reply(reply, text), WorkLimits(max_reply_sentences=2)) is None
+    found = oversize(with_reply(reply, text), WorkLimits(max_reply_sentences=1))
+    assert found is not None and found.limit == "reply_sentences" and "2 sentences" in found.detail

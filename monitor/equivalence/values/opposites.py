@@ -12,8 +12,6 @@ from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.reference_data import data_table, wordnet
 
 _PREFIX = re.compile(r"^(?:un|non-?|in|dis)(?=[a-z]{4})")
-# Adjectives only: verbs of posture and motion are details a paraphrase changes ("sitting" / "standing").
-_ANTONYM_PARTS = "a"
 # Pieces of a value that are said with a polarity of their own ("refundable, not transferable").
 _PIECE = re.compile(r"[.;:!?,]\s*|\s+(?:and|but|while|whereas|although|though)\s+")
 _NEG_CUE = re.compile(
@@ -84,14 +82,14 @@ def _antonym_swaps(g: str, p: str) -> list[tuple[str, str]]:
 
 
 def _opposed(word: str, other: str, other_base: str) -> bool:
-    ants = wordnet.antonyms(word, _ANTONYM_PARTS)
+    ants = wordnet.antonyms(word)  # adjectives only: verbs of posture and motion are details a paraphrase changes
     return other in ants or other_base in ants
 
 
 @lru_cache(maxsize=16384)
 def _base(word: str) -> str:
     """The word's verb base form if WordNet lists one ("arriving" -> "arrive"), else the word."""
-    return next(iter(wordnet.verb_bases(word)), word)
+    return wordnet.verb_base(word) or word
 
 
 def _negated_around(text: str, word: str) -> bool:
