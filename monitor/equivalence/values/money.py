@@ -15,6 +15,8 @@ from collections import defaultdict
 from dataclasses import replace
 from functools import lru_cache
 
+from babel.numbers import parse_decimal
+
 from monitor.equivalence.reference_data import data_table
 from monitor.equivalence.values.base import SCALES, Money, canon, words_to_digits
 
@@ -129,9 +131,9 @@ def _parse_amount(text: str) -> Money | None:
     if len(known) > 1:
         return None  # "$5 EUR"
     num = m.group("num")
-    if re.fullmatch(_DECIMAL_COMMA, num.lstrip("+-")):
-        num = num.replace(".", "").replace(",", ".")
-    amount = float(num.replace(",", "")) * SCALES.get(m.group("scale") or "", 1.0)
+    # babel reads the digits in a locale of their separators: a decimal comma as German writes it ("1.299,00")
+    notation = "de" if re.fullmatch(_DECIMAL_COMMA, num.lstrip("+-")) else "en"
+    amount = float(parse_decimal(num, locale=notation)) * SCALES.get(m.group("scale") or "", 1.0)
     return Money(amount, next(iter(known)))
 
 
