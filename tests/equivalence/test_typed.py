@@ -8,6 +8,7 @@ from monitor.equivalence.values.base import Money, Quantity
 from monitor.equivalence.values.money import parse_money
 from monitor.equivalence.values.typed import (
     as_bool,
+    count_of,
     dates_equal,
     looks_like_identifier,
     parse_date,
@@ -104,3 +105,11 @@ def test_identifiers(value):
 @pytest.mark.parametrize("value", ["New York", "sci-fi", "five_years", "2024-06-20", "hello", "g/mol"])
 def test_not_identifiers(value):
     assert not looks_like_identifier(value)
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("three tickets", (3, "ticket")), ("3 cities", (3, "city")), ("2 boxes", (2, "box")), ("2 glasses", (2, "glass")),
+    ("1 bedroom", (1, "bedroom")),
+])
+def test_a_count_names_what_it_counts_in_the_singular_of_the_one_lemmatiser(text, count):
+    assert count_of(text) == count

@@ -12,6 +12,7 @@ from functools import lru_cache, partial
 from dateutil import parser as dateparser
 from text_to_num import alpha2digit, text2num
 
+from monitor.equivalence.normalize import lemma
 from monitor.equivalence.reference_data.abbreviations import MONTHS, UNIT_ALIASES
 from monitor.equivalence.values.base import SCALES, DateValue, Quantity, canon, fold, words_to_digits
 from monitor.equivalence.values.times import parse_clock
@@ -250,8 +251,7 @@ def count_of(text: str) -> tuple[float, str] | None:
     count = parse_number(m.group(1))
     if count is None or count < 0 or not count.is_integer():
         return None
-    noun = m.group(2)
-    return count, noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    return count, lemma(m.group(2))
 
 
 def slash_date(text: str) -> DateValue | None:
