@@ -1,6 +1,6 @@
 """Training pairs for the reply verifier, from the *work* parts of the data only (``train/split.py``).
 
-    .venv/bin/python -m train.build_pairs [--out train/out/pairs.jsonl] [--seed 13]
+    .venv/bin/python -m train.build_pairs [--out train/out/pairs.jsonl] [--seed 13] [--data benchmarks/data]
 
 Each pair is ``{"premise", "hypothesis", "label", "source"}``; the label says what the hypothesis does to the
 premise: ``0`` same (says what it says), ``1`` changed (says something the premise does not support: a changed
@@ -252,17 +252,18 @@ def identical_pairs(texts: list[str], rng: random.Random) -> Iterator[dict[str, 
         yield _pair(text, text, SAME, "identical")
 
 
-def build(seed: int) -> list[dict[str, Any]]:
+def build(seed: int, data: Path = split.DATA_DIR) -> list[dict[str, Any]]:
+    """Every training pair of the work parts of the files in ``data``, shuffled with ``seed``."""
     rng = random.Random(seed)
-    turns = list(split.sgd_turns("work"))
+    turns = list(split.sgd_turns("work", data))
     pairs = list(sgd_pairs(turns, rng))
-    stsb_rows = list(split.stsb("work", "stsb_en_train.csv")) + list(split.stsb("fit", "stsb_en_dev.csv"))
+    stsb_rows = list(split.stsb("work", "stsb_en_train.csv", data)) + list(split.stsb("fit", "stsb_en_dev.csv", data))
     pairs += stsb_pairs(stsb_rows, rng)
-    pairs += reply_pairs(list(split.sgd_reply_pairs("fit")))
-    pairs += begin_pairs(list(split.begin("work")))
+    pairs += reply_pairs(list(split.sgd_reply_pairs("fit", data)))
+    pairs += begin_pairs(list(split.begin("work", data)))
     texts = [turn["utterance"] for turn in turns] + [s for a, b, _ in stsb_rows for s in (a, b)]
     pairs += identical_pairs(texts, rng)
-    pairs += entailment_pairs.build(rng)
+    pairs += entailment_pairs.build(rng, data)
     rng.shuffle(pairs)
     return pairs
 
@@ -271,8 +272,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--data", type=Path, default=split.DATA_DIR, help="the data files (benchmarks/data)")
     args = parser.parse_args()
-    pairs = build(args.seed)
+    pairs = build(args.seed, args.data)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
         for pair in pairs:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from train import split
@@ -102,9 +103,9 @@ def citod_pairs(rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield _pair(premise, reply, label, "citod")
 
 
-def build(rng: random.Random) -> list[dict[str, Any]]:
-    pairs = list(nli_pairs(list(split.nli("work")), rng))
-    pairs += breaking_pairs(list(split.breaking_nli("work")), rng)
-    pairs += summedits_pairs(list(split.summedits("work")))
-    pairs += citod_pairs(list(split.citod("work")))
+def build(rng: random.Random, data: Path = split.DATA_DIR) -> list[dict[str, Any]]:
+    pairs = list(nli_pairs(list(split.nli("work", data)), rng))
+    pairs += breaking_pairs(list(split.breaking_nli("work", data)), rng)
+    pairs += summedits_pairs(list(split.summedits("work", data)))
+    pairs += citod_pairs(list(split.citod("work", data)))
     return pairs

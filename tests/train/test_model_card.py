@@ -1,0 +1,53 @@
+"""train/export_onnx.py writes the model card that ships: every field but the fused decision's (train/fit_fusion.py
+adds those) comes from the training run's log and the pairs' summary, none by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.conftest import REPO
+from train.export_onnx import model_card
+
+SHIPPED = REPO / "monitor" / "verifier" / "model"
+
+
+def _checkpoint(root: Path, name: str, log: dict, pairs: int, sha: str) -> Path:
+    folder = root / "train" / "out" / name
+    folder.mkdir(parents=True)
+    (folder / "training_log.json").write_text(json.dumps(log))
+    (folder.parent / "pairs.summary.json").write_text(json.dumps({"pairs": pairs, "sha256": sha, "seed": 13}))
+    return folder
+
+
+def test_the_exported_card_is_the_shipped_one(tmp_path: Path) -> None:
+    shipped = json.loads((SHIPPED / "verifier.json").read_text())
+    checkpoint = tmp_path / "verifier-stage1"
+    checkpoint.mkdir()
+    shutil.copy(SHIPPED / "training_log.json", checkpoint)
+    summary = {"pairs": shipped["training_pairs"], "sha256": shipped["training_pairs_sha256"], "seed": 13}
+    (tmp_path / "pairs.summary.json").write_text(json.dumps(summary))
+    card = model_card(shipped["sha256"], shipped["max_length"], checkpoint)
+    assert card == {k: v for k, v in shipped.items() if not k.startswith("fusion_")}
+    assert list(card) == [k for k in shipped if not k.startswith("fusion_")]
+
+
+def test_a_run_started_from_another_checkpoint_lists_both_runs(tmp_path: Path) -> None:
+    args = {"epochs": "1.0", "batch": "32", "max_length": "128", "lr": "6e-05", "seed": "13",
+            "pairs": "train/out/pairs.jsonl", "out": "train/out/stage1", "init": "None", "check_every": "500",
+            "resume": "True"}
+    first = {"args": args, "pairs": 10, "pairs_sha256": "a" * 64, "seconds": 99.6}
+    _checkpoint(tmp_path, "stage1", first, 10, "a" * 64)
+    second = {**args, "epochs": "0.5", "lr": "2e-05", "seed": "7", "out": str(REPO / "train/out/stage2"),
+              "init": str(tmp_path / "train/out/stage1")}
+    stage2 = _checkpoint(tmp_path, "stage2", {"args": second, "pairs": 20, "pairs_sha256": "b" * 64, "seconds": 10},
+                         20, "b" * 64)
+    runs = model_card("c" * 64, 128, stage2)["training"]
+    assert [(r["stage"], r["pairs"], r["pairs_sha256"][0], r["seed"], r["epochs"], r["lr"], r["seconds"])
+            for r in runs] == [(1, 10, "a", 13, 1.0, 6e-05, 100), (2, 20, "b", 7, 0.5, 2e-05, 10)]
+    assert runs[1]["command"] == (
+        "python -m train.build_pairs && python -m train.train_verifier --epochs 0.5 --lr 2e-5 --seed 7 --out "
+        "train/out/stage2 --init train/out/stage1 && python -m train.export_onnx --checkpoint "
+        "train/out/stage2"
+    )
