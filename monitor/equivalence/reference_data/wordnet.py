@@ -5,9 +5,9 @@ form of a word (``verb_base``: "arriving" -> "arrive", nltk's morphy). ``reader`
 (the training pair builders read noun senses through it).
 
 The directory is ``AEM_WORDNET_DIR`` or ``/usr/share/wordnet``. nltk and the database are loaded lazily, once, on
-the first question that needs them (a few seconds and some 70 MB, docs/design/wordnet-nltk.md): a run whose values
-never reach the opposites stage never loads them. Without the files every answer is empty (unknown) and one warning
-``wordnet_missing`` is logged.
+the first question (a few seconds and some 95 MB, docs/design/wordnet-nltk.md): a run whose values never reach the
+opposites stage never loads them; ``aem run`` asks at start-up (``monitor/scoring/warmup.py``). Without the files
+every answer is empty (unknown) and one warning ``wordnet_missing`` is logged.
 """
 
 from __future__ import annotations
