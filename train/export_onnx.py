@@ -75,35 +75,39 @@ def export(checkpoint: Path, out: Path, max_length: int) -> dict:
 def model_card(sha: str, max_length: int, checkpoint: Path) -> dict:
     """``verifier.json`` of the ONNX file of digest ``sha`` exported from ``checkpoint`` (before the fusion's
     fields)."""
-    pairs = _pairs_summary(checkpoint)
+    runs = training_runs(checkpoint)
+    last = runs[-1] if runs else _pairs_summary(checkpoint.parent / "pairs.jsonl")
     return {
         "model_id": f"aem-verifier-minilm-l6-{sha[:8]}",
         "labels": list(LABELS),
         "max_length": max_length,
         "sha256": sha,
         "base_model": BASE_MODEL,
-        "training_pairs_sha256": pairs.get("sha256"),
-        "training_pairs": pairs.get("pairs"),
-        "training": training_runs(checkpoint),
+        "training_pairs_sha256": last.get("pairs_sha256", last.get("sha256")),
+        "training_pairs": last.get("pairs"),
+        "training": runs,
         "build": BUILD,
     }
 
 
-def _pairs_summary(checkpoint: Path) -> dict:
-    """What ``train/build_pairs.py`` wrote beside the pairs the checkpoint was trained on."""
-    summary = checkpoint.parent / "pairs.summary.json"
+def _pairs_summary(pairs: Path) -> dict:
+    """What the pair builder wrote beside a pairs file (``pairs.summary.json`` beside ``pairs.jsonl``)."""
+    summary = pairs.with_suffix(".summary.json")
     return json.loads(summary.read_text(encoding="utf-8")) if summary.is_file() else {}
 
 
 def training_runs(checkpoint: Path) -> list[dict]:
-    """One entry per training run that made ``checkpoint``, first to last, from each run's training log."""
+    """One entry per training run that made ``checkpoint``, first to last, from each run's training log (a log
+    that does not record its pairs' count and sha256: the summary beside its pairs file, or beside the
+    checkpoint)."""
     runs: list[dict] = []
     folder: Path | None = checkpoint
     while folder is not None and (folder / LOG_FILE).is_file():
         log = json.loads((folder / LOG_FILE).read_text(encoding="utf-8"))
-        args, pairs = log["args"], _pairs_summary(folder)
+        args = log["args"]
+        pairs = _pairs_summary(_in_repo(args["pairs"])) or _pairs_summary(folder.parent / "pairs.jsonl")
         runs.append({
-            "pairs": log.get("pairs", pairs.get("pairs")),  # logs before the count was recorded: the summary's
+            "pairs": log.get("pairs", pairs.get("pairs")),
             "pairs_sha256": log.get("pairs_sha256", pairs.get("sha256")),
             "seed": int(args["seed"]),
             "epochs": float(args["epochs"]),
@@ -119,8 +123,8 @@ def training_runs(checkpoint: Path) -> list[dict]:
 
 
 def run_command(args: dict[str, str]) -> str:
-    """The commands that make a run's checkpoint: its pairs, the training run (the arguments of its log that differ
-    from the defaults) and this export."""
+    """The commands that make a run's checkpoint: ``train/build_pairs.py`` when it trained on its pairs, the training
+    run (the arguments of its log that differ from the defaults) and this export."""
     defaults = {k: train_verifier_value(v) for k, v in vars(arguments().parse_args([])).items()}
     flags = [  # in the order of the command line's help
         f"--{name.replace('_', '-')} {train_verifier_value(args[name])}"
@@ -129,7 +133,8 @@ def run_command(args: dict[str, str]) -> str:
     ]
     train = " ".join(["python -m train.train_verifier", *flags])
     export = f"python -m train.export_onnx --checkpoint {train_verifier_value(args['out'])}"
-    return f"python -m train.build_pairs && {train} && {export}"
+    built = "python -m train.build_pairs && " if train_verifier_value(args["pairs"]) == defaults["pairs"] else ""
+    return f"{built}{train} && {export}"
 
 
 def train_verifier_value(value: object) -> str:

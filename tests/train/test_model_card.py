@@ -40,14 +40,16 @@ def test_a_run_started_from_another_checkpoint_lists_both_runs(tmp_path: Path) -
     first = {"args": args, "pairs": 10, "pairs_sha256": "a" * 64, "seconds": 99.6}
     _checkpoint(tmp_path, "stage1", first, 10, "a" * 64)
     second = {**args, "epochs": "0.5", "lr": "2e-05", "seed": "7", "out": str(REPO / "train/out/stage2"),
+              "pairs": "train/out/stage2_pairs.jsonl",
               "init": str(tmp_path / "train/out/stage1")}
     stage2 = _checkpoint(tmp_path, "stage2", {"args": second, "pairs": 20, "pairs_sha256": "b" * 64, "seconds": 10},
                          20, "b" * 64)
-    runs = model_card("c" * 64, 128, stage2)["training"]
+    card = model_card("c" * 64, 128, stage2)
+    runs = card["training"]
+    assert (card["training_pairs"], card["training_pairs_sha256"]) == (20, "b" * 64)  # the last run's
     assert [(r["stage"], r["pairs"], r["pairs_sha256"][0], r["seed"], r["epochs"], r["lr"], r["seconds"])
             for r in runs] == [(1, 10, "a", 13, 1.0, 6e-05, 100), (2, 20, "b", 7, 0.5, 2e-05, 10)]
     assert runs[1]["command"] == (
-        "python -m train.build_pairs && python -m train.train_verifier --epochs 0.5 --lr 2e-5 --seed 7 --out "
-        "train/out/stage2 --init train/out/stage1 && python -m train.export_onnx --checkpoint "
-        "train/out/stage2"
-    )
+        "python -m train.train_verifier --epochs 0.5 --lr 2e-5 --seed 7 --pairs train/out/stage2_pairs.jsonl --out "
+        "train/out/stage2 --init train/out/stage1 && python -m train.export_onnx --checkpoint train/out/stage2"
+    )  # trained on other pairs than train/build_pairs.py writes: the command that made them is their summary's
