@@ -13,6 +13,8 @@
   sentence the prediction repeats word for word is said and not asked. The worst sentence decides.
 * The typed value comparators are evidence beside it: a gold number, amount, date, time, phone or id whose
   slot holds another value in the prediction is a change, whatever the verifier says.
+* A calibrated head (``head``, written by `aem calibrate`) replaces the cut on P(same): P(right) from the
+  three probabilities' log-odds (``monitor.verifier.head``) passes at 0.5 and is the score.
 
 Every verdict carries a ``Decision``: which check decided, the verifier's three probabilities, the sentence.
 """
@@ -29,6 +31,7 @@ from monitor.equivalence.types import Decision, ReplyMatch
 from monitor.equivalence.values.base import canon
 from monitor.verifier.fusion import Agreement, Evidence, Fusion
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
+from monitor.verifier.head import REFIT_CUT, Head
 from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
 
@@ -50,6 +53,7 @@ class VerifierConfig:
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
     confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
     fused_threshold: float = 0.5  # the fused decision: P(right) at or above which a reply passes
+    head: Head | None = None  # a calibrated decision over the three probabilities (replaces pass_threshold)
 
 
 @dataclass(frozen=True)
@@ -125,18 +129,18 @@ class VerifierReplyComparator:
             Reading(u, p, next(backward) if self._needs_reverse(p) else None)
             for u, p in zip(units, forward, strict=True)
         ]
-        worst = min(readings, key=_pass_score)
+        head = self.config.head
+        worst = min(readings, key=_pass_score if head is None else lambda r: head.p_right(r.forward))
         changed = self._changed(gold, pred)
-        cut = self.config.pass_threshold
+        cut = self.config.pass_threshold if head is None else REFIT_CUT
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
             named = "; ".join(str(c) for c in changed)
             detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
             values = tuple(c.pred for c in changed)
-            return ReplyMatch(
-                False, True, min(_pass_score(worst), 0.45), values, (), "verifier+values", detail, decision
-            )
-        return _verdict(worst, cut, gold, pred)
+            score = _pass_score(worst) if head is None else head.p_right(worst.forward)
+            return ReplyMatch(False, True, min(score, 0.45), values, (), "verifier+values", detail, decision)
+        return _verdict(worst, cut, gold, pred, head)
 
     def _fused(
         self, gold: str, pred: str, units: list[Unit], fusion: Fusion, semantic: Similarity
@@ -247,12 +251,13 @@ def _novel_words(gold: str, pred: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in re.findall(r"[\w$.,:/-]+", pred) if w.lower().strip(".,") in missing))
 
 
-def _verdict(reading: Reading, cut: float, gold: str, pred: str) -> ReplyMatch:
+def _verdict(reading: Reading, cut: float, gold: str, pred: str, head: Head | None = None) -> ReplyMatch:
     p, unit = reading.forward, reading.unit
     decision = Decision(
-        "verifier", p.as_dict(), cut, unit.sentence, reading.backward.as_dict() if reading.backward else None
+        "verifier" if head is None else "verifier_refit", p.as_dict(), cut, unit.sentence,
+        reading.backward.as_dict() if reading.backward else None,
     )
-    score = round(_pass_score(reading), 4)
+    score = round(_pass_score(reading) if head is None else head.p_right(p), 4)
     if score >= cut:
         return ReplyMatch(True, True, score, (), (), "verifier", None, decision)
     where = f"gold sentence {unit.sentence!r}" if unit.sentence else "the reply"
