@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -106,4 +106,6 @@ class ReplyComparing(Protocol):
         """``compare`` as a decision that asks for its model answers (``monitor.asking``)."""
         ...
 
-    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]: ...
+    def unsupported_facts(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]: ...

@@ -22,7 +22,7 @@ Every verdict carries a ``Decision``: which check decided, the verifier's three 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
@@ -215,7 +215,9 @@ class VerifierReplyComparator:
         detail = "every gold sentence is repeated word for word"
         return ReplyMatch(True, True, 1.0, (), (), "repeated", detail, Decision("repeated"))
 
-    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+    def unsupported_facts(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and
         its typed values no source supports."""
         lines = [line for source in sources for line in render_source(source)]
@@ -225,7 +227,9 @@ class VerifierReplyComparator:
         retrieval = self.semantic.similarity if self.semantic is not None else None
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip, retrieval)
         typed = (
-            self.facts.unsupported_values(reply, sources) if self.facts is not None and self.config.typed_values else ()
+            self.facts.unsupported_values(reply, sources, stated)
+            if self.facts is not None and self.config.typed_values
+            else ()
         )
         return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 
