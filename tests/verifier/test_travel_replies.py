@@ -91,6 +91,15 @@ KNOWN = "known limit (docs/verifier.md): "
             DONE, DONE.replace("a fare difference of 45 CAD", "a refund of 45 CAD"), INCONSISTENT,
             marks=pytest.mark.xfail(strict=True, reason=KNOWN + "what an amount is changed inside a long reply"),
         ),
+        pytest.param(
+            "Your refund has been approved.", "Your refund has been rejected.", INCONSISTENT,
+            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "an outcome reversed in a short reply"),
+        ),
+        pytest.param(
+            "I booked a table at Nopa and asked for a seat by the window.",
+            "I cancelled the table at Nopa and asked for a seat by the window.", INCONSISTENT,
+            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "an action reversed beside a detail kept"),
+        ),
     ],
 )
 def test_what_the_default_still_gets_wrong(shipped: ReplyComparing, gold: str, pred: str, expected: str) -> None:
