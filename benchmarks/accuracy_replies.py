@@ -51,7 +51,7 @@ from monitor.scoring.config import ScoringConfig, VerifierSettings
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
 from monitor.verifier.grounding import premise_sentences, render_source, unsupported_sentences
 from monitor.wiring import reply_comparator
-from train import split
+from train import perturb, split
 from train.build_pairs import TARGETS, sgd_pairs
 
 PASS = "pass"
@@ -83,6 +83,31 @@ def sgd_built(part: str, data: Path, size: int = 600) -> list[Pair]:
     finally:
         TARGETS.update(saved)
     return [Pair(p["premise"], p["hypothesis"], LABEL_REASON[p["label"]]) for p in built]
+
+
+def sgd_outcome(part: str, data: Path, size: int = 1500) -> list[Pair]:
+    """Agent replies reporting an outcome (booked, confirmed, approved, available...): a turn of another dialogue
+    with the same dialogue acts (pass), and that turn with the outcome reversed (``perturb.reverse_outcome``:
+    fail), from the part's SGD dialogues."""
+    saved = dict(TARGETS)
+    try:
+        for key in TARGETS:
+            TARGETS[key] = 0
+        TARGETS.update(sgd_same=size)
+        rng = random.Random(11)
+        turns = list(split.sgd_turns(part, data))
+        same = [p for p in sgd_pairs(turns, rng) if p["source"] == "sgd_same" and "?" not in p["hypothesis"]]
+    finally:
+        TARGETS.update(saved)
+    out: list[Pair] = []
+    seen: set[tuple[str, str]] = set()
+    for p in same:
+        reversed_ = perturb.reverse_outcome(p["hypothesis"], rng)
+        if reversed_ is None or (p["premise"], p["hypothesis"]) in seen:
+            continue
+        seen.add((p["premise"], p["hypothesis"]))
+        out += [Pair(p["premise"], p["hypothesis"], PASS), Pair(p["premise"], reversed_, "inconsistent_response")]
+    return out
 
 
 def stsb(part: str, data: Path, file: str) -> list[Pair]:
@@ -203,6 +228,7 @@ def reference_sets(part: str, data: Path) -> dict[str, list[Pair]]:
     sets = {
         "sgd_replies": sgd_replies(part, data),
         "sgd_built": sgd_built(part, data),
+        "sgd_outcome": sgd_outcome(part, data),
         "stsb_dev": stsb(part, data, "stsb_en_dev.csv"),
         "stsb_train": stsb(part, data, "stsb_en_train.csv"),
         "breaking": breaking(part, data),

@@ -170,7 +170,7 @@ class VerifierReplyComparator:
         what = _clip(unit.sentence or gold.strip())
         shown = f"P(right) {p_right:.2f}; {_shown(f)}"
         if f.changed >= f.dropped:
-            detail = f"changes or contradicts {where} ({shown})"
+            detail = f"changes or contradicts {where}{_says(unit, gold, pred)} ({shown})"
             return ReplyMatch(False, True, score, _novel_words(gold, pred) or (what,), (), "fused", detail, decision)
         detail = f"leaves out part of {where} ({shown})"
         return ReplyMatch(True, False, score, (), (what,), "fused", detail, decision)
@@ -264,14 +264,20 @@ def _verdict(reading: Reading, cut: float, gold: str, pred: str, head: Head | No
     score = round(_pass_score(reading) if head is None else head.p_right(p), 4)
     if score >= cut:
         return ReplyMatch(True, True, score, (), (), "verifier", None, decision)
-    where = f"gold sentence {unit.sentence!r}" if unit.sentence else "the reply"
+    where = f"gold sentence {unit.sentence!r}" if unit.sentence else f"gold {_clip(gold.strip())!r}"
     what = _clip(unit.sentence or gold.strip())
     if p.changed >= p.dropped:
-        detail = f"changes or contradicts {where} ({_shown(p)})"
+        detail = f"changes or contradicts {where}{_says(unit, gold, pred)} ({_shown(p)})"
         return ReplyMatch(False, True, score, _novel_words(gold, pred) or (what,), (), "verifier", detail, decision)
     reverse = f"; gold supported by the reply {reading.backward.supported:.2f}" if reading.backward else ""
     detail = f"leaves out {where} ({_shown(p)}{reverse})"
     return ReplyMatch(True, False, score, (), (what,), "verifier", detail, decision)
+
+
+def _says(unit: Unit, gold: str, pred: str) -> str:
+    """What the reply says that the gold text (sentence) it was read against does not, for ``detail``."""
+    novel = _novel_words(unit.sentence or gold, unit.hypothesis if unit.sentence else pred)
+    return f": says {', '.join(repr(w.rstrip('.,')) for w in novel[:5])}" if novel else ""
 
 
 def _shown(p: Probabilities) -> str:

@@ -104,3 +104,19 @@ KNOWN = "known limit (docs/verifier.md): "
 )
 def test_what_the_default_still_gets_wrong(shipped: ReplyComparing, gold: str, pred: str, expected: str) -> None:
     assert outcome(shipped, gold, pred) == expected
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "said"),
+    [
+        ("The museum opens at nine and closes at five.", "The museum is closed all week.", "'closed'"),
+        (DONE, DONE.replace("with a fare difference of 45 CAD", "and there is no fare difference"), "'no'"),
+    ],
+)
+def test_a_contradiction_names_gold_and_what_the_reply_says_instead(
+    shipped: ReplyComparing, gold: str, pred: str, said: str
+) -> None:
+    match = shipped.compare(gold, pred)
+    assert not match.truthful
+    assert match.detail is not None and "changes or contradicts gold" in match.detail
+    assert f"says {said}" in match.detail or f", {said}" in match.detail
