@@ -238,11 +238,16 @@ def reference_sets(part: str, data: Path) -> dict[str, list[Pair]]:
 
 
 def shipped_comparator(
-    verifier: str | None, embed: EmbeddingScorer, values: ValueComparator, fusion: bool = False
+    verifier: str | None,
+    embed: EmbeddingScorer,
+    values: ValueComparator,
+    fusion: bool = False,
+    pass_threshold: float | None = None,
 ) -> ReplyComparing:
     """The reply comparator ``aem score`` builds (``monitor.wiring``) by default, or with ``verifier.fusion: true``,
-    on ``verifier``'s model."""
-    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion))
+    on ``verifier``'s model (``pass_threshold``: another cut than the default)."""
+    cut = {} if pass_threshold is None else {"pass_threshold": pass_threshold}
+    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion, **cut))
     return reply_comparator(config, values, embed, None)
 
 
@@ -257,6 +262,8 @@ def main() -> None:
                              "grounding, edits")
     parser.add_argument("--sets", default=None, help="comma-separated reference / judge-only sets (default: all)")
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the tune halves")
+    parser.add_argument("--pass-threshold", type=float, default=None,
+                        help="the shipped scorer's verifier.pass_threshold (default: the config default)")
     args = parser.parse_args()
     scorers = set(args.scorers.split(","))
     chosen = set(args.sets.split(",")) if args.sets else None
@@ -274,7 +281,7 @@ def main() -> None:
     comparators: dict[str, ReplyComparing] = {}
     if scorer is not None:
         comparators["verifier"] = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
-        comparators["shipped"] = shipped_comparator(args.verifier, embed, values)
+        comparators["shipped"] = shipped_comparator(args.verifier, embed, values, pass_threshold=args.pass_threshold)
         comparators["fused"] = shipped_comparator(args.verifier, embed, values, fusion=True)
     work_sets = reference_sets("work", args.data) if part != "work" else sets
     for name, pairs in sets.items():
@@ -385,7 +392,7 @@ def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
     """The pass threshold that maximises the mean balanced accuracy of the tune halves."""
     sets = [sgd_replies("tune", data), stsb("tune", data, "stsb_en_dev.csv")]
     comparators: dict[tuple[float, bool], list[float]] = {}
-    for cut, both in [(c, b) for b in (False, True) for c in np.arange(0.05, 0.85, 0.05)]:
+    for cut, both in [(c, b) for b in (False, True) for c in (0.01, 0.02, 0.03, *np.arange(0.05, 0.85, 0.05))]:
         comp = VerifierReplyComparator(scorer, VerifierConfig(float(cut), typed_values=False, confirm_omissions=both))
         settle_all([comp.compare_steps(p.gold, p.pred) for pairs in sets for p in pairs])  # answers cached
         scores = []

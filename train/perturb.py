@@ -246,6 +246,11 @@ for _word, _opposite in _OPPOSITES.items():
     _OPPOSITE_OF.setdefault(_opposite, []).append(_word)
 
 
+def reports_outcome(text: str) -> bool:
+    """Whether ``text`` has an outcome word ``reverse_outcome`` could reverse."""
+    return any(t.group().lower() in _OPPOSITE_OF for t in _tokens(text))
+
+
 def reverse_outcome(text: str, rng: random.Random) -> str | None:
     """An outcome word replaced by its opposite ('booked' / 'cancelled', 'approved' / 'rejected')."""
     toks = [t for t in _tokens(text) if t.group().lower() in _OPPOSITE_OF]

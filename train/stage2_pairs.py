@@ -11,6 +11,9 @@ outcome; the model passed "Your refund has been rejected." for "... approved." S
   word replaced by its opposite (``perturb.reverse_outcome``: booked / cancelled, approved / rejected, available /
   unavailable...), both ways: changed. (Negation, tried too, mostly made nonsense of courtesies: "Have not a
   nice day.")
+* ``sgd_outcome_same``: two SGD system turns of different dialogues with the same dialogue acts, at least one of
+  them reporting an outcome (the work part): same. Without them the reversed pairs taught that an outcome word
+  worded otherwise is a change ("Your order has been cancelled." / "I cancelled your order." failed).
 * ``replay``: a seeded sample of the first stage's pairs (``train/build_pairs.py``), as they are.
 """
 
@@ -25,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from train import perturb, split
-from train.build_pairs import CHANGED, OUT
+from train.build_pairs import CHANGED, OUT, SAME, TARGETS, sgd_pairs
 
 STAGE2_OUT = OUT.with_name("stage2_pairs.jsonl")
 REVERSED = 3000  # reversed pairs (each turn both ways: 1,500 turns)
+OUTCOME_SAME = 3000  # same-meaning pairs whose turns report an outcome, as many as the reversed ones
 REPLAY = 12000  # first-stage pairs replayed beside them
 
 
@@ -51,9 +55,33 @@ def reversed_pairs(turns: list[dict[str, Any]], rng: random.Random) -> list[dict
     return out
 
 
+def outcome_same_pairs(turns: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Same-acts turns of different dialogues, one of them reporting an outcome, both ways (same)."""
+    saved = dict(TARGETS)
+    try:
+        for key in TARGETS:
+            TARGETS[key] = 0
+        TARGETS["sgd_same"] = 20 * OUTCOME_SAME
+        same = [p for p in sgd_pairs(turns, rng) if p["source"] == "sgd_same"]
+    finally:
+        TARGETS.update(saved)
+    out: list[dict[str, Any]] = []
+    for p in same:
+        if len(out) >= OUTCOME_SAME:
+            break
+        if perturb.reports_outcome(p["premise"]) or perturb.reports_outcome(p["hypothesis"]):
+            out.append({"premise": p["premise"], "hypothesis": p["hypothesis"], "label": SAME,
+                        "source": "sgd_outcome_same"})
+            out.append({"premise": p["hypothesis"], "hypothesis": p["premise"], "label": SAME,
+                        "source": "sgd_outcome_same"})
+    return out
+
+
 def build(first: Path, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    pairs = reversed_pairs(list(split.sgd_turns("work")), rng)
+    turns = list(split.sgd_turns("work"))
+    pairs = reversed_pairs(turns, rng)
+    pairs += outcome_same_pairs(turns, rng)
     earlier = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs += [{**p, "source": "replay"} for p in rng.sample(earlier, min(REPLAY, len(earlier)))]
     rng.shuffle(pairs)

@@ -120,3 +120,18 @@ def test_a_contradiction_names_gold_and_what_the_reply_says_instead(
     assert not match.truthful
     assert match.detail is not None and "changes or contradicts gold" in match.detail
     assert f"says {said}" in match.detail or f", {said}" in match.detail
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
+        ("Your order has been cancelled.", "I cancelled your order."),
+        ("I booked your table at Zuni Cafe.", "Your table at Zuni Cafe is reserved."),
+        ("Your ride is booked and on its way.", "I reserved your ride and it is on the way."),
+        ("Your reservation at Nopa is confirmed.", "I booked your table at Nopa."),
+        ("Your loan was approved.", "Your loan application has been accepted."),
+    ],
+)
+def test_an_outcome_said_in_other_words_passes(shipped: ReplyComparing, gold: str, pred: str) -> None:
+    """The other direction of an outcome reversed: the same outcome worded otherwise is no change."""
+    assert outcome(shipped, gold, pred) == PASS
