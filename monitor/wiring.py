@@ -55,7 +55,7 @@ from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink, VerdictTopicSink
-from monitor.stream.sources import NativeSource, OtlpSource, Source
+from monitor.stream.sources import NativeSource, Source
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 from monitor.stream.stream_clock import StreamClock
 from monitor.stream.telemetry import PipelineTelemetry
@@ -304,16 +304,16 @@ def make_source(settings: MonitorSettings, registry: CollectorRegistry, processo
     `gap_timeout_s` for their root; a conversation the assembler lost resumes where the processor has it)."""
     s = settings
     if s.input_format == "aem":
-        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth))
-    otlp = OtlpInput(
+        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth), s.clock_skew_s)
+    return OtlpInput(
         Encoding(s.input_format),
         s.otlp,
         AssemblyLimits(hold_s=s.gap_timeout_s),
         s.max_event_bytes,
         registry,
         resume=processor.resume_point,
+        clock_skew_s=s.clock_skew_s,
     )
-    return OtlpSource(otlp)
 
 
 def build_monitor(
