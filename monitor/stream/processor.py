@@ -234,9 +234,7 @@ class TurnProcessor:
     def drop(self, conversation_ids: Sequence[str]) -> None:
         """Forget conversations whose partition moved to another consumer (it restores them)."""
         for cid in conversation_ids:
-            dropped = self.open.pop(cid, None)
-            if dropped is not None:
-                self.open_bytes -= dropped.size
+            self._close(cid)
             self.finished.pop(cid, None)
             self.capped.pop(cid, None)
             self.dirty.discard(cid)
@@ -354,8 +352,7 @@ class TurnProcessor:
         turns = [e for e in replayed.emissions if e.kind == "turn"]
         chains = [e for e in replayed.emissions if e.kind == "chain"]
         if already > len(turns) or chains_already > len(chains):
-            self.open.pop(cid, None)
-            self.open_bytes -= conv.size
+            self._close(cid)
             raise ValueError(
                 f"the head says {already} verdicts and {chains_already} chains were sent, "
                 f"its events give {len(turns)} and {len(chains)}"
@@ -377,9 +374,7 @@ class TurnProcessor:
         """A conversation whose changelog records could not be trusted: forgotten as open, remembered as
         finished with the turns its keys name (redeliveries of them are duplicates, later events unscored),
         its records tombstoned and a finished head written at the next checkpoint."""
-        dropped = self.open.pop(cid, None)
-        if dropped is not None:
-            self.open_bytes -= dropped.size
+        self._close(cid)
         self.finished[cid] = TurnSet(turns)
         self.capped[cid] = None
         self.gone[cid] = TurnSet(turns)
@@ -425,6 +420,12 @@ class TurnProcessor:
         conv = Conversation(event.conversation_id, agent, release, session, last_activity=now)
         self.open[event.conversation_id] = conv
         return conv
+
+    def _close(self, cid: str) -> None:
+        """No longer open here (finished, moved, or not restorable)."""
+        conv = self.open.pop(cid, None)
+        if conv is not None:
+            self.open_bytes -= conv.size
 
     def _shed_bytes(self, keep: str) -> Outcome:
         """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
@@ -631,8 +632,7 @@ class TurnProcessor:
             out.emissions.append(
                 Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
             )
-        if self.open.pop(conv.conversation_id, None) is not None:
-            self.open_bytes -= conv.size
+        self._close(conv.conversation_id)
         self.finished[conv.conversation_id] = conv.seen
         self.gone[conv.conversation_id] = conv.saved
         self.gone_checks[conv.conversation_id] = conv.checks_saved
