@@ -45,6 +45,7 @@ from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetterSink
 from monitor.stream.events import EventLimits
+from monitor.stream.health import Watch
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import VerdictMetrics
@@ -52,6 +53,7 @@ from monitor.stream.otlp import OtlpInput
 from monitor.stream.partitions import PartitionState
 from monitor.stream.pipeline import Connection, Pipeline
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from monitor.stream.progress import ProgressLog
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink, VerdictTopicSink
@@ -240,6 +242,8 @@ def build_pipeline(
         metrics=metrics,
         telemetry=telemetry,
         stream_clock=stream_clock,
+        watch=Watch(s, registry),
+        progress=ProgressLog(),
         connect=lambda: connect_pipeline(s, pipeline, consumer, producer, store, clock),
     )
     return pipeline
@@ -341,4 +345,4 @@ def build_monitor(
             registry=registry,
         )
     pipeline = build_pipeline(settings, engine, registry, clock, consumer=consumer, producer=producer, store=store)
-    return Monitor(settings, engine, pipeline, registry, clock=clock)
+    return Monitor(settings, engine, pipeline, clock=clock)

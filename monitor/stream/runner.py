@@ -23,16 +23,14 @@ from typing import Any
 import structlog
 from kafka import TopicPartition
 from kafka.errors import KafkaError
-from prometheus_client import CollectorRegistry
 
 from monitor.scoring import ScoringEngine
 from monitor.stream.dlq import DeadLetter
 from monitor.stream.emissions import Failure, Outcome, failure_reason
 from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEvent
-from monitor.stream.health import Watch
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.pipeline import Connection, Pipeline
-from monitor.stream.progress import Figures, ProgressLog
+from monitor.stream.progress import Figures
 from monitor.stream.settings import MonitorSettings
 
 log = structlog.get_logger(__name__)
@@ -50,19 +48,17 @@ class Monitor:
         settings: MonitorSettings,
         engine: ScoringEngine,
         pipeline: Pipeline,
-        registry: CollectorRegistry,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.settings = s = settings
+        self.settings = settings
         self.engine = engine
-        self.registry = registry
         self.pipeline = pipeline
         self.processor, self.partitions, self.sinks = pipeline.processor, pipeline.partitions, pipeline.sinks
         self.telemetry, self.stats = pipeline.telemetry, pipeline.stats
         self.clock = clock
         self.stop_event, self.ready = threading.Event(), threading.Event()
-        self.progress = ProgressLog()
-        self.watch = Watch(s, registry, self._give_up)  # /healthz, /metrics and the broker probe
+        self.progress, self.watch = pipeline.progress, pipeline.watch
+        self.watch.on_unreachable = self._give_up
         self.failure: Exception | None = None
         self.metrics_port: int | None = None
         self._polled: dict[tuple[str, int], SourceEvent] = {}  # the poll being stepped: by (conversation, turn_no)

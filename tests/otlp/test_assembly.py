@@ -196,7 +196,8 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
         )
     )
     assert pipeline.spans("skipped") == 2 and pipeline.spans("mapped") == 1
-    assert [(e.turn_no, e.turn, e.conversation_id, e.final) for e in (item.event for item in got)] == [(1, "Agent", trace, True)]
+    events = [item.event for item in got]
+    assert [(e.turn_no, e.turn, e.conversation_id, e.final) for e in events] == [(1, "Agent", trace, True)]
     assert (pipeline.events[0].agent, pipeline.events[0].release) == ("sales-agent", "v7")  # from the resource
     only_skipped = pipeline.feed(batch(span("d" * 32, "d0" * 8, "", 0, **{"db.system": "redis"})))
     assert only_skipped == [] and pipeline.input.holding() == {}  # nothing to wait for: commit it
