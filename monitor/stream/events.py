@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Protocol
@@ -43,6 +44,7 @@ class PolledRecord(Protocol):
     offset: int
     key: bytes | None
     value: bytes | None
+    headers: Sequence[tuple[str, bytes]] | None
     timestamp: int
 
 
