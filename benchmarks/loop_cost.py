@@ -107,8 +107,7 @@ def main() -> None:
             polled, start = min(len(consumer.queue), consumer.batch), time.thread_time()
             monitor.poll_once()
             per_event.append((time.thread_time() - start) / polled)
-        assert monitor.checkpoint is not None
-        monitor.checkpoint.commit()
+        monitor.link.checkpoint.commit()
         if args.callgrind:
             callgrind(False)
         monitor._shutdown()

@@ -45,6 +45,7 @@ from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetterSink
 from monitor.stream.events import EventLimits
+from monitor.stream.health import Watch
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import VerdictMetrics
@@ -52,10 +53,11 @@ from monitor.stream.otlp import OtlpInput
 from monitor.stream.partitions import PartitionState
 from monitor.stream.pipeline import Connection, Pipeline
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
+from monitor.stream.progress import ProgressLog
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.stream.sinks import PrometheusSink, RunStats, StatsSink, VerdictTopicSink
-from monitor.stream.sources import NativeSource, OtlpSource, Source
+from monitor.stream.sources import NativeSource, Source
 from monitor.stream.state import STATE_TOPIC_CONFIG, KafkaStateStore, StateStore
 from monitor.stream.stream_clock import StreamClock
 from monitor.stream.telemetry import PipelineTelemetry
@@ -242,6 +244,8 @@ def build_pipeline(
         metrics=metrics,
         telemetry=telemetry,
         stream_clock=stream_clock,
+        watch=Watch(s, registry),
+        progress=ProgressLog(),
         connect=lambda: connect_pipeline(s, pipeline, consumer, producer, store, clock),
     )
     return pipeline
@@ -306,16 +310,16 @@ def make_source(settings: MonitorSettings, registry: CollectorRegistry, processo
     `gap_timeout_s` for their root; a conversation the assembler lost resumes where the processor has it)."""
     s = settings
     if s.input_format == "aem":
-        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth))
-    otlp = OtlpInput(
+        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth), s.clock_skew_s)
+    return OtlpInput(
         Encoding(s.input_format),
         s.otlp,
         AssemblyLimits(hold_s=s.gap_timeout_s),
         s.max_event_bytes,
         registry,
         resume=processor.resume_point,
+        clock_skew_s=s.clock_skew_s,
     )
-    return OtlpSource(otlp)
 
 
 def build_monitor(
@@ -343,4 +347,4 @@ def build_monitor(
             registry=registry,
         )
     pipeline = build_pipeline(settings, engine, registry, clock, consumer=consumer, producer=producer, store=store)
-    return Monitor(settings, engine, pipeline, registry, clock=clock)
+    return Monitor(settings, engine, pipeline, clock=clock)

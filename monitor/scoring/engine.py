@@ -14,6 +14,8 @@ from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.config import ScoringConfig
 from monitor.scoring.session import DialogSession, ReferenceFreeChecker
 from monitor.scoring.types import CheckResult, DialogMeta, ObservedTurn, ReferenceTurn
+from monitor.scoring.warmup import warm_up
+from monitor.verifier import VerifierReplyComparator
 
 
 def reference_of(dialog: Dialog) -> list[ReferenceTurn] | None:
@@ -103,6 +105,13 @@ class ScoringEngine:
     def decide(self, pairs: Iterable[tuple[Payload, Payload]]) -> list[CheckResult | None]:
         """Decide many (gold, pred) turns in one batch, in order (``ReferenceChecker.decide``); never raises."""
         return self.checker.decide(list(pairs))
+
+    def warm_up(self) -> None:
+        """Load what the first turns would otherwise wait for (a long-running monitor pays it at start-up): the
+        typed stages' tables, the verifier's first run (warmup.py) and the encoder's ONNX export."""
+        replies = self.checker.replies
+        warm_up(replies.scorer if isinstance(replies, VerifierReplyComparator) else None)
+        self.prepare_encoder()
 
     def prepare_encoder(self) -> None:
         """Build the encoder's ONNX export now if it is not cached (a long-running monitor pays it at start-up,

@@ -26,6 +26,7 @@ import structlog
 from kafka.errors import MessageSizeTooLargeError
 
 from monitor.stream.dlq_policy import DlqPayloadPolicy, PayloadMode, dlq_payload
+from monitor.stream.events import PolledRecord
 
 log = structlog.get_logger(__name__)
 
@@ -60,7 +61,7 @@ class DeadLetter:
     headers: Sequence[tuple[str, bytes]] = field(default_factory=tuple)
 
     @classmethod
-    def of_record(cls, record: Any, reason: str) -> DeadLetter:
+    def of_record(cls, record: PolledRecord, reason: str) -> DeadLetter:
         """A polled record as it came (bytes, key and headers), named by its topic/partition/offset."""
         source = f"{record.topic}/{record.partition}/{record.offset}"
         return cls(reason, record.value, source, key=record.key, headers=tuple(record.headers or ()))

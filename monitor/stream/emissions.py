@@ -26,7 +26,7 @@ class Emission:
     verdict: TurnVerdict | None = None
     result: DialogResult | None = None
     chain: ChainClosure | None = None
-    event_time: float | None = None  # broker timestamp of the turn's event (seconds)
+    received: float | None = None  # when the turn's event was received (events.py)
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,16 @@ class Failure:
     raw: bytes | None = None  # the bytes it was decoded from, when known (the DLQ keeps them as they came)
 
 
+def failure_reason(stage: str, exc: BaseException) -> str:
+    return f"{stage} failed: {type(exc).__name__}: {str(exc)[:300]}"
+
+
 @dataclass(slots=True)
 class Outcome:
     """What processing one event (or a timer tick) produced."""
 
     emissions: list[Emission] = field(default_factory=list)
-    event_outcome: str | None = None  # "duplicate" / "late" when the event itself was not scored
+    event_outcome: str | None = None  # the event's, when no verdict will count it: duplicate, late, a user turn
     evicted: int = 0
     failed: list[Failure] = field(default_factory=list)
     too_large: list[str] = field(default_factory=list)  # the limit each unscored-too-large turn passed

@@ -1,11 +1,23 @@
-"""Trace events on the wire (docs/trace-events.md): decoding and validation, with size and nesting limits."""
+"""The stream's models: trace events on the wire (docs/trace-events.md), decoded and validated with size and
+nesting limits, and what the loop knows of each — where it came from and when.
+
+The vocabulary, used everywhere in `monitor/stream/`:
+
+* a **position** (`Position`) is where a polled record came from: its partition and offset;
+* **event_time** is the time an event states (its `timestamp`: the producer's clock, seconds);
+* **received** is when the broker received the record (its timestamp, seconds), clamped to now ± the
+  allowed clock skew (now when the broker gives none): latency and a release's first sighting count
+  from it, so a year-9999 event can neither become the newest release nor put 6e10 s into a histogram.
+"""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from kafka import TopicPartition
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
@@ -22,6 +34,18 @@ from monitor.models.dialog import (
 )
 
 Position = tuple[TopicPartition, int]  # where a polled record came from: its partition and offset
+
+
+class PolledRecord(Protocol):
+    """What the loop reads of a Kafka consumer record."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: Sequence[tuple[str, bytes]] | None
+    timestamp: int
 
 
 class TraceEvent(BaseModel):
@@ -46,9 +70,30 @@ class TraceEvent(BaseModel):
     extra: Extra = None  # user metadata, never read by scoring
 
     @property
-    def epoch_seconds(self) -> float:
+    def event_time(self) -> float:
         ts = self.timestamp if self.timestamp.tzinfo else self.timestamp.replace(tzinfo=UTC)
         return ts.timestamp()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceEvent:
+    """One decoded trace event, its position and when it was received."""
+
+    event: TraceEvent
+    position: Position
+    received: float
+    record: PolledRecord | None = None  # the record, when it is this event: the DLQ and the changelog keep it
+
+    @property
+    def raw(self) -> bytes | None:
+        return self.record.value if self.record is not None else None
+
+
+def received(broker_ms: int | None, skew_s: float, now: float | None = None) -> float:
+    """`received` from a record's broker timestamp (milliseconds; absent or not positive: none)."""
+    now = time.time() if now is None else now
+    stamp = broker_ms / 1000 if isinstance(broker_ms, int | float) and broker_ms > 0 else now
+    return min(max(stamp, now - skew_s), now + skew_s)
 
 
 class ToolEvent(TraceEvent):

@@ -361,7 +361,10 @@ class Watch:
     calls `on_unreachable` after `broker_unreachable_exit_s` without contact."""
 
     def __init__(
-        self, settings: MonitorSettings, registry: CollectorRegistry, on_unreachable: Callable[[Exception], None]
+        self,
+        settings: MonitorSettings,
+        registry: CollectorRegistry,
+        on_unreachable: Callable[[Exception], None] = lambda failure: None,  # the monitor sets its own
     ) -> None:
         self.settings = s = settings
         self.registry = registry

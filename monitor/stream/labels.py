@@ -1,4 +1,4 @@
-"""Bounded Prometheus labels and trusted timestamps for what producers send.
+"""Bounded Prometheus labels for what producers send.
 
 ``agent`` and ``release`` come from the events, so a producer decides how many label sets the monitor
 keeps. :class:`LabelGuard` bounds them (docs/reliability.md):
@@ -8,10 +8,6 @@ keeps. :class:`LabelGuard` bounds them (docs/reliability.md):
 * **distinct pairs**: at most ``max_pairs`` (agent, release) pairs get labels of their own; a further
   pair is counted under ``release="other"`` (and ``agent="other"`` when its agent is new too). Each
   overflow is counted (the ``on_overflow`` callback) and the first one is logged.
-
-Timestamps in events are producer clocks: :func:`trusted_time` prefers the broker record's timestamp
-and clamps whichever it uses to now ± ``skew_s``, so a year-9999 event can neither become the newest
-release nor put 6e10 s into the latency histogram.
 """
 
 from __future__ import annotations
@@ -106,17 +102,3 @@ class LabelGuard:
     def __len__(self) -> int:
         return len(self._pairs)
 
-
-def trusted_time(event_time: float | None, record_ms: int | None, now: float, skew_s: float) -> float:
-    """When an event happened, as far as the monitor trusts it.
-
-    The broker record's timestamp (milliseconds; absent or negative when the broker gives none) wins
-    over the event's own; either is clamped to ``[now - skew_s, now + skew_s]``.
-    """
-    if record_ms is not None and record_ms > 0:
-        candidate = record_ms / 1000.0
-    elif event_time is not None:
-        candidate = event_time
-    else:
-        return now
-    return min(max(candidate, now - skew_s), now + skew_s)

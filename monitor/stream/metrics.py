@@ -135,13 +135,13 @@ class VerdictMetrics:
             self._turn_series[key] = series
         return series
 
-    def see_release(self, agent: str, release: str, event_time: float) -> None:
-        """Note an event of (agent, release); ``event_time`` should be a trusted one (labels.trusted_time)."""
+    def see_release(self, agent: str, release: str, received: float) -> None:
+        """Note an event of (agent, release), received at ``received`` (events.py: clamped)."""
         key = self.labels.admit(agent, release)
         agent, release = key
         now = self.clock()
         if key not in self._release_seen and not self.labels.is_overflow(key):  # "other" is no release
-            self.release_first_seen.labels(agent, release).set(event_time)
+            self.release_first_seen.labels(agent, release).set(received)
         self._release_seen[key] = now
 
     def record_turn(

@@ -1,6 +1,6 @@
 """OTLP input for `aem run --input-format otlp_json|otlp_proto` (`aem replay --format` writes it: tools/replay.py).
 
-The OTLP source's decoder: a Kafka record (an OTLP trace batch) → the validated trace events that
+The OTLP source (a `Source`, sources.py): a Kafka record (an OTLP trace batch) → the validated trace events that
 became ready, each with the position of the batch its span came in; a batch that cannot be decoded
 raises InvalidEvent and goes to the DLQ whole. Spans held for their trace keep their batch's offset
 from being committed (`holding`). Events are ordinary `TraceEvent`s from here on: the
@@ -30,16 +30,15 @@ from monitor.sources.otlp import (
     decode_batch,
     map_span,
 )
-from monitor.stream.events import InvalidEvent, Position, TraceEvent, parse_event
+from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEvent, parse_event, received
 
 log = structlog.get_logger(__name__)
 
 SPAN_OUTCOMES = ("mapped", "skipped", "duplicate", "late", "invalid")
-Ready = list[tuple[TraceEvent, Position]]  # the turns that became ready, each with its batch's position
 
 
 class OtlpInput:
-    """Decode, map and assemble OTLP batches for the runner (one per monitor)."""
+    """Decode, map and assemble OTLP batches (one per monitor): spans become turns when their trace is ready."""
 
     def __init__(
         self,
@@ -50,12 +49,14 @@ class OtlpInput:
         registry: CollectorRegistry | None = None,
         clock: Callable[[], float] = time.monotonic,
         resume: ResumeLookup | None = None,
+        clock_skew_s: float = 300.0,
     ) -> None:
         self.encoding = Encoding(encoding)
         self.mapping = mapping or OtlpMapping()
         self.max_bytes = max_bytes
         self.assembler = SpanAssembler(limits or AssemblyLimits(), resume)
         self.clock = clock
+        self.clock_skew_s = clock_skew_s
         self.spans = Counter(
             "aem_otlp_spans", "OTLP spans by outcome (skipped: no turn in it)", ["outcome"], registry=registry
         )
@@ -67,10 +68,10 @@ class OtlpInput:
         for reason in Skip:
             self.skipped.labels(str(reason))
 
-    def decode(self, raw: bytes | None, position: Position) -> Ready:
+    def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
         try:
-            spans = decode_batch(raw, self.encoding, self.max_bytes)
+            spans = decode_batch(record.value, self.encoding, self.max_bytes)
             mapped = [map_span(span, self.mapping) for span in spans]
         except BatchError as exc:
             raise InvalidEvent(str(exc)) from None
@@ -79,11 +80,12 @@ class OtlpInput:
         for m in mapped:
             if m.skipped is not None:
                 log.debug("otlp_span_skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)
-        return self._validated(self.assembler.add(mapped, position, self.clock()))
+        at = received(record.timestamp, self.clock_skew_s)
+        return self._validated(self.assembler.add(mapped, position, self.clock()), at)
 
-    def tick(self) -> Ready:
+    def tick(self) -> list[SourceEvent]:
         """Release traces whose root never came (after the hold time)."""
-        return self._validated(self.assembler.tick(self.clock()))
+        return self._validated(self.assembler.tick(self.clock()), time.time())
 
     def holding(self) -> dict[TopicPartition, int]:
         """Per partition, the oldest offset of a batch with spans still held (not to be committed yet)."""
@@ -99,8 +101,8 @@ class OtlpInput:
         lost = set(partitions)
         self.assembler.drop(lambda ref: isinstance(ref, tuple) and ref[0] in lost)
 
-    def _validated(self, assembled: Assembled) -> Ready:
-        out: Ready = []
+    def _validated(self, assembled: Assembled, at: float) -> list[SourceEvent]:
+        out: list[SourceEvent] = []
         for outcome, count in assembled.spans.items():
             self.spans.labels(outcome).inc(count)
         for reason, count in assembled.skipped.items():
@@ -118,5 +120,5 @@ class OtlpInput:
                     error=first["msg"],
                 )
                 continue
-            out.append((event, ready.ref))  # type: ignore[arg-type]  # the assembler's refs are our positions
+            out.append(SourceEvent(event, ready.ref, at))  # type: ignore[arg-type]  # its refs are our positions
         return out

@@ -13,9 +13,11 @@ from typing import Any
 
 from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetterSink
+from monitor.stream.health import Watch
 from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import TurnProcessor
+from monitor.stream.progress import ProgressLog
 from monitor.stream.sinks import PrometheusSink, RunStats, Sink
 from monitor.stream.sources import Source
 from monitor.stream.stream_clock import StreamClock
@@ -46,4 +48,6 @@ class Pipeline:
     metrics: VerdictMetrics
     telemetry: PipelineTelemetry
     stream_clock: StreamClock  # idle and gap timers: time the stream could be read
+    watch: Watch  # /healthz, /metrics and the broker probe
+    progress: ProgressLog  # the info-level progress line
     connect: Callable[[], Connection]  # made by the composition root: the broker's parts, when the monitor starts

@@ -47,7 +47,7 @@ from monitor.stream.changelog import (
     split_records,
 )
 from monitor.stream.conversation import Conversation, Judging, to_observed
-from monitor.stream.emissions import Emission, Failure, Outcome
+from monitor.stream.emissions import Emission, Failure, Outcome, failure_reason
 from monitor.stream.events import TraceEvent, parse_event, parse_event_json
 from monitor.stream.turn_set import TurnSet
 
@@ -69,10 +69,6 @@ class ProcessorLimits:
     max_dialog_bytes: int = 32 << 20
     max_dialog_turns: int = 10_000
     work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
-
-
-def _reason(exc: BaseException) -> str:
-    return f"processing failed: {type(exc).__name__}: {str(exc)[:300]}"
 
 
 class TurnProcessor:
@@ -112,18 +108,21 @@ class TurnProcessor:
     def process(self, event: TraceEvent, received: float | None = None, raw: bytes | None = None) -> Outcome:
         """Take one event; never raises: a failure comes back in `failed`.
 
-        `received` is its broker timestamp (latency is measured from it), `raw` the bytes it was
-        decoded from (the changelog keeps them as they are instead of encoding the event again).
+        `received` is when it was received (events.py; its `event_time` when not given): latency is measured
+        from it; `raw` the bytes it was decoded from (the changelog keeps them instead of encoding it again).
         """
         try:
-            return self._process(event, event.epoch_seconds if received is None else received, raw)
+            out = self._process(event, event.event_time if received is None else received, raw)
         except Exception as exc:
             log.error("event_processing_failed", conversation=event.conversation_id, error=repr(exc)[:300])
             conv = self.open.get(event.conversation_id)
             if conv is not None:  # no verdict will come for it
                 conv.received.pop(event.turn_no, None)
                 conv.held.pop(event.turn_no, None)
-            return Outcome(failed=[Failure(event, _reason(exc), raw)])
+            return Outcome(failed=[Failure(event, failure_reason("processing", exc), raw)])
+        if out.event_outcome is None and event.turn == "User":
+            out.event_outcome = "scored"  # no verdict will count it: a user turn has none
+        return out
 
     def _process(self, event: TraceEvent, received: float, raw: bytes | None) -> Outcome:
         now = self.clock()
@@ -235,9 +234,7 @@ class TurnProcessor:
     def drop(self, conversation_ids: Sequence[str]) -> None:
         """Forget conversations whose partition moved to another consumer (it restores them)."""
         for cid in conversation_ids:
-            dropped = self.open.pop(cid, None)
-            if dropped is not None:
-                self.open_bytes -= dropped.size
+            self._close(cid)
             self.finished.pop(cid, None)
             self.capped.pop(cid, None)
             self.dirty.discard(cid)
@@ -355,8 +352,7 @@ class TurnProcessor:
         turns = [e for e in replayed.emissions if e.kind == "turn"]
         chains = [e for e in replayed.emissions if e.kind == "chain"]
         if already > len(turns) or chains_already > len(chains):
-            self.open.pop(cid, None)
-            self.open_bytes -= conv.size
+            self._close(cid)
             raise ValueError(
                 f"the head says {already} verdicts and {chains_already} chains were sent, "
                 f"its events give {len(turns)} and {len(chains)}"
@@ -378,9 +374,7 @@ class TurnProcessor:
         """A conversation whose changelog records could not be trusted: forgotten as open, remembered as
         finished with the turns its keys name (redeliveries of them are duplicates, later events unscored),
         its records tombstoned and a finished head written at the next checkpoint."""
-        dropped = self.open.pop(cid, None)
-        if dropped is not None:
-            self.open_bytes -= dropped.size
+        self._close(cid)
         self.finished[cid] = TurnSet(turns)
         self.capped[cid] = None
         self.gone[cid] = TurnSet(turns)
@@ -426,6 +420,12 @@ class TurnProcessor:
         conv = Conversation(event.conversation_id, agent, release, session, last_activity=now)
         self.open[event.conversation_id] = conv
         return conv
+
+    def _close(self, cid: str) -> None:
+        """No longer open here (finished, moved, or not restorable)."""
+        conv = self.open.pop(cid, None)
+        if conv is not None:
+            self.open_bytes -= conv.size
 
     def _shed_bytes(self, keep: str) -> Outcome:
         """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
@@ -573,7 +573,7 @@ class TurnProcessor:
             )
             conv.received.pop(event.turn_no, None)
             if not replay and event.turn != "User":
-                out.failed.append(Failure(event, _reason(exc)))
+                out.failed.append(Failure(event, failure_reason("processing", exc)))
             return out
         out.emissions += [self._turn_emission(conv, v) for v in verdicts]
         out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
@@ -632,8 +632,7 @@ class TurnProcessor:
             out.emissions.append(
                 Emission("dialog", conv.conversation_id, conv.agent, conv.release, result.mode, result=result)
             )
-        if self.open.pop(conv.conversation_id, None) is not None:
-            self.open_bytes -= conv.size
+        self._close(conv.conversation_id)
         self.finished[conv.conversation_id] = conv.seen
         self.gone[conv.conversation_id] = conv.saved
         self.gone_checks[conv.conversation_id] = conv.checks_saved
@@ -653,12 +652,4 @@ class TurnProcessor:
         conv.emitted += 1
         conv.mode = verdict.mode or "reference"
         received = conv.received.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
-        return Emission(
-            "turn",
-            conv.conversation_id,
-            conv.agent,
-            conv.release,
-            verdict.mode or "reference",
-            verdict=verdict,
-            event_time=received,
-        )
+        return Emission("turn", conv.conversation_id, conv.agent, conv.release, conv.mode, verdict, received=received)

@@ -23,28 +23,17 @@ from typing import Any
 import structlog
 from kafka import TopicPartition
 from kafka.errors import KafkaError
-from prometheus_client import CollectorRegistry
 
 from monitor.scoring import ScoringEngine
-from monitor.scoring.warmup import warm_up
-from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetter
-from monitor.stream.emissions import Failure, Outcome
-from monitor.stream.events import InvalidEvent, Position
-from monitor.stream.health import Watch
+from monitor.stream.emissions import Failure, Outcome, failure_reason
+from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEvent
 from monitor.stream.heap import freeze_set_up, thaw
-from monitor.stream.labels import trusted_time
 from monitor.stream.pipeline import Connection, Pipeline
-from monitor.stream.progress import Figures, ProgressLog
+from monitor.stream.progress import Figures
 from monitor.stream.settings import MonitorSettings
-from monitor.stream.sinks import RunStats
-from monitor.stream.sources import PolledRecord, SourceEvent
-from monitor.verifier import VerifierReplyComparator
 
 log = structlog.get_logger(__name__)
-
-__all__ = ["Monitor", "RunStats"]
-
 
 class Monitor:
     """One consumer-group member: decode, score and record every trace event of its partitions.
@@ -52,43 +41,27 @@ class Monitor:
     Built by ``monitor.wiring.build_monitor`` from its parts (``Pipeline``); `start` connects them to the broker
     through ``pipeline.connect``."""
 
+    link: Connection  # the broker's parts (`start` makes them)
+
     def __init__(
         self,
         settings: MonitorSettings,
         engine: ScoringEngine,
         pipeline: Pipeline,
-        registry: CollectorRegistry,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.settings = s = settings
+        self.settings = settings
         self.engine = engine
-        self.registry = registry
         self.pipeline = pipeline
         self.processor, self.partitions, self.sinks = pipeline.processor, pipeline.partitions, pipeline.sinks
         self.telemetry, self.stats = pipeline.telemetry, pipeline.stats
         self.clock = clock
         self.stop_event, self.ready = threading.Event(), threading.Event()
-        self.connection: Connection | None = None
-        self.progress = ProgressLog()
-        self.watch = Watch(s, registry, self._give_up)  # /healthz, /metrics and the broker probe
+        self.progress, self.watch = pipeline.progress, pipeline.watch
+        self.watch.on_unreachable = self._give_up
         self.failure: Exception | None = None
         self.metrics_port: int | None = None
-        self._records: dict[Position, PolledRecord] = {}  # the poll being stepped: its records by position
-        self._polled: dict[tuple[str, int], SourceEvent] = {}  # ... and its events by (conversation, turn_no)
-
-    @property
-    def owner(self) -> dict[str, TopicPartition]:
-        return self.partitions.owner
-
-    @property
-    def checkpoint(self) -> Checkpoint | None:
-        return self.connection.checkpoint if self.connection is not None else None
-
-    @property
-    def link(self) -> Connection:
-        """The broker's parts (`start` made them)."""
-        assert self.connection is not None, "the monitor is not started"
-        return self.connection
+        self._polled: dict[tuple[str, int], SourceEvent] = {}  # the poll being stepped: by (conversation, turn_no)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -101,12 +74,9 @@ class Monitor:
 
     def start(self) -> None:
         """Warm the models up, connect (topics, producer, state store, consumer, DLQ, checkpoint), subscribe."""
-        replies = self.engine.checker.replies
-        # the typed stages' tables and the verifier's first run, before the first turn rather than during it
-        warm_up(replies.scorer if isinstance(replies, VerifierReplyComparator) else None)
-        self.engine.prepare_encoder()  # the ONNX export, if not cached yet: not mid-poll
-        self.connection = self.pipeline.connect()
-        self.connection.consumer.subscribe([self.settings.topic], listener=self.partitions.rebalances)
+        self.engine.warm_up()  # tables, the verifier's first run, the encoder's export: before the first turn
+        self.link = self.pipeline.connect()
+        self.link.consumer.subscribe([self.settings.topic], listener=self.partitions.rebalances)
         freeze_set_up()  # the garbage collector walks only what the stream allocates from here on
         s = self.settings
         log.info("monitor_started", topic=s.topic, group=s.group_id, bootstrap=str(s.cluster))
@@ -168,16 +138,12 @@ class Monitor:
         self.pipeline.stream_clock.advance(reachable=self.watch.reachable())
         try:
             self._rebalanced(set(consumer.assignment()))
-        except KafkaError:
-            self._rewind(batch)  # the batch was not looked at: fetch it again next time
-            raise
-        # Events of a partition whose conversations are not restored yet would be scored without their history.
-        ready = {tp: records for tp, records in batch.items() if self.partitions.ready(tp)}
-        self._rewind({tp: records for tp, records in batch.items() if tp not in ready})
-        try:
+            # Events of a partition whose conversations are not restored yet would be scored without their history.
+            ready = {tp: records for tp, records in batch.items() if self.partitions.ready(tp)}
+            self._rewind({tp: records for tp, records in batch.items() if tp not in ready})
             self.step([rec for records in ready.values() for rec in records])  # 2.-4.
-        except KafkaError:
-            self._rewind(ready)  # e.g. the DLQ could not take a record: read it again (duplicates known)
+        except KafkaError:  # a restore or the DLQ failed: fetch the batch again next time (duplicates known)
+            self._rewind(batch)
             raise
         for tp, records in ready.items():
             if records:
@@ -188,18 +154,16 @@ class Monitor:
     def step(self, records: Sequence[PolledRecord]) -> None:
         """Decode, process and emit one poll's records."""
         decoded: list[SourceEvent] = []
-        self._records = {}
         for rec in records:  # 2. decode
             position = (TopicPartition(rec.topic, rec.partition), rec.offset)
             self.stats.events += 1
-            self._records[position] = rec
             try:
                 decoded += self.pipeline.source.decode(rec, position)
             except InvalidEvent as exc:
                 self._dead_letter(DeadLetter.of_record(rec, str(exc)))
             except Exception as exc:  # the per-event guard: whatever a record does, the loop moves on
                 log.error("event_decode_failed", source=_source(position), error=repr(exc)[:300])
-                self._dead_letter(DeadLetter.of_record(rec, _failure_reason("decoding", exc)))
+                self._dead_letter(DeadLetter.of_record(rec, failure_reason("decoding", exc)))
         if not self.partitions.rebalancing:  # traces held for their root wait too: their partition may move
             decoded += self.pipeline.source.tick()
         self._polled = {(item.event.conversation_id, item.event.turn_no): item for item in decoded}
@@ -209,18 +173,17 @@ class Monitor:
                 self._emit(self._process(item))  # 4. emit
             except Exception as exc:  # the per-event guard: to the DLQ with its reason, the loop moves on
                 log.error("event_step_failed", conversation=item.event.conversation_id, error=repr(exc)[:300])
-                self._failed(Failure(item.event, _failure_reason("processing", exc), item.raw))
+                self._failed(Failure(item.event, failure_reason("processing", exc), item.raw))
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
-        self._records, self._polled = {}, {}
+        self._polled = {}
 
     def _rebalanced(self, assignment: set[TopicPartition]) -> None:
         """Act on rebalances: forget what moved away, restore what arrived (and send what it never sent)."""
         revoked, restored = self.partitions.sync(assignment)
         self.link.checkpoint.forget(revoked)
         self.pipeline.source.drop(revoked)
-        for tp in revoked:
-            self.telemetry.forget_partition(tp.topic, tp.partition)
+        self.telemetry.forget(revoked)
         if restored.emissions or restored.failed:
             self._emit(restored)
             self.link.checkpoint.commit(timeout=30)
@@ -229,19 +192,12 @@ class Monitor:
             self.ready.set()
 
     def _process(self, item: SourceEvent) -> Outcome:
-        """One decoded event through the processor, from its trusted time (the broker's, clamped)."""
+        """One decoded event through the processor (latency counts from when it was received)."""
         event = item.event
         self.partitions.track(event.conversation_id, item.position[0])
-        record_ms = int(item.received * 1000)  # the broker's time wins: the event's own is read only without it
-        event_time = event.epoch_seconds if record_ms <= 0 else None
-        seen_at = trusted_time(event_time, record_ms, time.time(), self.settings.clock_skew_s)
-        self.pipeline.prometheus.saw_release(event.agent, event.release, seen_at)
-        result = self.processor.process(event, seen_at, item.raw)  # latency from the clamped time
+        self.pipeline.prometheus.saw_release(event.agent, event.release, item.received)
+        result = self.processor.process(event, item.received, item.raw)
         self.progress.saw(result.event_outcome, event.conversation_id)
-        if result.event_outcome:
-            self.telemetry.record_event(result.event_outcome)
-        elif event.turn == "User":
-            self.telemetry.record_event("scored")
         return result
 
     def _emit(self, out: Outcome) -> None:
@@ -260,9 +216,8 @@ class Monitor:
         is the event), else the event re-encoded, its source the partition it came from."""
         event = failure.event
         item = self._polled.get((event.conversation_id, event.turn_no))
-        rec = self._records.get(item.position) if item is not None else None
-        if rec is not None and self.pipeline.source.whole_records:
-            self._dead_letter(DeadLetter.of_record(rec, failure.reason))
+        if item is not None and item.record is not None:
+            self._dead_letter(DeadLetter.of_record(item.record, failure.reason))
             return
         tp = self.partitions.owner.get(event.conversation_id)
         source = _source(item.position) if item is not None else f"{tp.topic}/{tp.partition}" if tp else "-"
@@ -285,7 +240,3 @@ class Monitor:
 def _source(position: Position) -> str:
     """A position as the DLQ names it: topic/partition/offset."""
     return f"{position[0].topic}/{position[0].partition}/{position[1]}"
-
-
-def _failure_reason(stage: str, exc: BaseException) -> str:
-    return f"{stage} failed: {type(exc).__name__}: {str(exc)[:300]}"

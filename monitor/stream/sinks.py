@@ -68,9 +68,9 @@ class PrometheusSink:
     metrics: VerdictMetrics
     saturated: bool = False  # metrics are live the moment they are recorded
 
-    def saw_release(self, agent: str, release: str, seen_at: float) -> None:
-        """An event of (agent, release) arrived at `seen_at` (a trusted time): first seen, and still live."""
-        self.metrics.see_release(agent, release, seen_at)
+    def saw_release(self, agent: str, release: str, received: float) -> None:
+        """An event of (agent, release) was received: first seen, and still live."""
+        self.metrics.see_release(agent, release, received)
 
     def add(self, emission: Emission) -> None:
         if emission.verdict is not None:

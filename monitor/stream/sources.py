@@ -1,49 +1,33 @@
 """Sources: a polled Kafka record → the trace events it holds, each with its source position.
 
 The loop reads every input format through one `Source`: native JSON trace events (`NativeSource`, one
-event per record) or OTLP trace batches (`OtlpSource`, many spans per record, a turn ready when its trace
-is). A record that cannot be read raises `InvalidEvent` (it goes to the DLQ whole). A source that holds
+event per record) or OTLP trace batches (`otlp.OtlpInput`, many spans per record, a turn ready when its
+trace is). A record that cannot be read raises `InvalidEvent` (it goes to the DLQ whole). A source that holds
 part of a record for later (spans waiting for their trace) says from which offset on (`holding`): the
 checkpoint commits no further. `aem score` reads dialog files instead (`monitor/sources/files.py`).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from kafka import TopicPartition
 
-from monitor.stream.events import EventLimits, InvalidEvent, Position, TraceEvent, decode_event
-from monitor.stream.otlp import OtlpInput
-
-
-class PolledRecord(Protocol):
-    """What the loop reads of a Kafka consumer record."""
-
-    topic: str
-    partition: int
-    offset: int
-    key: bytes | None
-    value: bytes | None
-    timestamp: int
-
-
-@dataclass(frozen=True, slots=True)
-class SourceEvent:
-    """One decoded trace event, where it came from and when the broker received it."""
-
-    event: TraceEvent
-    position: Position
-    received: float  # broker timestamp (seconds)
-    raw: bytes | None = None  # the record's bytes, when the record is this event (the changelog keeps them)
+from monitor.stream.events import (
+    EventLimits,
+    InvalidEvent,
+    PolledRecord,
+    Position,
+    SourceEvent,
+    TraceEvent,
+    decode_event,
+    received,
+)
 
 
 class Source(Protocol):
-    whole_records: bool  # each record is one event: a failed event goes to the DLQ as its record came
-
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
         """The events one record made ready; raises InvalidEvent when it cannot be read."""
 
@@ -62,12 +46,12 @@ class NativeSource:
     """AEM trace events (docs/trace-events.md), one JSON object per record, keyed by conversation."""
 
     limits: EventLimits
-    whole_records: bool = True
+    clock_skew_s: float
 
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
         event = decode_event(record.value, self.limits)
         _check_key(record.key, event)
-        return [SourceEvent(event, position, broker_time(record), record.value)]
+        return [SourceEvent(event, position, received(record.timestamp, self.clock_skew_s), record)]
 
     def tick(self) -> list[SourceEvent]:
         return []
@@ -77,34 +61,6 @@ class NativeSource:
 
     def drop(self, partitions: Collection[TopicPartition]) -> None:
         return None
-
-
-@dataclass
-class OtlpSource:
-    """OTLP trace batches (docs/otlp.md): spans assembled into turns by `otlp.OtlpInput`."""
-
-    otlp: OtlpInput
-    whole_records: bool = False
-
-    def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
-        received = broker_time(record)
-        return [SourceEvent(e, p, received) for e, p in self.otlp.decode(record.value, position)]
-
-    def tick(self) -> list[SourceEvent]:
-        now = time.time()
-        return [SourceEvent(e, p, now) for e, p in self.otlp.tick()]
-
-    def holding(self) -> dict[TopicPartition, int]:
-        return self.otlp.holding()
-
-    def drop(self, partitions: Collection[TopicPartition]) -> None:
-        self.otlp.drop(partitions)
-
-
-def broker_time(record: Any) -> float:
-    """The record's broker timestamp in seconds (now, when the client reports none)."""
-    stamp = getattr(record, "timestamp", None)
-    return stamp / 1000 if isinstance(stamp, int | float) and stamp > 0 else time.time()
 
 
 def _check_key(key: bytes | None, event: TraceEvent) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import structlog
@@ -40,7 +40,7 @@ class PipelineTelemetry:
             registry=r,
         )
         self.event_latency = Histogram(
-            "aem_event_latency_seconds", "Event timestamp to verdict", buckets=LATENCY_BUCKETS, registry=r
+            "aem_event_latency_seconds", "Event received to verdict", buckets=LATENCY_BUCKETS, registry=r
         )
         self.open_dialogs = Gauge("aem_open_dialogs", "Open conversations held in memory", registry=r)
         self.evictions = Counter("aem_evictions", "Open conversations finished early by the memory bound", registry=r)
@@ -66,9 +66,12 @@ class PipelineTelemetry:
         (child if child is not None else self.events.labels(outcome)).inc()
 
     def observe(self, out: Outcome) -> None:
-        """What one step produced: each turn verdict's event counted scored or unscored, its latency (from the
-        trusted event time), the conversations finished early and the turns past a work limit."""
+        """What one step produced: each turn verdict's event counted scored or unscored, its latency (from when its
+        event was received), the step's own event when no verdict counts it, the conversations finished early and
+        the turns past a work limit."""
         now = self.clock()
+        if out.event_outcome:
+            self.record_event(out.event_outcome)
         for emission in out.emissions:
             verdict = emission.verdict
             if verdict is None:
@@ -77,8 +80,8 @@ class PipelineTelemetry:
                 self._events["unscored"].inc()
             elif verdict.turn_no is not None:
                 self._events["scored"].inc()
-            if emission.event_time is not None:
-                self.event_latency.observe(max(0.0, now - emission.event_time))
+            if emission.received is not None:
+                self.event_latency.observe(max(0.0, now - emission.received))
         if out.evicted:
             self.evictions.inc(out.evicted)
         for limit in out.too_large:
@@ -120,7 +123,8 @@ class PipelineTelemetry:
             if base is not None:
                 self.set_lag(tp.topic, tp.partition, max(0, end - base))
 
-    def forget_partition(self, topic: str, partition: int) -> None:
-        """A partition this member no longer owns: its lag is another member's to report."""
-        with contextlib.suppress(KeyError):
-            self.consumer_lag.remove(topic, str(partition))
+    def forget(self, partitions: Iterable[TopicPartition]) -> None:
+        """Partitions this member no longer owns: their lag is another member's to report."""
+        for tp in partitions:
+            with contextlib.suppress(KeyError):
+                self.consumer_lag.remove(tp.topic, str(tp.partition))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import urllib.request
 
+import pytest
 from prometheus_client import CollectorRegistry
 from structlog.testing import capture_logs
 
 from monitor.models.verdict import TurnVerdict
+from monitor.stream.events import received
 from monitor.stream.health import Health, HealthServer
-from monitor.stream.labels import OTHER, LabelGuard, clean_label, trusted_time
+from monitor.stream.labels import OTHER, LabelGuard, clean_label
 from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.settings import MonitorSettings
 
@@ -55,12 +57,11 @@ def test_a_known_raw_pair_is_remembered_but_overflows_still_count_each_time() ->
     assert guard.admit("bot", "rel ease") == ("bot", OTHER)  # no stale memory of the forgotten pair
 
 
-def test_trusted_time_prefers_the_broker_and_clamps() -> None:
-    assert trusted_time(NOW - 10, int((NOW - 2) * 1000), NOW, 300) == NOW - 2
-    assert trusted_time(NOW - 10, None, NOW, 300) == NOW - 10
-    assert trusted_time(253402300799.0, None, NOW, 300) == NOW + 300  # year 9999
-    assert trusted_time(-62135596800.0, None, NOW, 300) == NOW - 300  # year 0001
-    assert trusted_time(None, -1, NOW, 300) == NOW  # no timestamp at all
+def test_received_is_the_broker_time_clamped() -> None:
+    assert received(int((NOW - 2) * 1000), 300, NOW) == pytest.approx(NOW - 2)
+    assert received(253402300799000, 300, NOW) == NOW + 300  # year 9999
+    assert received(1000, 300, NOW) == NOW - 300  # 1970
+    assert received(-1, 300, NOW) == NOW  # no timestamp at all
 
 
 def verdict(no: int, success: bool) -> TurnVerdict:

@@ -10,10 +10,11 @@ from prometheus_client import CollectorRegistry
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringEngine
 from monitor.stream.emissions import Outcome
-from monitor.stream.events import TraceEvent
-from monitor.stream.otlp import OtlpInput, Ready
+from monitor.stream.events import SourceEvent, TraceEvent
+from monitor.stream.otlp import OtlpInput
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.verdict_records import verdict_record
+from tests.stream.fakes import Record
 
 T0 = 1_767_225_600_000_000_000  # 2026-01-01T00:00:00Z in ns
 
@@ -104,8 +105,8 @@ class Pipeline:
         self.out = Outcome()
         self.offset = 0
 
-    def feed(self, raw: bytes) -> Ready:
-        got = self.input.decode(raw, ("p0", self.offset))
+    def feed(self, raw: bytes) -> list[SourceEvent]:
+        got = self.input.decode(Record("p0", 0, self.offset, raw), ("p0", self.offset))  # type: ignore[arg-type]
         self.offset += 1
         self._take(got)
         return got
@@ -115,10 +116,10 @@ class Pipeline:
         self._take(self.input.tick())
         self.out.extend(self.processor.tick())
 
-    def _take(self, got: Ready) -> None:
-        for event, _ in got:
-            self.events.append(event)
-            self.out.extend(self.processor.process(event))
+    def _take(self, got: list[SourceEvent]) -> None:
+        for item in got:
+            self.events.append(item.event)
+            self.out.extend(self.processor.process(item.event))
 
     def turns(self) -> list[dict[str, Any]]:
         return [json.loads(verdict_record(e)) for e in self.out.emissions if e.kind == "turn"]

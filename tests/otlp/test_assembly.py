@@ -196,7 +196,8 @@ def test_spans_without_genai_attributes_are_skipped_and_counted(engine):
         )
     )
     assert pipeline.spans("skipped") == 2 and pipeline.spans("mapped") == 1
-    assert [(e.turn_no, e.turn, e.conversation_id, e.final) for e, _ in got] == [(1, "Agent", trace, True)]
+    events = [item.event for item in got]
+    assert [(e.turn_no, e.turn, e.conversation_id, e.final) for e in events] == [(1, "Agent", trace, True)]
     assert (pipeline.events[0].agent, pipeline.events[0].release) == ("sales-agent", "v7")  # from the resource
     only_skipped = pipeline.feed(batch(span("d" * 32, "d0" * 8, "", 0, **{"db.system": "redis"})))
     assert only_skipped == [] and pipeline.input.holding() == {}  # nothing to wait for: commit it
@@ -250,9 +251,9 @@ def test_a_batch_is_held_back_from_the_commit_while_one_of_its_spans_is_held(eng
         span(TRACE_A, ROOT_A, "", 0, 2, **{"gen_ai.operation.name": "invoke_agent"}),
     )
     got = pipeline.feed(mixed)  # trace A is complete, trace B still waits for its root
-    assert [ref for _, ref in got] == [("p0", 0)] and pipeline.input.holding() == {"p0": 0}
+    assert [item.position for item in got] == [("p0", 0)] and pipeline.input.holding() == {"p0": 0}
     later = pipeline.feed(batch(span(TRACE_B, ROOT_B, "", 0, 2, **{"gen_ai.operation.name": "invoke_agent"})))
-    assert [ref for _, ref in later] == [("p0", 0)]  # B's turn carries the mixed batch's position
+    assert [item.position for item in later] == [("p0", 0)]  # B's turn carries the mixed batch's position
     assert pipeline.input.holding() == {}
 
 

@@ -51,7 +51,7 @@ def test_no_conversation_of_a_foreign_partition_after_a_rebalance(broker):
         wait_until(settled, timeout=60, what="the rebalance settled on both members")
         for member in (first, second):
             mine = {tp.partition for tp in member.monitor.link.consumer.assignment()}
-            held = {member.monitor.owner[cid].partition for cid in member.monitor.processor.open}
+            held = {member.monitor.partitions.owner[cid].partition for cid in member.monitor.processor.open}
             assert held <= mine, f"conversations of partitions {sorted(held - mine)} held by a member owning {mine}"
     finally:
         if second is not None:

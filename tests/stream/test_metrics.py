@@ -107,8 +107,8 @@ def test_unscored_turns_are_counted_by_reason_from_zero():
 def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
     clock = FakeClock()
     metrics = VerdictMetrics(release_ttl_seconds=3600, clock=clock)
-    metrics.see_release("a", "old", event_time=100.0)
-    metrics.see_release("a", "old", event_time=500.0)
+    metrics.see_release("a", "old", received=100.0)
+    metrics.see_release("a", "old", received=500.0)
     metrics.record_turn(verdict(), "a", "old", "reference")
     metrics.record_dialog(
         DialogResult(
@@ -128,7 +128,7 @@ def test_first_seen_is_the_first_event_time_and_long_gone_releases_expire():
     get = metrics.registry.get_sample_value
     assert get("aem_release_first_seen_timestamp_seconds", {"agent": "a", "release": "old"}) == 100.0
     clock.advance(1800)
-    metrics.see_release("a", "new", event_time=2000.0)
+    metrics.see_release("a", "new", received=2000.0)
     assert metrics.expire_releases() == []
     clock.advance(2000)
     assert metrics.expire_releases() == [("a", "old")]
@@ -150,14 +150,14 @@ def test_a_release_seen_again_after_expiry_is_counted_again():
     metrics = VerdictMetrics(release_ttl_seconds=3600, clock=clock)
     labels = {"agent": "a", "release": "r", "mode": "reference", "turn_type": "action", "outcome": "pass"}
     passing = verdict(success=True, failure_reason=None, sub_metric=None, attribution=None, score=1.0)
-    metrics.see_release("a", "r", event_time=100.0)
+    metrics.see_release("a", "r", received=100.0)
     metrics.record_turn(passing, "a", "r", "reference")
     metrics.record_turn(passing, "a", "r", "reference")
     get = metrics.registry.get_sample_value
     assert get("aem_turns_total", labels) == 2
     clock.advance(4000)
     assert metrics.expire_releases() == [("a", "r")]
-    metrics.see_release("a", "r", event_time=5000.0)
+    metrics.see_release("a", "r", received=5000.0)
     metrics.record_turn(passing, "a", "r", "reference")
     assert get("aem_turns_total", labels) == 1
     assert get("aem_turn_score_count", {"agent": "a", "release": "r", "turn_type": "action"}) == 1
@@ -175,7 +175,7 @@ def test_a_chain_counts_each_scored_member_once_by_outcome():
 def test_telemetry_counts_each_turn_verdicts_event_once_by_outcome():
     registry = CollectorRegistry()
     telemetry = PipelineTelemetry(registry, clock=lambda: 110.0)
-    scored = Emission("turn", "c", "a", "r", "reference", verdict=verdict(), event_time=100.0)
+    scored = Emission("turn", "c", "a", "r", "reference", verdict=verdict(), received=100.0)
     unscored = Emission(
         "turn", "c", "a", "r", "reference",
         verdict=verdict(success=None, failure_reason="too_large", sub_metric=None, score=None),
