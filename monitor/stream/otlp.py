@@ -23,6 +23,7 @@ from monitor.sources.otlp import (
     AssemblyLimits,
     BatchError,
     Encoding,
+    MappedSpan,
     OtlpMapping,
     ResumeLookup,
     Skip,
@@ -36,6 +37,16 @@ log = structlog.get_logger(__name__)
 
 SPAN_OUTCOMES = ("mapped", "skipped", "duplicate", "late", "invalid")
 Ready = list[tuple[TraceEvent, Position]]  # the turns that became ready, each with its batch's position
+
+
+def read_batch(raw: bytes | None, encoding: Encoding, max_bytes: int, mapping: OtlpMapping) -> list[MappedSpan]:
+    """One record's spans mapped to turns, or InvalidEvent with the reason the whole batch goes to the DLQ."""
+    try:
+        return [map_span(span, mapping) for span in decode_batch(raw, encoding, max_bytes)]
+    except BatchError as exc:
+        raise InvalidEvent(str(exc)) from None
+    except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
+        raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 class OtlpInput:
@@ -69,13 +80,7 @@ class OtlpInput:
 
     def decode(self, raw: bytes | None, position: Position) -> Ready:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
-        try:
-            spans = decode_batch(raw, self.encoding, self.max_bytes)
-            mapped = [map_span(span, self.mapping) for span in spans]
-        except BatchError as exc:
-            raise InvalidEvent(str(exc)) from None
-        except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
-            raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
+        mapped = read_batch(raw, self.encoding, self.max_bytes, self.mapping)
         for m in mapped:
             if m.skipped is not None:
                 log.debug("otlp_span_skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)

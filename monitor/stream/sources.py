@@ -16,8 +16,9 @@ from typing import Any, Protocol
 
 from kafka import TopicPartition
 
+from monitor.sources.otlp import Encoding, OtlpMapping
 from monitor.stream.events import EventLimits, InvalidEvent, Position, TraceEvent, decode_event
-from monitor.stream.otlp import OtlpInput
+from monitor.stream.otlp import OtlpInput, read_batch
 
 
 class PolledRecord(Protocol):
@@ -65,8 +66,7 @@ class NativeSource:
     whole_records: bool = True
 
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
-        event = decode_event(record.value, self.limits)
-        _check_key(record.key, event)
+        event = read_native(record.value, record.key, self.limits)
         return [SourceEvent(event, position, broker_time(record), record.value)]
 
     def tick(self) -> list[SourceEvent]:
@@ -105,6 +105,24 @@ def broker_time(record: Any) -> float:
     """The record's broker timestamp in seconds (now, when the client reports none)."""
     stamp = getattr(record, "timestamp", None)
     return stamp / 1000 if isinstance(stamp, int | float) and stamp > 0 else time.time()
+
+
+def read_native(value: bytes | None, key: bytes | None, limits: EventLimits) -> TraceEvent:
+    """A native record's event, or InvalidEvent naming what is wrong with its bytes or its key."""
+    event = decode_event(value, limits)
+    _check_key(key, event)
+    return event
+
+
+def check_record(
+    value: bytes | None, key: bytes | None, input_format: str, limits: EventLimits, mapping: OtlpMapping
+) -> None:
+    """Raise InvalidEvent with the reason a monitor reading `input_format` would dead-letter this record on
+    arrival; return when it would read it (`aem redrive` re-sends only such records)."""
+    if input_format == "aem":
+        read_native(value, key, limits)
+    else:
+        read_batch(value, Encoding(input_format), limits.max_bytes, mapping)
 
 
 def _check_key(key: bytes | None, event: TraceEvent) -> None:
