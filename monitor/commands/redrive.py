@@ -26,7 +26,7 @@ never re-sent: their bytes are not the original event. The DLQ positions are com
 broker acknowledged what was sent, so running it again reads only what arrived in the DLQ since.
 
 """ + common.exit_codes(
-    "0  done: every event read was re-sent (the counts are printed)",
+    "0  done, nothing refused (the counts are printed)",
     "1  some events still fail validation and were refused (each printed with its error)",
     "2  bad settings, no broker reachable within --connect-timeout, or no such topic",
 )
