@@ -9,7 +9,7 @@ import csv
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -17,7 +17,7 @@ from monitor.models.vocabulary import FailureReason, TurnType
 
 PASS = "pass"
 LABELS = (PASS, *(r.value for r in FailureReason if r not in (FailureReason.UNSCORED, FailureReason.TOO_LARGE)))
-JSON_COLUMNS = ("gold_turn", "predict_turn", "scores")  # CSV cells holding JSON
+JSON_COLUMNS = ("gold_turn", "predict_turn", "scores", "reading")  # CSV cells holding JSON
 COLUMNS = (
     "conversation_id",
     "turn_no",
@@ -31,6 +31,7 @@ COLUMNS = (
     "detail",
     "score",
     "scores",
+    "reading",
     "margin",
     "calibration_id",
     "label",
@@ -63,6 +64,10 @@ class ReviewRow(BaseModel):
     detail: str | None = None
     score: float | None = None
     scores: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)  # by cut
+    # the verifier's probabilities where it decided a reply (same / changed / dropped): a refit decision reads them
+    reading: dict[Literal["same", "changed", "dropped"], Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+        default_factory=dict
+    )
     margin: float | None = None
     calibration_id: str | None = None
     label: str | None = None
