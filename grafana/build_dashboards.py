@@ -23,6 +23,7 @@ AGENT = 'agent=~"$agent"'
 JOB = 'job=~"$job"'  # raw series: the scrape job(s) of the monitor, chosen in the dashboard
 RAW = f"{JOB},{SEL}"
 NOT_CONFIGURED = "judge not configured"
+NO_CALIBRATION = "no calibration loaded"
 
 
 def target(
@@ -121,36 +122,43 @@ def comparison_table(title: str, dimension: str, description: str) -> dict[str, 
     return p
 
 
+def status_when_zero(p: dict[str, Any], expr: str, legend: str, text: str) -> dict[str, Any]:
+    """Add to a stat panel a series that exists only when `expr` (a 0/1 gauge) is 0, shown as `text`: the
+    panel says why it has nothing to show instead of being blank."""
+    ref = chr(ord("A") + len(p["targets"]))
+    p["targets"].append(target(f"{expr} == 0", legend, ref, instant=p["targets"][0].get("instant", False)))
+    p["fieldConfig"]["overrides"].append(
+        {
+            "matcher": {"id": "byFrameRefID", "options": ref},
+            "properties": [
+                {"id": "unit", "value": "none"},
+                {"id": "mappings", "value": [{"type": "value", "options": {"0": {"text": text}}}]},
+            ],
+        }
+    )
+    return p
+
+
 def judge_panel(title: str, expr: str, legend: str, unit: str) -> dict[str, Any]:
     """A judge panel that reads "judge not configured" (not No data) when the monitor has no LLM judge."""
     p = panel(
         title,
-        [
-            target(expr, legend, "A"),
-            target(f"max(aem_judge_configured{{{JOB}}}) == 0", "LLM judge", "B"),
-        ],
+        [target(expr, legend, "A")],
         kind="stat",
         unit=unit,
         description="Only with the optional LLM judge (AEM_JUDGE_URL); without one the panel says so.",
     )
-    p["fieldConfig"]["overrides"] = [
-        {
-            "matcher": {"id": "byFrameRefID", "options": "B"},
-            "properties": [
-                {"id": "unit", "value": "none"},
-                {"id": "mappings", "value": [{"type": "value", "options": {"0": {"text": NOT_CONFIGURED}}}]},
-            ],
-        }
-    ]
+    status_when_zero(p, f"max(aem_judge_configured{{{JOB}}})", "LLM judge", NOT_CONFIGURED)
     p["options"]["graphMode"] = "area"
     p["fieldConfig"]["defaults"]["noValue"] = "no judge requests yet"
     return p
 
 
 def agreement_panel() -> dict[str, Any]:
-    """How far the correctness beside it can be trusted: the calibration's agreement with people's labels."""
+    """How far the correctness beside it can be trusted: the calibration's agreement with people's labels;
+    "no calibration loaded" when the monitor runs without one."""
     sel = f'{JOB},kind="balanced_accuracy",turn_type!="all"'
-    return panel(
+    p = panel(
         "Agreement with people's labels (calibration)",
         [
             target(f"max by (turn_type) (aem_calibration_agreement{{{sel}}})", "{{turn_type}}", "A", instant=True),
@@ -164,9 +172,11 @@ def agreement_panel() -> dict[str, Any]:
         unit="percentunit",
         description="Balanced accuracy of the verdicts against people's labels on this traffic, with its 95 % "
         "bootstrap interval, as measured by `aem calibrate` (the calibration `aem run --config` was started with; "
-        "aem_calibration_info names it). Empty: the monitor runs uncalibrated (docs/trusting-verdicts.md).",
+        "aem_calibration_info names it). \"no calibration loaded\": the monitor runs uncalibrated "
+        "(docs/trusting-verdicts.md).",
         w=6,
     )
+    return status_when_zero(p, f"max(aem_calibration_loaded{{{JOB}}})", "calibration", NO_CALIBRATION)
 
 
 def variables() -> list[dict[str, Any]]:

@@ -44,7 +44,6 @@ from monitor.stream.bounds import WorkLimits
 from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetterSink
-from monitor.stream.events import EventLimits
 from monitor.stream.health import Watch
 from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
 from monitor.stream.labels import LabelGuard
@@ -310,7 +309,7 @@ def make_source(settings: MonitorSettings, registry: CollectorRegistry, processo
     `gap_timeout_s` for their root; a conversation the assembler lost resumes where the processor has it)."""
     s = settings
     if s.input_format == "aem":
-        return NativeSource(EventLimits(max_bytes=s.max_event_bytes, max_depth=s.max_event_depth), s.clock_skew_s)
+        return NativeSource(s.event_limits, s.clock_skew_s)
     return OtlpInput(
         Encoding(s.input_format),
         s.otlp,

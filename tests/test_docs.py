@@ -177,3 +177,19 @@ def test_the_otlp_page_runs_beside_the_tour_with_one_topic_per_encoding():
     topics_of = {g: {_flags(w)["--topic"] for w in _page_commands(DOCS / "otlp.md") if _flags(w).get("--group-id") == g}
                  for g in run_groups}  # fmt: skip
     assert all(len(t) == 1 for t in topics_of.values()), topics_of  # a group reads one topic
+
+
+def test_the_reply_decision_examples_show_the_default_thresholds():
+    """docs/replies.md: the verifier's decision carries `pass_threshold`, the fused one `fused_threshold`."""
+    defaults = ScoringConfig().verifier
+    decisions = {d["check"]: d for d in json_blocks(DOCS / "replies.md") if "check" in d}
+    assert decisions["verifier"]["threshold"] == defaults.pass_threshold
+    assert decisions["fused"]["threshold"] == defaults.fused_threshold
+
+
+def test_the_readme_says_how_long_the_install_and_the_tests_take_on_two_cores():
+    readme = (REPO / "README.md").read_text()
+    set_up = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    tests = readme.split("## Test\n", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"2-core machine this takes about \d+ minutes", set_up), set_up
+    assert re.search(r"about \d+ minutes on 2 cores", tests), tests

@@ -3,9 +3,9 @@
 
 They run in a stand-in for a fresh clone — a temporary directory holding the repository's tracked files and
 the virtualenv, with no shared folder beside it — against a test broker: `aem broker` and `aem run` (the
-long-running lines) are started in the background, the loopback address `127.0.0.1:9092` is replaced
-by the test broker's, and the example conversation id by the one `aem replay` printed. A trailing
-`# exit N` comment is the exit status the line must end with.
+long-running lines) are started in the background, and the loopback address `127.0.0.1:9092` is replaced
+by the test broker's; nothing else is replaced. A trailing `# exit N` comment is the exit status the line
+must end with.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from monitor.tools.broker import free_port
 REPO = Path(__file__).resolve().parent.parent
 VENV = Path(sys.executable).parent.parent
 README_ADDRESS = "127.0.0.1:9092"
-EXAMPLE_ID = re.compile(r"sales_report-[0-9a-f]{6}")
+RUN_TAGGED_ID = re.compile(r"\b\w+-[0-9a-f]{6}\b")  # an id `aem replay` makes fresh each run: no line can know it
 DOC_PAGES = sorted((REPO / "docs").rglob("*.md"))
 OUTSIDE = re.compile(r"\.\./shared|/work/|DESIGN\.md|\bshared/")  # a clone has none of these
 LEAVES_THE_CLONE = re.compile(r"(^|\s|=)\.\./")  # a command runs from the clone's root
@@ -123,6 +123,14 @@ def test_the_runnable_commands_point_only_inside_the_repo():
                 assert (REPO / word).exists(), f"{command.line}: no {word} in the repo"
 
 
+def test_the_runnable_commands_name_no_conversation_a_replay_made_up():
+    """A conversation id with a run tag (`sales_report-3f9c0a`) is new each run: a command naming one cannot
+    run as written."""
+    for command in all_commands():
+        if re.search(r"\baem (inspect|tail)\b", command.line):
+            assert not RUN_TAGGED_ID.search(command.line), command.line
+
+
 @pytest.mark.parametrize("page", [REPO / "README.md", *DOC_PAGES], ids=lambda p: str(p.relative_to(REPO)))
 def test_no_page_points_outside_the_repo(page):
     for number, line in enumerate(page.read_text().splitlines(), 1):
@@ -148,14 +156,12 @@ def test_readme_and_docs_commands_run_as_written(tmp_path):
     address = f"127.0.0.1:{free_port()}"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "AEM_BOOTSTRAP_SERVERS": address, "AEM_METRICS_PORT": "0"}
     env["AEM_GROUP_ID"] = f"readme-{os.getpid()}"
-    conversation: str | None = None
     started: list[Background] = []
     outputs: dict[str, str] = {}
+    errors: dict[str, str] = {}
     try:
         for command in all_commands():
             line = command.line.replace(README_ADDRESS, address)
-            if conversation:
-                line = EXAMPLE_ID.sub(conversation, line)
             if command.background:
                 if " broker" in line:
                     line += f" --port {address.rsplit(':', 1)[1]}"
@@ -174,10 +180,7 @@ def test_readme_and_docs_commands_run_as_written(tmp_path):
                 started[-1].wait_for(r"bootstrap: |group_joined", timeout=240)
                 continue
             proc_done = _run_until_it_shows(line, clone, env, command.expect_exit)
-            outputs[line] = proc_done.stdout
-            found = re.search(r"conversation ids: (\S+)", proc_done.stdout)
-            if found and "sales_report.json" in line:
-                conversation = found.group(1)
+            outputs[line], errors[line] = proc_done.stdout, proc_done.stderr
     finally:
         for bg in reversed(started):
             bg.stop()
@@ -186,12 +189,15 @@ def test_readme_and_docs_commands_run_as_written(tmp_path):
     assert "inconsistent_parameter_values" in rows["2"] and "metric 'profit' vs gold 'revenue'" in rows["2"]
     for turn in ("3", "4", "5"):
         assert "↳ caused by turn 2" in rows[turn]
+    # the README's poison event: its real error, shown as the README shows it, and refused by the re-drive
+    poison = "key poison-1  error: conversation_id: Field required"
     dlq = next(out for line, out in outputs.items() if line.endswith("tail aem.traces.dlq"))
-    assert "poison-1" in dlq and "error:" in dlq
-    redrive = next(out for line, out in outputs.items() if line.endswith("aem redrive"))
-    assert re.search(r"sent [1-9]", redrive), redrive
-    back = next(out for line, out in outputs.items() if "tail aem.traces --conversation poison-1" in line)
-    assert back.count("poison-1") >= 2  # the original and the re-driven copy
+    assert poison in dlq, dlq
+    readme = (REPO / "README.md").read_text()
+    assert f"# …  {poison}  …" in readme
+    redrive = next(line for line in outputs if line.endswith("aem redrive"))
+    assert re.search(r"sent 0 to aem\.traces, refused [1-9]", outputs[redrive]), outputs[redrive]
+    assert "(key poison-1), it still fails validation: conversation_id: Field required" in errors[redrive]
 
 
 def _run_until_it_shows(line: str, cwd: Path, env: dict[str, str], expect: int) -> subprocess.CompletedProcess[str]:

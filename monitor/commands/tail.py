@@ -18,7 +18,7 @@ record: `p<partition>@<offset>  <conversation>  <what>`. DLQ records show their 
 `aem-source` headers. Without --follow it stops once the topic has nothing more to give.
 
 examples:
-  aem tail aem.verdicts --conversation sales_report-1a2b3c
+  aem tail aem.verdicts --conversation sales_report
   aem tail aem.traces.dlq
   aem tail aem.verdicts --follow --json
 

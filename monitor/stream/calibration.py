@@ -31,6 +31,8 @@ class CalibrationMetrics:
         for turn_type in TURN_TYPES:  # present from the start, so rates exist before the first near-cut verdict
             self.low_confidence.labels(turn_type)
             self.checked.labels(turn_type)
+        loaded = Gauge("aem_calibration_loaded", "1 when a calibration is loaded, else 0", registry=r)
+        loaded.set(0 if calibration is None else 1)  # the dashboard says "no calibration loaded" on 0
         if calibration is None:
             return
         labels = ["turn_type", "kind"]

@@ -23,6 +23,7 @@ from monitor.sources.otlp import (
     AssemblyLimits,
     BatchError,
     Encoding,
+    MappedSpan,
     OtlpMapping,
     ResumeLookup,
     Skip,
@@ -35,6 +36,16 @@ from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEv
 log = structlog.get_logger(__name__)
 
 SPAN_OUTCOMES = ("mapped", "skipped", "duplicate", "late", "invalid")
+
+
+def read_batch(raw: bytes | None, encoding: Encoding, max_bytes: int, mapping: OtlpMapping) -> list[MappedSpan]:
+    """One record's spans mapped to turns, or InvalidEvent with the reason the whole batch goes to the DLQ."""
+    try:
+        return [map_span(span, mapping) for span in decode_batch(raw, encoding, max_bytes)]
+    except BatchError as exc:
+        raise InvalidEvent(str(exc)) from None
+    except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
+        raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 class OtlpInput:
@@ -70,13 +81,7 @@ class OtlpInput:
 
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
         """One record → what became ready; InvalidEvent (for the DLQ) when the batch cannot be read."""
-        try:
-            spans = decode_batch(record.value, self.encoding, self.max_bytes)
-            mapped = [map_span(span, self.mapping) for span in spans]
-        except BatchError as exc:
-            raise InvalidEvent(str(exc)) from None
-        except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
-            raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
+        mapped = read_batch(record.value, self.encoding, self.max_bytes, self.mapping)
         for m in mapped:
             if m.skipped is not None:
                 log.debug("otlp_span_skipped", reason=str(m.skipped), span=m.span.span_id, name=m.span.name)

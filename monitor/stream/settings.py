@@ -21,6 +21,7 @@ from monitor.scoring.config import ScoringConfig, load_config_file
 from monitor.settings_sources import LayeredSettings, settings_context
 from monitor.sources.otlp.genai import OtlpMapping
 from monitor.stream.dlq_policy import DlqPayloadPolicy, parse_dlq_policy
+from monitor.stream.events import EventLimits
 
 
 class MonitorSettings(LayeredSettings):
@@ -102,6 +103,10 @@ class MonitorSettings(LayeredSettings):
     @property
     def cluster(self) -> KafkaClient:
         return KafkaClient(bootstrap_servers=self.bootstrap_servers, security=self.kafka)
+
+    @property
+    def event_limits(self) -> EventLimits:
+        return EventLimits(max_bytes=self.max_event_bytes, max_depth=self.max_event_depth)
 
     @property
     def dlq_policy(self) -> DlqPayloadPolicy:

@@ -49,8 +49,7 @@ class NativeSource:
     clock_skew_s: float
 
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
-        event = decode_event(record.value, self.limits)
-        _check_key(record.key, event)
+        event = read_native(record.value, record.key, self.limits)
         return [SourceEvent(event, position, received(record.timestamp, self.clock_skew_s), record)]
 
     def tick(self) -> list[SourceEvent]:
@@ -61,6 +60,13 @@ class NativeSource:
 
     def drop(self, partitions: Collection[TopicPartition]) -> None:
         return None
+
+
+def read_native(value: bytes | None, key: bytes | None, limits: EventLimits) -> TraceEvent:
+    """A native record's event, or InvalidEvent naming what is wrong with its bytes or its key."""
+    event = decode_event(value, limits)
+    _check_key(key, event)
+    return event
 
 
 def _check_key(key: bytes | None, event: TraceEvent) -> None:

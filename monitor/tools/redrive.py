@@ -1,8 +1,10 @@
 """Send dead-lettered events back to the trace topic, each DLQ offset once.
 
-The positions already re-driven are committed under a consumer group of their own (`aem-redrive` by
-default), after the producer has acknowledged the re-sent records: running it twice sends nothing
-twice, and a crash between send and commit re-sends at most the last batch.
+Only an event the monitor would now read is re-sent: one that still fails validation (checked as `aem run`
+checks it, with its input format and limits) is refused with its error, never sent to be dead-lettered
+again. The positions handled (sent or refused) are committed under a consumer group of their own
+(`aem-redrive` by default), after the producer has acknowledged the re-sent records: running it twice sends
+nothing twice, and a crash between send and commit re-sends at most the last batch.
 """
 
 from __future__ import annotations
@@ -16,22 +18,47 @@ from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 from monitor.cluster import KafkaClient
-from monitor.stream.events import EventLimits, InvalidEvent, decode_event
+from monitor.sources.otlp import Encoding, OtlpMapping
+from monitor.stream.events import EventLimits, InvalidEvent
 from monitor.stream.kafka_io import make_consumer, make_producer
+from monitor.stream.otlp import read_batch
+from monitor.stream.sources import read_native
 from monitor.tools.topic_reader import Record, TopicMissing
 
 log = structlog.get_logger(__name__)
 
 REDRIVEN_HEADER = "aem-redriven-from"
 TRUNCATED_HEADER = "aem-truncated"
+SHOWN_REFUSALS = 20  # refusals kept with their error; the rest are counted
+
+
+def check_record(
+    value: bytes | None, key: bytes | None, input_format: str, limits: EventLimits, mapping: OtlpMapping
+) -> None:
+    """Raise InvalidEvent with the reason a monitor reading `input_format` would dead-letter this record on
+    arrival; return when it would read it."""
+    if input_format == "aem":
+        read_native(value, key, limits)
+    else:
+        read_batch(value, Encoding(input_format), limits.max_bytes, mapping)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A DLQ record not re-sent because it still fails validation."""
+
+    source: str  # <dlq topic>/<partition>/<offset>
+    key: str
+    error: str
 
 
 @dataclass
 class RedriveCount:
     read: int = 0
     sent: int = 0
-    still_invalid: int = 0  # skipped by `valid_only`
+    refused: int = 0  # still failing validation: not sent
     truncated: int = 0  # records the monitor had to cut or reduce to metadata: their bytes are not the event
+    refusals: list[Refusal] = field(default_factory=list)  # the first SHOWN_REFUSALS, with their errors
 
 
 @dataclass(frozen=True)
@@ -40,14 +67,16 @@ class RedrivePlan:
     dlq_topic: str = "aem.traces.dlq"
     traces_topic: str = "aem.traces"
     group_id: str = "aem-redrive"
-    valid_only: bool = False  # send only the events that now pass validation
     dry_run: bool = False  # count, send nothing, commit nothing
+    # what the monitor reading `traces_topic` accepts: its input format, limits and OTLP mapping
+    input_format: str = "aem"
     limits: EventLimits = field(default_factory=EventLimits)
+    mapping: OtlpMapping = field(default_factory=OtlpMapping)
 
 
 def _headers(record: Record) -> list[tuple[str, bytes]]:
     kept = [(k, v) for k, v in record.headers if not k.startswith("aem-")]
-    return [*kept, (REDRIVEN_HEADER, f"{record.topic}/{record.partition}/{record.offset}".encode())]
+    return [*kept, (REDRIVEN_HEADER, _source(record).encode())]
 
 
 def _start_positions(consumer: Any, tps: list[TopicPartition]) -> dict[TopicPartition, int | None]:
@@ -107,8 +136,11 @@ def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
             if record.header(TRUNCATED_HEADER) is not None:
                 count.truncated += 1
                 continue
-            if plan.valid_only and not _valid(record, plan.limits):
-                count.still_invalid += 1
+            error = _still_invalid(record, plan)
+            if error is not None:
+                count.refused += 1
+                if len(count.refusals) < SHOWN_REFUSALS:
+                    count.refusals.append(Refusal(_source(record), _shown(record.key), error))
                 continue
             if producer is not None:
                 producer.send(plan.traces_topic, key=record.key, value=record.value, headers=_headers(record))
@@ -116,7 +148,8 @@ def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
         if producer is not None and next_offsets:
             producer.flush(timeout=30)
             consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in next_offsets.items()})
-        log.info("dlq_redriven", **vars(count), dlq=plan.dlq_topic, to=plan.traces_topic, dry_run=plan.dry_run)
+        counts = {k: v for k, v in vars(count).items() if k != "refusals"}
+        log.info("dlq_redriven", **counts, dlq=plan.dlq_topic, to=plan.traces_topic, dry_run=plan.dry_run)
         return count
     finally:
         if producer is not None:
@@ -126,9 +159,18 @@ def redrive(plan: RedrivePlan, **client_options: Any) -> RedriveCount:
             consumer.close(autocommit=False)
 
 
-def _valid(record: Record, limits: EventLimits) -> bool:
+def _still_invalid(record: Record, plan: RedrivePlan) -> str | None:
+    """Why the monitor would dead-letter this record again, or None when it would read it now."""
     try:
-        decode_event(record.value, limits)
-    except InvalidEvent:
-        return False
-    return True
+        check_record(record.value, record.key, plan.input_format, plan.limits, plan.mapping)
+    except InvalidEvent as exc:
+        return str(exc)
+    return None
+
+
+def _source(record: Record) -> str:
+    return f"{record.topic}/{record.partition}/{record.offset}"
+
+
+def _shown(key: bytes | None) -> str:
+    return "(none)" if key is None else key[:80].decode("utf-8", errors="replace")

@@ -49,11 +49,16 @@ def test_agreement_id_and_low_confidence_counts():
     assert value("aem_calibration_low_confidence_share") == 0.12
 
 
-def test_without_a_calibration_only_the_counts_are_exported():
+def test_without_a_calibration_only_the_counts_and_the_loaded_flag_are_exported():
+    """`aem_calibration_loaded` 0 lets the dashboard say "no calibration loaded"; 1 with one."""
     registry = CollectorRegistry()
     CalibrationMetrics(registry, None)
     names = {m.name for m in registry.collect()}
-    assert names == {"aem_low_confidence_turns", "aem_confidence_checked_turns"}
+    assert names == {"aem_low_confidence_turns", "aem_confidence_checked_turns", "aem_calibration_loaded"}
+    assert registry.get_sample_value("aem_calibration_loaded") == 0
+    calibrated = CollectorRegistry()
+    CalibrationMetrics(calibrated, CALIBRATION)
+    assert calibrated.get_sample_value("aem_calibration_loaded") == 1
 
 
 class Producer:

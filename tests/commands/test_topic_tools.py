@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 
 import pytest
 
 from monitor.cli import main
 from monitor.commands.inspect import Collected, not_found
+from monitor.sources.files import read_dialogs
+from monitor.sources.otlp import Encoding
+from monitor.sources.otlp.emit import dialog_records
 from monitor.stream.kafka_io import ensure_topics, make_producer
 from tests.support.kafka import read_all
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 pytestmark = pytest.mark.integration
 
@@ -130,22 +136,45 @@ def test_tail_of_a_missing_topic_is_exit_2(broker, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def agent_event(conversation_id: str, response: str = "hi") -> bytes:
+    """A valid trace event (one whose scoring raised is dead-lettered so)."""
+    return json.dumps(
+        {
+            "schema_version": 1,
+            "conversation_id": conversation_id,
+            "release": "r1",
+            "turn_no": 1,
+            "turn": "Agent",
+            "timestamp": "2026-11-30T12:00:00Z",
+            "predict_turn": {"response": response},
+        }
+    ).encode()
+
+
+README_POISON = (
+    b"poison-1",
+    b'{"schema_version": 1, "turn": "Tool"}',
+    [("aem-error", b"conversation_id: Field required")],
+)
+
+
+def redrive_args(broker, dlq: str, traces: str) -> list[str]:
+    args = ["redrive", "--bootstrap-servers", broker.bootstrap, "--dlq-topic", dlq, "--topic", traces]
+    return [*args, "--group-id", f"redrive-{uuid.uuid4().hex[:6]}"]
+
+
 def test_redrive_sends_each_dlq_offset_once(broker, capsys):
     dlq, traces = fresh(broker, "dlq", "traces")
-    poison = [
-        (b"p-%d" % i, b'{"schema_version": 1, "turn": "Tool"}', [("aem-error", b"release: Field required")])
-        for i in range(3)
-    ]
-    produce(broker.bootstrap, dlq, poison)
-    args = ["redrive", "--bootstrap-servers", broker.bootstrap, "--dlq-topic", dlq, "--topic", traces]
-    args += ["--group-id", f"redrive-{uuid.uuid4().hex[:6]}"]
+    failed = [(b"c-%d" % i, agent_event(f"c-{i}"), [("aem-error", b"scoring failed: RuntimeError")]) for i in range(3)]
+    produce(broker.bootstrap, dlq, failed)
+    args = redrive_args(broker, dlq, traces)
     assert main([*args, "--dry-run"]) == 0
     assert "would send 3" in capsys.readouterr().out
     assert main(args) == 0
     assert "read 3 new DLQ records" in capsys.readouterr().out
     assert main(args) == 0
     assert "read 0 new DLQ records" in capsys.readouterr().out
-    produce(broker.bootstrap, dlq, poison[:1])
+    produce(broker.bootstrap, dlq, failed[:1])
     assert main(args) == 0
     assert "sent 1" in capsys.readouterr().out
     back = read_all(broker.bootstrap, traces, expect=4, timeout=30)
@@ -155,20 +184,49 @@ def test_redrive_sends_each_dlq_offset_once(broker, capsys):
     assert all(b"aem-error" not in [k.encode() for k, _ in r.headers] for r in back)
 
 
-def test_redrive_valid_only_skips_what_is_still_invalid(broker, capsys):
+def test_redrive_refuses_what_still_fails_validation_with_its_error(broker, capsys):
+    """The README's poison event, unfixed, is refused with its real error, not sent to fail again; so is
+    an event whose key is not its conversation_id; the valid event beside them is sent."""
     dlq, traces = fresh(broker, "dlq", "traces")
-    fixed = json.dumps(
-        {
-            "schema_version": 1,
-            "conversation_id": "c1",
-            "release": "r1",
-            "turn_no": 1,
-            "turn": "Agent",
-            "timestamp": "2026-11-30T12:00:00Z",
-            "predict_turn": {"response": "hi"},
-        }
-    ).encode()
-    produce(broker.bootstrap, dlq, [(b"c1", fixed, []), (b"bad", b"{not json", [])])
-    args = ["redrive", "--bootstrap-servers", broker.bootstrap, "--dlq-topic", dlq, "--topic", traces]
-    assert main([*args, "--group-id", f"redrive-{uuid.uuid4().hex[:6]}", "--valid-only"]) == 0
-    assert "sent 1 to" in (out := capsys.readouterr().out) and "skipped 1 still invalid" in out
+    wrong_key = (b"other", agent_event("c-2"), [("aem-error", b"key: record key 'other' differs")])
+    produce(broker.bootstrap, dlq, [README_POISON, (b"c-1", agent_event("c-1"), []), wrong_key])
+    args = redrive_args(broker, dlq, traces)
+    assert main([*args, "--dry-run"]) == 1
+    dry = capsys.readouterr()
+    assert "would send 1" in dry.out and "would refuse 2 that still fail validation" in dry.out
+    assert main(args) == 1
+    done = capsys.readouterr()
+    assert "sent 1 to" in done.out and "refused 2 that still fail validation (not sent)" in done.out
+    refusals = done.err.splitlines()
+    assert len(refusals) == 2, done.err
+    (poison,) = [line for line in refusals if "key poison-1" in line]
+    assert poison.endswith("it still fails validation: conversation_id: Field required"), poison
+    assert f"refused {dlq}/" in poison
+    (keyed,) = [line for line in refusals if "key other" in line]
+    assert "differs from conversation_id 'c-2'" in keyed
+    back = read_all(broker.bootstrap, traces, expect=1, timeout=10)
+    assert [r.key for r in back] == [b"c-1"]
+    assert main(args) == 0  # the refused records were answered: the next run reads only what is new
+    assert "read 0 new DLQ records" in capsys.readouterr().out
+
+
+def test_redrive_checks_with_the_monitors_limits_and_input_format(broker, capsys, tmp_path):
+    """A large event is refused under the config's lower max_event_bytes and sent under the default; an
+    OTLP DLQ is checked as OTLP (a batch is sent, a native event refused)."""
+    dlq, traces = fresh(broker, "dlq", "traces")
+    produce(broker.bootstrap, dlq, [(b"c-big", agent_event("c-big", "x" * 600), [])])
+    config = tmp_path / "monitor.yaml"
+    config.write_text("monitor:\n  max_event_bytes: 400\n")
+    assert main([*redrive_args(broker, dlq, traces), "--config", str(config), "--dry-run"]) == 1
+    assert "above the limit of 400" in capsys.readouterr().err
+    assert main([*redrive_args(broker, dlq, traces), "--dry-run"]) == 0
+    assert "would send 1" in capsys.readouterr().out
+
+    otlp_dlq, spans = fresh(broker, "otlp-dlq", "spans")
+    dialog = read_dialogs(str(EXAMPLES / "sales_report.json"))[0]
+    (batch,) = dialog_records([(dialog, "sales-1")], Encoding.JSON)
+    produce(broker.bootstrap, otlp_dlq, [(batch.key, batch.value, []), (b"c-1", agent_event("c-1"), [])])
+    otlp = [*redrive_args(broker, otlp_dlq, spans), "--input-format", "otlp_json", "--dry-run"]
+    assert main(otlp) == 1
+    out = capsys.readouterr()
+    assert "would send 1" in out.out and "would refuse 1" in out.out and "key c-1" in out.err

@@ -53,6 +53,7 @@ EXTRA_METRICS = {
     "aem_cache_entries": "gauge",
     "aem_low_confidence_turns_total": "counter",
     "aem_confidence_checked_turns_total": "counter",
+    "aem_calibration_loaded": "gauge",
     "aem_calibration_agreement": "gauge",
     "aem_calibration_agreement_low": "gauge",
     "aem_calibration_agreement_high": "gauge",
@@ -278,6 +279,16 @@ def test_judge_panels_say_when_no_judge_is_configured():
         assert override["matcher"] == {"id": "byFrameRefID", "options": status[0]["refId"]}
         mappings = next(x["value"] for x in override["properties"] if x["id"] == "mappings")
         assert mappings == [{"type": "value", "options": {"0": {"text": "judge not configured"}}}]
+
+
+def test_the_agreement_panel_says_when_no_calibration_is_loaded():
+    panel = _panels(GRAFANA / "dashboards" / "aem-overview.json")["Agreement with people's labels (calibration)"]
+    (status,) = [t for t in panel["targets"] if "aem_calibration_loaded" in t["expr"]]
+    assert status["expr"] == 'max(aem_calibration_loaded{job=~"$job"}) == 0' and status.get("instant")
+    (override,) = panel["fieldConfig"]["overrides"]
+    assert override["matcher"] == {"id": "byFrameRefID", "options": status["refId"]}
+    mappings = next(x["value"] for x in override["properties"] if x["id"] == "mappings")
+    assert mappings == [{"type": "value", "options": {"0": {"text": "no calibration loaded"}}}]
 
 
 def test_overview_compares_the_newest_release_with_the_previous_one():

@@ -7,16 +7,21 @@ Stand-in: the endpoint is tests/deploy/fake_monitor.py until `aem run` can be st
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
+from prometheus_client import CollectorRegistry, start_http_server
 
+from monitor.stream.calibration import CalibrationMetrics
 from tests.support.prometheus import (
+    DASHBOARDS_DIR,
     RULES_DIR,
     PrometheusError,
     PrometheusProcess,
     dashboard_files,
     has_finite_value,
+    iter_panels,
     panel_queries,
     prometheus_binary,
     run_dashboard_queries,
@@ -28,6 +33,7 @@ from .fake_monitor import FakeMonitor
 pytestmark = pytest.mark.integration
 
 VARIABLES = {"job": ["aem-monitor"], "agent": ["shop"], "release": ["v1.4.0", "v1.5.0"]}
+OVERVIEW = DASHBOARDS_DIR / "aem-overview.json"
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +50,6 @@ def prom():
 
 
 def _expected_panel_count() -> int:
-    import json
-
     titles = set()
     for path in dashboard_files():
         d = json.loads(path.read_text())
@@ -124,3 +128,32 @@ def test_runbook_promql_runs(prom):
         expr = expr.replace('agent="sales-assistant"', 'agent="shop"').replace("<release>", "v1.5.0")
         answered += has_finite_value(prom.query(expr))  # raises PrometheusError when rejected
     assert answered >= len(exprs) // 2, f"only {answered} of {len(exprs)} runbook queries returned data"
+
+
+AGREEMENT = "aem-overview/Agreement with people's labels (calibration)"
+
+
+def test_the_agreement_panel_shows_the_calibration_it_has(prom):
+    """The stand-in monitor runs calibrated: the panel shows its figures and no "no calibration" status."""
+    samples = run_dashboard_queries(prom, VARIABLES)[AGREEMENT]
+    assert {s["metric"]["__refId__"] for s in samples} == {"A", "B", "C"}
+
+
+def test_the_agreement_panel_says_no_calibration_loaded_for_an_uncalibrated_monitor():
+    """A monitor started without a calibration: the panel's one series is the status its mapping turns into
+    "no calibration loaded" (the panel was blank)."""
+    registry = CollectorRegistry()
+    CalibrationMetrics(registry, None)  # what `aem run` exports without a calibration
+    server, thread = start_http_server(0, addr="127.0.0.1", registry=registry)
+    try:
+        with PrometheusProcess([f"127.0.0.1:{server.server_port}"]) as p:
+            p.wait_for("aem_calibration_loaded", timeout=30)
+            samples = run_dashboard_queries(p, VARIABLES)[AGREEMENT]
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+    assert [(s["metric"]["__refId__"], s["value"][1]) for s in samples] == [("D", "0")]
+    panel = next(pn for pn in iter_panels(json.loads(OVERVIEW.read_text())) if pn["title"] == AGREEMENT.split("/")[1])
+    (override,) = panel["fieldConfig"]["overrides"]
+    assert override["matcher"]["options"] == "D"
+    assert {"type": "value", "options": {"0": {"text": "no calibration loaded"}}} in override["properties"][1]["value"]

@@ -59,7 +59,7 @@ def test_the_on_call_path_and_the_dlq_redrive_are_documented():
         "aem tail aem.verdicts --conversation <conversation_id>",
         "kafka-console-consumer.sh",  # the fallback without the aem topic tools
         "aem redrive --dry-run",
-        "aem redrive --valid-only",
+        "aem redrive --bootstrap-servers",
         "--enable-feature=exemplar-storage",
         "aem:alert_param:runbook_url",
     ]:
