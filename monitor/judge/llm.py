@@ -6,6 +6,10 @@ conversation and reply passed as delimited data). The answer must be exactly one
 be quoted from the judged reply. Structured output is requested with a JSON-schema ``response_format``;
 an endpoint that refuses it (HTTP 400/422) is asked again with ``json_object``, then with none.
 
+Each HTTP attempt has one deadline for the whole exchange (``timeout``: connect, head and body, however
+slowly the endpoint drips them) and a maximum response size (``max_response_bytes``), both enforced by
+:mod:`monitor.judge.exchange`; :meth:`LLMJudge.close` cuts off the requests in flight.
+
 The client has bounded retries with exponential backoff (timeouts, transport errors, 429/5xx and
 unparseable answers are retried; other 4xx are not), an LRU cache keyed by a hash of (model, prompt
 version, sub-metric, messages), and a bounded worker pool: :meth:`LLMJudge.submit` returns a future at
@@ -39,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from monitor.cache import LruCache
 from monitor.judge.config import JudgeSettings, ResponseFormat
+from monitor.judge.exchange import Aborted, DeadlinePassed, Exchanges, TooLarge, client_without_idle_connections
 from monitor.judge.pool import BoundedPool, OverBudget, PoolFull, wait_for
 from monitor.judge.prompts import PROMPT_VERSION, VERDICT_SCHEMA, ClipLimits, Transcript, build_messages
 
@@ -145,16 +150,18 @@ class LLMJudge:
         settings: JudgeSettings,
         metrics: JudgeMetrics | None = None,
         client: httpx.Client | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], object] | None = None,
     ) -> None:
         if not settings.enabled:
             raise ValueError("the LLM judge needs a url")
         self.settings = settings
         self.metrics = metrics if metrics is not None else JudgeMetrics()
         self.limits = ClipLimits(settings.max_reply_chars, settings.max_turn_chars, settings.max_transcript_chars)
-        self._client = client or httpx.Client(timeout=httpx.Timeout(settings.timeout))
+        self._client = client or client_without_idle_connections(settings.timeout)
         self._owns_client = client is None
-        self._sleep = sleep
+        self._exchanges = Exchanges(self._client, settings.max_response_bytes)
+        self._closed = threading.Event()
+        self._sleep = sleep if sleep is not None else self._closed.wait  # a backoff ends when the judge closes
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._pool = BoundedPool(settings.concurrency, settings.queue_limit)
         self._format = settings.response_format
@@ -164,6 +171,9 @@ class LLMJudge:
         )
 
     def close(self) -> None:
+        """Stop: requests in flight are cut off (their turns stay open, a restart asks again), none is retried."""
+        self._closed.set()
+        self._exchanges.abort_all()
         self._pool.close()
         if self._owns_client:
             self._client.close()
@@ -240,6 +250,8 @@ class LLMJudge:
         last = "no attempt made"
         attempt = 1
         while attempt <= self.settings.max_attempts:
+            if self._closed.is_set():
+                raise JudgeUnavailable("the judge client is closed")
             try:
                 return self._attempt(messages)
             except _FormatRefused as exc:
@@ -287,30 +299,38 @@ class LLMJudge:
         with self._slots:
             started = time.perf_counter()
             try:
-                response = self._client.post(self.settings.endpoint, json=self._body(messages), headers=headers)
-            except httpx.TimeoutException as exc:
+                status, raw = self._exchanges.post(
+                    self.settings.endpoint, self._body(messages), headers, self.settings.timeout
+                )
+            except (httpx.TimeoutException, DeadlinePassed) as exc:
                 self._observe("timeout", started)
-                message = f"timed out after {self.settings.timeout}s ({type(exc).__name__})"
+                message = f"no complete answer within {self.settings.timeout:g}s ({type(exc).__name__})"
                 raise _Retryable("timeout", message) from None
+            except TooLarge as exc:
+                self._observe("invalid", started)
+                raise _Retryable("invalid", f"response too large: {exc}") from None
+            except Aborted as exc:
+                self._observe("error", started)
+                raise _Fatal(str(exc)) from None
             except httpx.HTTPError as exc:
                 self._observe("error", started)
                 raise _Retryable("error", f"{type(exc).__name__}: {exc}") from None
-        status = response.status_code
+        text = raw.decode("utf-8", errors="replace")
         if status >= 500 or status == 429:
             self._observe("error", started)
             raise _Retryable("error", f"HTTP {status}")
         if status in (400, 422) and fmt is not ResponseFormat.NONE:
             self._observe("error", started)
-            raise _FormatRefused(f"HTTP {status}: {response.text[:200]}")
+            raise _FormatRefused(f"HTTP {status}: {text[:200]}")
         if status >= 400:
             self._observe("error", started)
-            raise _Fatal(f"HTTP {status}: {response.text[:200]}")
+            raise _Fatal(f"HTTP {status}: {text[:200]}")
         try:
-            content = response.json()["choices"][0]["message"]["content"]
+            content = json.loads(text)["choices"][0]["message"]["content"]
             if not isinstance(content, str):
                 raise TypeError("message content is not a string")
             verdict = parse_verdict(content)
-        except (ValueError, KeyError, IndexError, TypeError, ValidationError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError, ValidationError) as exc:
             self._observe("invalid", started)
             raise _Retryable("invalid", f"unusable answer: {str(exc)[:200]}") from None
         self._observe("ok", started)

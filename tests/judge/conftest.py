@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -197,3 +198,89 @@ def booking_history(**output: object) -> list[ObservedTurn]:
             ),
         ),
     ]
+
+
+# -- a raw TCP endpoint for hostile behaviour (drips, floods, silence) ----------------------------------
+
+ANSWER = json.dumps(completion(verdict_json("pass", 1.0))).encode()
+
+
+@dataclass
+class RawEndpoint:
+    """A TCP server that reads a request's head and body, then runs ``behave(conn)``."""
+
+    behave: Callable[[socket.socket], None]
+    url: str = ""
+    sent: list[int] = field(default_factory=list)  # bytes each connection managed to send
+    handlers: list[threading.Thread] = field(default_factory=list)
+
+
+def _read_request(conn: socket.socket) -> None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+    )
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        body += chunk
+
+
+@pytest.fixture
+def raw_endpoint() -> Iterator[Callable[[Callable[[socket.socket], None]], RawEndpoint]]:
+    servers: list[socket.socket] = []
+
+    def start(behave: Callable[[socket.socket], None]) -> RawEndpoint:
+        endpoint = RawEndpoint(behave)
+        server = socket.create_server(("127.0.0.1", 0))
+        servers.append(server)
+        endpoint.url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+
+        def handle(conn: socket.socket) -> None:
+            with conn:
+                _read_request(conn)
+                with contextlib.suppress(OSError):  # the client hung up
+                    endpoint.behave(conn)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                thread = threading.Thread(target=handle, args=(conn,), daemon=True)
+                endpoint.handlers.append(thread)
+                thread.start()
+
+        threading.Thread(target=serve, daemon=True).start()
+        return endpoint
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def drip(data: bytes, every_s: float, stop_after_s: float = 60.0) -> Callable[[socket.socket], None]:
+    """Send ``data`` one byte every ``every_s`` seconds (for at most ``stop_after_s``)."""
+
+    def behave(conn: socket.socket) -> None:
+        started = time.monotonic()
+        for i in range(len(data)):
+            if time.monotonic() - started > stop_after_s:
+                return
+            conn.sendall(data[i : i + 1])
+            time.sleep(every_s)
+
+    return behave
+
+
+def http_response(body: bytes, length: int | None = None) -> bytes:
+    declared = len(body) if length is None else length
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (declared, body)
