@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -87,6 +88,10 @@ class ChatServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     respond: Callable[[dict[str, Any]], Reply] | None = None  # a model: answers from the request body
+    # the control question (repeat a code, ignoring the data): answered by `control`, else as a model that
+    # keeps to its instructions does; recorded apart from the verdict requests
+    control: Callable[[dict[str, Any]], Reply] | None = None
+    controls: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -107,11 +112,29 @@ class ChatServer:
             return self.script[0] if self.script else Reply(500, "no script")
 
 
+def control_code(body: dict[str, Any]) -> str | None:
+    """The code a control question asks to repeat (None: the request asks for a verdict)."""
+    messages = body.get("messages") or [{}]
+    found = re.match(r"Repeat the code (\w+) once", str(messages[-1].get("content", "")))
+    return found.group(1) if found else None
+
+
+def honest_control(body: dict[str, Any]) -> Reply:
+    """The answer of a model that keeps to its instructions: the code, whatever the data says."""
+    return Reply(200, json.dumps(completion(json.dumps({"echo": control_code(body)}))))
+
+
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
+            if control_code(body) is not None:
+                with server.lock:
+                    server.controls.append(body)
+                answer = server.control(body) if server.control is not None else honest_control(body)
+                self._send(answer)
+                return
             with server.lock:
                 server.requests.append({"path": self.path, "body": body})
                 server.headers.append(dict(self.headers))
@@ -122,6 +145,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(reply.delay)
             with server.lock:  # answered: no longer in flight once the response can reach the client
                 server.in_flight -= 1
+            self._send(reply)
+
+        def _send(self, reply: Reply) -> None:
             try:
                 data = reply.body.encode()
                 self.send_response(reply.status)
@@ -215,12 +241,13 @@ class RawEndpoint:
     handlers: list[threading.Thread] = field(default_factory=list)
 
 
-def _read_request(conn: socket.socket) -> None:
+def _read_request(conn: socket.socket) -> Any:
+    """The request's JSON body (None when the client left first)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = conn.recv(65536)
         if not chunk:
-            return
+            return None
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     length = next(
@@ -229,8 +256,9 @@ def _read_request(conn: socket.socket) -> None:
     while len(body) < length:
         chunk = conn.recv(65536)
         if not chunk:
-            return
+            return None
         body += chunk
+    return json.loads(body or b"{}")
 
 
 @pytest.fixture
@@ -245,9 +273,13 @@ def raw_endpoint() -> Iterator[Callable[[Callable[[socket.socket], None]], RawEn
 
         def handle(conn: socket.socket) -> None:
             with conn:
-                _read_request(conn)
+                body = _read_request(conn)
                 with contextlib.suppress(OSError):  # the client hung up
-                    endpoint.behave(conn)
+                    if body is not None and control_code(body) is not None:  # a model keeping to its instructions
+                        answer = honest_control(body).body.encode()
+                        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(answer), answer))
+                    else:
+                        endpoint.behave(conn)
 
         def serve() -> None:
             while True:
