@@ -51,7 +51,7 @@ from monitor.scoring.config import ScoringConfig, VerifierSettings
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
 from monitor.verifier.grounding import premise_sentences, render_source, unsupported_sentences
 from monitor.wiring import reply_comparator
-from train import split
+from train import perturb, split
 from train.build_pairs import TARGETS, sgd_pairs
 
 PASS = "pass"
@@ -83,6 +83,31 @@ def sgd_built(part: str, data: Path, size: int = 600) -> list[Pair]:
     finally:
         TARGETS.update(saved)
     return [Pair(p["premise"], p["hypothesis"], LABEL_REASON[p["label"]]) for p in built]
+
+
+def sgd_outcome(part: str, data: Path, size: int = 1500) -> list[Pair]:
+    """Agent replies reporting an outcome (booked, confirmed, approved, available...): a turn of another dialogue
+    with the same dialogue acts (pass), and that turn with the outcome reversed (``perturb.reverse_outcome``:
+    fail), from the part's SGD dialogues."""
+    saved = dict(TARGETS)
+    try:
+        for key in TARGETS:
+            TARGETS[key] = 0
+        TARGETS.update(sgd_same=size)
+        rng = random.Random(11)
+        turns = list(split.sgd_turns(part, data))
+        same = [p for p in sgd_pairs(turns, rng) if p["source"] == "sgd_same" and "?" not in p["hypothesis"]]
+    finally:
+        TARGETS.update(saved)
+    out: list[Pair] = []
+    seen: set[tuple[str, str]] = set()
+    for p in same:
+        reversed_ = perturb.reverse_outcome(p["hypothesis"], rng)
+        if reversed_ is None or (p["premise"], p["hypothesis"]) in seen:
+            continue
+        seen.add((p["premise"], p["hypothesis"]))
+        out += [Pair(p["premise"], p["hypothesis"], PASS), Pair(p["premise"], reversed_, "inconsistent_response")]
+    return out
 
 
 def stsb(part: str, data: Path, file: str) -> list[Pair]:
@@ -203,6 +228,7 @@ def reference_sets(part: str, data: Path) -> dict[str, list[Pair]]:
     sets = {
         "sgd_replies": sgd_replies(part, data),
         "sgd_built": sgd_built(part, data),
+        "sgd_outcome": sgd_outcome(part, data),
         "stsb_dev": stsb(part, data, "stsb_en_dev.csv"),
         "stsb_train": stsb(part, data, "stsb_en_train.csv"),
         "breaking": breaking(part, data),
@@ -212,11 +238,16 @@ def reference_sets(part: str, data: Path) -> dict[str, list[Pair]]:
 
 
 def shipped_comparator(
-    verifier: str | None, embed: EmbeddingScorer, values: ValueComparator, fusion: bool = False
+    verifier: str | None,
+    embed: EmbeddingScorer,
+    values: ValueComparator,
+    fusion: bool = False,
+    pass_threshold: float | None = None,
 ) -> ReplyComparing:
     """The reply comparator ``aem score`` builds (``monitor.wiring``) by default, or with ``verifier.fusion: true``,
-    on ``verifier``'s model."""
-    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion))
+    on ``verifier``'s model (``pass_threshold``: another cut than the default)."""
+    cut = {} if pass_threshold is None else {"pass_threshold": pass_threshold}
+    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion, **cut))
     return reply_comparator(config, values, embed, None)
 
 
@@ -231,6 +262,8 @@ def main() -> None:
                              "grounding, edits")
     parser.add_argument("--sets", default=None, help="comma-separated reference / judge-only sets (default: all)")
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the tune halves")
+    parser.add_argument("--pass-threshold", type=float, default=None,
+                        help="the shipped scorer's verifier.pass_threshold (default: the config default)")
     args = parser.parse_args()
     scorers = set(args.scorers.split(","))
     chosen = set(args.sets.split(",")) if args.sets else None
@@ -248,7 +281,7 @@ def main() -> None:
     comparators: dict[str, ReplyComparing] = {}
     if scorer is not None:
         comparators["verifier"] = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
-        comparators["shipped"] = shipped_comparator(args.verifier, embed, values)
+        comparators["shipped"] = shipped_comparator(args.verifier, embed, values, pass_threshold=args.pass_threshold)
         comparators["fused"] = shipped_comparator(args.verifier, embed, values, fusion=True)
     work_sets = reference_sets("work", args.data) if part != "work" else sets
     for name, pairs in sets.items():
@@ -359,7 +392,7 @@ def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
     """The pass threshold that maximises the mean balanced accuracy of the tune halves."""
     sets = [sgd_replies("tune", data), stsb("tune", data, "stsb_en_dev.csv")]
     comparators: dict[tuple[float, bool], list[float]] = {}
-    for cut, both in [(c, b) for b in (False, True) for c in np.arange(0.05, 0.85, 0.05)]:
+    for cut, both in [(c, b) for b in (False, True) for c in (0.01, 0.02, 0.03, *np.arange(0.05, 0.85, 0.05))]:
         comp = VerifierReplyComparator(scorer, VerifierConfig(float(cut), typed_values=False, confirm_omissions=both))
         settle_all([comp.compare_steps(p.gold, p.pred) for pairs in sets for p in pairs])  # answers cached
         scores = []

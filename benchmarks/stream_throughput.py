@@ -4,7 +4,8 @@ Prints figures; asserts nothing. Run:
 `HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/stream_throughput.py [--data DIR]` (DIR: the evaluation data
 with stsb_en_dev.csv and sgd_reply_pairs_dev.jsonl, whose sentences are the reply texts; default
 benchmarks/data). The load average is printed first and last: the machine may be shared.
-`--only SECTION` (state, actions, otlp, responses, latency; repeatable) runs just those sections; latency
+`--only SECTION` (state, actions, otlp, responses, latency; repeatable) runs just those sections; `--decisions`
+picks the reply decisions the responses section measures (default: the default and the fused one, side by side); latency
 without actions runs at `--rate` (default 500 events/s). `--torch-threads 1` steadies the response figures
 on a busy machine (bare encoder and aem run alike).
 
@@ -207,8 +208,9 @@ def kept(make_engine: MakeEngine, engines: list[ScoringEngine]) -> MakeEngine:
     return make
 
 
-def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engine: MakeEngine) -> None:
-    """The bare fp32 encoder beside aem run on response turns, gold from 200 fixed replies and all unique.
+def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, engines_by: dict[str, MakeEngine]) -> None:
+    """The bare fp32 encoder beside aem run on response turns, gold from 200 fixed replies and all unique, for
+    each reply decision in ``engines_by`` (the default, the fused decision).
 
     The bare encoder runs right before each aem run and the ratio is to that figure: on a shared machine
     the load changes from one minute to the next.
@@ -221,7 +223,10 @@ def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engin
     # The baseline is the fp32 encoder whatever aem run uses (AEM_ENCODER): the same model object when fp32.
     bare_encoder = shared.encoder if shared.encoder.kind is EncoderKind.FP32 else TorchEncoder.load()
     print(f"response turns  {n:>6} turns   ({load()}; aem run's encoder: {shared.encoder.kind})")
-    for label, pairs, target in (("fixed 200 gold", fixed, 1.5), ("all-unique gold", unique, 1.0)):
+    cases = [(d, label, pairs, target) for d in engines_by
+             for label, pairs, target in (("fixed 200 gold", fixed, 1.5), ("all-unique gold", unique, 1.0))]
+    for decision, label, pairs, target in cases:
+        make_engine = engines_by[decision]
         start, cpu = time.perf_counter(), time.process_time()
         bare_encoder.encode(texts, batch_size=64)  # the encoder itself, no cache: two texts a turn
         bare, bare_cpu = n / (time.perf_counter() - start), n / (time.process_time() - cpu)
@@ -231,7 +236,8 @@ def response_backlog(bootstrap: str, data: Path, n: int, shared: Any, make_engin
         aem_cpu = n / (time.process_time() - cpu)  # this process only (not the broker); set-up included
         encoded = getattr(engines[0].semantic, "encoded_texts", 0) / n
         print(
-            f"    bare fp32 encoder {bare:6.1f} turns/s, then aem run ({shared.encoder.kind}), {label:<16}"
+            f"    bare fp32 encoder {bare:6.1f} turns/s, then aem run ({shared.encoder.kind}, {decision:<7}), "
+            f"{label:<16}"
             f"{rate:6.1f} turns/s   {rate / bare:5.2f}x the bare encoder (target >= {target:.1f}x); "
             f"per CPU-second {aem_cpu / bare_cpu:5.2f}x; {encoded:.2f} texts encoded a turn (bare: 2)"
         )
@@ -401,6 +407,9 @@ def main() -> None:
     parser.add_argument("--open-conversations", type=int, default=20_000, help="for the memory figure (0: skip)")
     parser.add_argument("--only", action="append", choices=SECTIONS, help="run only these sections (repeatable)")
     parser.add_argument("--torch-threads", type=int, default=0, help="torch intra-op threads (0: torch's default)")
+    parser.add_argument("--decisions", default="default,fused",
+        help="reply decisions the responses section measures, comma-separated: default (the verifier alone), "
+             "fused (scoring.verifier.fusion: true)")
     args = parser.parse_args()
     run = set(args.only or SECTIONS)
     configure_logging("error")
@@ -430,7 +439,15 @@ def main() -> None:
         if args.otlp_actions and "otlp" in run:
             otlp_backlog(broker.bootstrap, action_dialogs(args.otlp_actions, random.Random(4)), make_engine)
         if args.data and "responses" in run:
-            response_backlog(broker.bootstrap, args.data, args.responses, shared, make_engine)
+            fused = ScoringConfig.model_validate({"verifier": {"fusion": True}})
+            engines_by = {
+                "default": make_engine,
+                "fused": lambda: build_engine(fused, semantic=EmbeddingScorer(encoder=shared.encoder)),
+            }
+            wanted = [d.strip() for d in args.decisions.split(",") if d.strip()]
+            if unknown := set(wanted) - set(engines_by):
+                parser.error(f"--decisions: unknown {sorted(unknown)} (default, fused)")
+            response_backlog(broker.bootstrap, args.data, args.responses, shared, {d: engines_by[d] for d in wanted})
         if args.seconds and "latency" in run:
             latency(broker.bootstrap, make_engine, args.rate or top / 2, args.seconds, args.turn_gap)
     print(f"end: {load()}")

@@ -63,6 +63,7 @@ from monitor.verifier import VerifierConfig, VerifierReplyComparator
 from monitor.verifier.embedding import EmbeddingReplyComparator
 from monitor.verifier.evidence import TypedValueEvidence
 from monitor.verifier.fusion import load_fusion
+from monitor.verifier.head import Head
 from monitor.verifier.model import LazyVerifier
 
 log = structlog.get_logger(__name__)
@@ -141,8 +142,9 @@ def reply_comparator(
             raise InputError("scoring.reply_scorer", "'llm' needs an LLM judge: set AEM_JUDGE_URL (docs/verifier.md)")
         return LLMReplyComparator(llm, values)
     v = config.verifier
+    head = Head.of(v.head.model_dump()) if v.head is not None else None
     cuts = VerifierConfig(
-        v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions, v.fused_threshold
+        v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions, v.fused_threshold, head
     )
     if v.fusion and semantic is None:
         log.warning("fusion_off", reason="no embedding model", decides="verifier alone")

@@ -232,6 +232,34 @@ def change_action(text: str, rng: random.Random) -> str | None:
     return _replace(text, tok, _case_like(rng.choice([v for v in family if v != tok.group().lower()]), tok.group()))
 
 
+# Outcomes an agent reports, each with its opposite: the reply says the thing was done where gold says it was not,
+# or the other way round ("booked" / "cancelled", "approved" / "rejected").
+_OPPOSITES = {
+    "booked": "cancelled", "reserved": "cancelled", "confirmed": "cancelled", "scheduled": "cancelled",
+    "approved": "rejected", "accepted": "declined", "successful": "unsuccessful", "successfully": "unsuccessfully",
+    "succeeded": "failed", "available": "unavailable", "able": "unable", "completed": "cancelled",
+    "added": "removed", "enabled": "disabled", "open": "closed", "started": "stopped", "paid": "unpaid",
+}  # fmt: skip
+_OPPOSITE_OF: dict[str, list[str]] = {}
+for _word, _opposite in _OPPOSITES.items():
+    _OPPOSITE_OF.setdefault(_word, []).append(_opposite)
+    _OPPOSITE_OF.setdefault(_opposite, []).append(_word)
+
+
+def reports_outcome(text: str) -> bool:
+    """Whether ``text`` has an outcome word ``reverse_outcome`` could reverse."""
+    return any(t.group().lower() in _OPPOSITE_OF for t in _tokens(text))
+
+
+def reverse_outcome(text: str, rng: random.Random) -> str | None:
+    """An outcome word replaced by its opposite ('booked' / 'cancelled', 'approved' / 'rejected')."""
+    toks = [t for t in _tokens(text) if t.group().lower() in _OPPOSITE_OF]
+    if not toks:
+        return None
+    tok = rng.choice(toks)
+    return _replace(text, tok, _case_like(rng.choice(sorted(_OPPOSITE_OF[tok.group().lower()])), tok.group()))
+
+
 def antonym(text: str, rng: random.Random) -> str | None:
     """An adjective replaced by a WordNet antonym ('open' / 'closed', 'late' / 'early'); verbs are left to
     ``change_action``, since an antonym verb would need inflecting."""

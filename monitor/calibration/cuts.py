@@ -71,6 +71,32 @@ def verifier_same(record: VerdictRecord) -> float | None:
     return float(same) if isinstance(same, int | float) else None
 
 
+def refit_right(record: VerdictRecord) -> float | None:
+    """A reply's P(right) when a calibrated head decided it (``scoring.verifier.head``): its cut is fixed at 0.5."""
+    if record.get("turn") != "Agent" or not _root_decision(record):
+        return None
+    decision = record.get("decision")
+    if not isinstance(decision, Mapping) or decision.get("check") != "verifier_refit":
+        return None
+    score = record.get("score")
+    return float(score) if isinstance(score, int | float) else None
+
+
+def verifier_reading(record: VerdictRecord) -> dict[str, float]:
+    """The verifier's three probabilities where it decided a reply (alone or through a calibrated head); what
+    a refit of the decision reads. Empty otherwise."""
+    if record.get("turn") != "Agent" or not _root_decision(record):
+        return {}
+    decision = record.get("decision")
+    if not isinstance(decision, Mapping) or decision.get("check") not in ("verifier", "verifier_refit"):
+        return {}
+    found = decision.get("probabilities") or {}
+    wanted = ("same", "changed", "dropped")
+    if not all(isinstance(found.get(k), int | float) for k in wanted):
+        return {}
+    return {k: float(found[k]) for k in wanted}
+
+
 def fused_right(record: VerdictRecord) -> float | None:
     """A reply's P(right) when the fused decision decided it: passed, or failed by the fused decision (a changed
     typed value decides by itself, whatever the cut)."""
@@ -87,6 +113,7 @@ CUTS: tuple[Cut, ...] = (
     Cut("value_threshold", ("scoring", "threshold"), value_score, default=0.5),
     Cut("fused_pass", ("scoring", "verifier", "fused_threshold"), fused_right, default=0.5),
     Cut("verifier_pass", ("scoring", "verifier", "pass_threshold"), verifier_same, default=0.1),
+    Cut("verifier_refit", None, refit_right, default=0.5),  # a calibrated head's P(right); refit, not cut
 )
 
 

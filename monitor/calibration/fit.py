@@ -42,28 +42,37 @@ class CutFit:
 
     @property
     def contradicted(self) -> bool:
-        """Whether most labels contradict the monitor at its current cut (held-out, worse than a coin toss):
-        labels inverted, for other turns or hostile; they move nothing."""
-        return self.before is not None and point("balanced_accuracy", self.before) < CHANCE
+        return contradicted(self.before)
 
     @property
     def kept_because(self) -> str | None:
         """Why a fitted cut is not adopted (None: it is)."""
-        if self.fitted is None or self.before is None or self.after is None:
-            return self.refusal or "not fitted"
-        before, after = point("balanced_accuracy", self.before), point("balanced_accuracy", self.after)
-        if self.contradicted:
-            return f"most labels contradict the monitor (held-out balanced accuracy {before:.3f} at the current cut)"
-        if after < ADOPT_FLOOR:
-            return f"held-out balanced accuracy {after:.3f} after is below the floor {ADOPT_FLOOR}"
-        if after < before + MIN_GAIN:
-            return f"no better on held-out folds by {MIN_GAIN} ({before:.3f} → {after:.3f})"
-        return None
+        return kept_because(self.fitted is not None, self.before, self.after, self.refusal)
 
     @property
     def adopted(self) -> bool:
         """Whether the fitted cut is written: it agrees with people on the held-out folds well, and better."""
         return self.kept_because is None
+
+
+def contradicted(before: Cells | None) -> bool:
+    """Whether most labels contradict the monitor at its current decision (held-out, worse than a coin toss):
+    labels inverted, for other turns or hostile; they move nothing."""
+    return before is not None and point("balanced_accuracy", before) < CHANCE
+
+
+def kept_because(fitted: bool, before: Cells | None, after: Cells | None, refusal: str | None) -> str | None:
+    """Why a fit (a cut, a refit decision) is not adopted, None when it is: the guard rails above."""
+    if not fitted or before is None or after is None:
+        return refusal or "not fitted"
+    b, a = point("balanced_accuracy", before), point("balanced_accuracy", after)
+    if contradicted(before):
+        return f"most labels contradict the monitor (held-out balanced accuracy {b:.3f} at the current decision)"
+    if a < ADOPT_FLOOR:
+        return f"held-out balanced accuracy {a:.3f} after is below the floor {ADOPT_FLOOR}"
+    if a < b + MIN_GAIN:
+        return f"no better on held-out folds by {MIN_GAIN} ({b:.3f} → {a:.3f})"
+    return None
 
 
 def within_bounds(value: float, current: float) -> float:

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -18,7 +18,7 @@ from monitor.models.vocabulary import FailureReason, TurnType
 
 PASS = "pass"
 LABELS = (PASS, *(r.value for r in FailureReason if r not in (FailureReason.UNSCORED, FailureReason.TOO_LARGE)))
-JSON_COLUMNS = ("gold_turn", "predict_turn", "scores")  # CSV cells holding JSON
+JSON_COLUMNS = ("gold_turn", "predict_turn", "scores", "reading")  # CSV cells holding JSON
 # A spreadsheet reads a cell starting with one of these as a formula (=HYPERLINK(...), @SUM(...), +cmd|...):
 # such cells are written with a leading ' (and so is a cell starting with ' itself, so reading is exact).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
@@ -50,6 +50,7 @@ COLUMNS = (
     "detail",
     "score",
     "scores",
+    "reading",
     "margin",
     "calibration_id",
     "label",
@@ -82,6 +83,10 @@ class ReviewRow(BaseModel):
     detail: str | None = None
     score: float | None = None
     scores: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)  # by cut
+    # the verifier's probabilities where it decided a reply (same / changed / dropped): a refit decision reads them
+    reading: dict[Literal["same", "changed", "dropped"], Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+        default_factory=dict
+    )
     margin: float | None = None
     calibration_id: str | None = None
     label: str | None = None

@@ -38,6 +38,21 @@ class CutChange(BaseModel):
     held_out_after: float
 
 
+class RefitChange(BaseModel):
+    """A reply decision refit on the labels (``scoring.verifier.head``): its weights before and after, and what
+    the refit did on the held-out folds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    setting: str
+    before: dict[str, float]
+    after: dict[str, float]
+    held_out_before: float
+    held_out_after: float
+    held_out_changed: int = Field(ge=0)  # held-out verdicts the refit turned
+    labels: int = Field(ge=0)
+
+
 class Calibration(BaseModel):
     """What `aem calibrate --write` measured: shown by `aem run` as metrics, carried by every verdict (id)."""
 
@@ -48,6 +63,7 @@ class Calibration(BaseModel):
     labels: int = Field(ge=0)
     agreement: list[AgreementFigure] = Field(default_factory=list)
     cuts: dict[str, CutChange] = Field(default_factory=dict)
+    refits: dict[str, RefitChange] = Field(default_factory=dict)
     # The share of verdicts within low_confidence_margin of a cut on the calibrated traffic (None: not measured).
     low_confidence_share: float | None = Field(None, ge=0.0, le=1.0)
     low_confidence_margin: float = Field(LOW_CONFIDENCE_MARGIN, gt=0.0, lt=1.0)
@@ -69,7 +85,7 @@ SCORING_KEYS = set(ScoringConfig.model_fields)  # a file holding only these is a
 
 
 def overlay(
-    base: Mapping[str, Any], settings: Mapping[tuple[str, ...], float], calibration: Calibration
+    base: Mapping[str, Any], settings: Mapping[tuple[str, ...], Any], calibration: Calibration
 ) -> dict[str, Any]:
     """``base`` (a config file's mapping, possibly empty) with the fitted ``settings`` set and the calibration
     section added, in a shape both `aem score --config` and `aem run --config` read."""

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any
 
-from monitor.calibration.cuts import CUTS, Cut, deciding_scores, margin
+from monitor.calibration.cuts import CUTS, Cut, deciding_scores, margin, verifier_reading
 from monitor.calibration.labels import ReviewRow
 from monitor.models.dialog import Dialog
 from monitor.sources.replay_ids import dialog_id_candidates
@@ -42,6 +42,7 @@ def review_row(
         detail=record.get("detail"),
         score=record.get("score"),
         scores=scores,
+        reading=verifier_reading(record),
         margin=margin(scores, config, cuts),
         calibration_id=record.get("calibration_id"),
     )

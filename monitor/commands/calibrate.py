@@ -20,11 +20,14 @@ from monitor.calibration.overlay import (
     AgreementFigure,
     Calibration,
     CutChange,
+    RefitChange,
     calibration_id,
     now,
     overlay,
     write_overlay,
 )
+from monitor.calibration.refit import SETTING as HEAD_SETTING
+from monitor.calibration.refit import HeadFit, fit_head
 from monitor.calibration.sample import payloads_of, review_row, turn_records
 from monitor.calibration.stats import point
 from monitor.commands import common
@@ -36,6 +39,7 @@ from monitor.sources.files import InputError, iter_dialogs, validation_error
 from monitor.sources.replay_ids import dialog_id_candidates
 from monitor.stream.settings import load_settings
 from monitor.tools.topic_reader import TopicReader
+from monitor.verifier.head import Head
 from monitor.wiring import build_engine
 
 EPILOG = f"""\
@@ -47,8 +51,11 @@ overlay for `aem score --config` and `aem run --config`. A cut needs {MIN_PER_CL
 class (pass, fail) among the turns it decides; the cuts that have them are fitted and written, each other
 one is named as skipped, with why, and keeps its value. A fitted cut moves at most {MAX_MOVE} and is adopted
 only when its held-out balanced accuracy reaches {ADOPT_FLOOR} and beats the current cut's by {MIN_GAIN};
-labels that mostly contradict the monitor move nothing (a warning says so). With --from-topic, --write needs
---dialogs or --scores, and label records for turns they lack are left out.
+labels that mostly contradict the monitor move nothing (a warning says so). The reply decision is also refit
+(the verifier's three probabilities weighed anew, pulled towards the current decision; docs/trusting-verdicts.md)
+past the same guard rails; when it does better on the held-out folds than a new verifier_pass cut, it is
+written instead of the cut. With --from-topic, --write needs --dialogs or --scores, and label records for
+turns they lack are left out.
 
 examples:
   aem calibrate review.jsonl --dialogs dialogs.jsonl --write calibration.yaml
@@ -196,6 +203,49 @@ def _print_fits(fits: Sequence[CutFit]) -> None:
             )
 
 
+def _print_refit(fit: HeadFit, chosen: bool) -> None:
+    out = sys.stdout
+    name = "reply_decision"
+    if fit.refusal is not None or fit.before is None or fit.after is None or fit.fitted is None:
+        out.write(f"  {name:<18} not refit: {fit.refusal}\n")
+        return
+    b, a = fit.before, fit.after
+    if not fit.adopted:
+        verdict = f"kept: {fit.kept_because}"
+    else:
+        verdict = "adopted" if chosen else "kept: a new verifier_pass cut does as well on the held-out folds"
+    out.write(
+        f"  {name:<18} {_weights(fit.current)} → {_weights(fit.fitted)}  {point('balanced_accuracy', b):.3f} → "
+        f"{point('balanced_accuracy', a):.3f} / {point('kappa', b):.3f} → {point('kappa', a):.3f}  "
+        f"({fit.labels} labels, {fit.changed} held-out verdicts turned) {verdict}\n"
+    )
+    if fit.contradicted:
+        sys.stderr.write(
+            "aem calibrate: warning: most labels contradict the monitor's reply decision: check that they belong "
+            "to these turns and say pass for a right turn; the decision is kept\n"
+        )
+
+
+def _weights(head: Head) -> str:
+    return "(" + ", ".join(f"{k} {v:+.2f}" for k, v in head.as_dict().items()) + ")"
+
+
+def _current_head(config: ScoringConfig) -> Head:
+    v = config.verifier
+    return Head.of(v.head.model_dump()) if v.head is not None else Head.shipped(v.pass_threshold)
+
+
+def _refit_chosen(refit: HeadFit, fits: Sequence[CutFit]) -> bool:
+    """Whether the refit decision is written: adopted, and on the held-out folds at least as good as the
+    verifier_pass cut fitted beside it (when that is adopted too)."""
+    if not refit.adopted or refit.after is None:
+        return False
+    cut = next((f for f in fits if f.cut.name == "verifier_pass" and f.adopted and f.after is not None), None)
+    if cut is None or cut.after is None:
+        return True
+    return point("balanced_accuracy", refit.after) >= point("balanced_accuracy", cut.after)
+
+
 def _figures(found: Sequence[Group]) -> list[AgreementFigure]:
     figures = [
         AgreementFigure(
@@ -239,11 +289,24 @@ def _error_rates(group: Group) -> list[AgreementFigure]:
 def _calibration(
     rows: Sequence[ReviewRow],
     fits: Sequence[CutFit],
+    refit: HeadFit | None,
     records: list[dict[str, Any]],
     new_cfg: Mapping[str, Any],
     seed: int,
 ) -> Calibration:
     overrides = {k: v for f in fits if f.adopted for k, v in f.held_out.items()}
+    refits: dict[str, RefitChange] = {}
+    if refit is not None and refit.fitted is not None and refit.before and refit.after:
+        overrides.update(refit.held_out)
+        refits["reply_decision"] = RefitChange(
+            setting=".".join(HEAD_SETTING),
+            before=refit.current.as_dict(),
+            after=refit.fitted.as_dict(),
+            held_out_before=round(point("balanced_accuracy", refit.before), 4),
+            held_out_after=round(point("balanced_accuracy", refit.after), 4),
+            held_out_changed=refit.changed,
+            labels=refit.labels,
+        )
     changes = {
         f.cut.name: CutChange(
             setting=".".join(f.cut.setting or ()),
@@ -258,13 +321,15 @@ def _calibration(
     scored = [r for r in records if r.get("success") is not None]
     share = round(sum(low_confidence(r, new_cfg) for r in scored) / len(scored), 4) if scored else None
     created = now()
-    cal_id = calibration_id([r.model_dump_json() for r in rows], {k: v.after for k, v in changes.items()}, created)
+    moved: dict[str, Any] = {k: v.after for k, v in changes.items()} | {k: v.after for k, v in refits.items()}
+    cal_id = calibration_id([r.model_dump_json() for r in rows], moved, created)
     return Calibration(
         id=cal_id,
         created=created.isoformat().replace("+00:00", "Z"),
         labels=len(rows),
         agreement=_figures(groups(rows, overrides, seed)),
         cuts=changes,
+        refits=refits,
         low_confidence_share=share,
     )
 
@@ -304,10 +369,19 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         sys.stdout.write(f"left out {left_out} label records for turns the scored dialogs do not have\n")
     sys.stdout.write(f"agreement on {len(rows)} labelled turns (shipped verdicts)\n")
     sys.stdout.write(render(groups(rows, seed=args.seed)) + "\n")
-    fits = [fit_cut(c, rows, c.value_in(cfg), seed=args.seed) for c in CUTS]
+    fits = [fit_cut(c, rows, c.value_in(cfg), seed=args.seed) for c in CUTS if c.setting is not None]
+    refit = fit_head(rows, _current_head(config), seed=args.seed)
+    chosen = _refit_chosen(refit, fits)
+    if chosen:  # the refit decision replaces the cut on P(same): the cut keeps its value
+        fits = [f for f in fits if f.cut.name != "verifier_pass"] + [
+            CutFit(f.cut, f.current, f.labels, refusal="replaced by the refit reply_decision")
+            for f in fits
+            if f.cut.name == "verifier_pass"
+        ]
     _print_fits(fits)
+    _print_refit(refit, chosen)
     too_few, skipped = _too_few(rows), _skipped(fits)
-    if too_few is not None or not any(f.fitted is not None for f in fits):
+    if too_few is not None or not (any(f.fitted is not None for f in fits) or refit.fitted is not None):
         reasons = ([too_few] if too_few else []) + skipped
         sys.stdout.write("\ntoo few labels to calibrate, nothing changed: " + "; ".join(reasons) + "\n")
         return common.EXIT_FAILED
@@ -315,9 +389,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         sys.stdout.write(f"skipped {line}\n")
     if args.write is None:
         return common.EXIT_OK
-    settings = {f.cut.setting: float(f.fitted) for f in fits if f.adopted and f.cut.setting and f.fitted is not None}
+    settings: dict[tuple[str, ...], Any] = {
+        f.cut.setting: float(f.fitted) for f in fits if f.adopted and f.cut.setting and f.fitted is not None
+    }
+    if chosen and refit.fitted is not None:
+        settings[HEAD_SETTING] = refit.fitted.as_dict()
     new_cfg = cut_config(overlay(base, settings, Calibration(id="-", created="-", labels=0)))
-    calibration = _calibration(rows, fits, records, new_cfg, args.seed)
+    calibration = _calibration(rows, fits, refit if chosen else None, records, new_cfg, args.seed)
     try:
         write_overlay(args.write, overlay(base, settings, calibration), _starts_a_monitor)
     except ValidationError as exc:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,7 +28,7 @@ class Decision:
     """Which check decided a reply verdict, and on what: the verifier's probabilities (``same`` / ``changed`` /
     ``dropped``), the cut applied to ``same``, and the gold sentence concerned (long replies)."""
 
-    check: str  # "exact", "repeated", "fused", "verifier", "typed_values", "embedding", "llm"
+    check: str  # "exact", "repeated", "fused", "verifier", "verifier_refit", "typed_values", "embedding", "llm"
     probabilities: dict[str, float] | None = None
     threshold: float | None = None
     sentence: str | None = None
@@ -106,4 +106,6 @@ class ReplyComparing(Protocol):
         """``compare`` as a decision that asks for its model answers (``monitor.asking``)."""
         ...
 
-    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]: ...
+    def unsupported_facts(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]: ...

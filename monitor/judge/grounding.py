@@ -324,7 +324,7 @@ class GroundingChecker:
         if over is not None:
             return _too_large(over.detail)
         claims = unsupported_claims(text, index.actions)
-        unsupported = tuple(self.replies.unsupported_facts(text, view.sources()))
+        unsupported = tuple(self.replies.unsupported_facts(text, view.sources(), index.states))
         if not unsupported and not claims:
             return None
         total = _count_facts(text)

@@ -4,7 +4,7 @@ structured output, retries, cache, budget). No verdict from the judge: the turn 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -49,6 +49,8 @@ class LLMReplyComparator:
             return ReplyMatch(False, True, verdict.score, tuple(verdict.unsupported), (), "llm", detail, decision)
         return ReplyMatch(True, False, verdict.score, (), tuple(verdict.missing), "llm", detail, decision)
 
-    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+    def unsupported_facts(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
-        return unsupported_facts(reply, sources, self.values)
+        return unsupported_facts(reply, sources, self.values, stated=stated)

@@ -20,6 +20,7 @@ class Decision(BaseModel):
     threshold: float | None = None
     sentence: str | None = None
     reverse: dict[str, float] | None = None
+    evidence: dict[str, float] | None = None  # what the fused decision read (docs/replies.md)
 
 
 class TurnVerdict(BaseModel):

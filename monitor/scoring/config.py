@@ -25,6 +25,20 @@ class CompositionConfig(BaseModel):
     sub_metric_bars: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(default_factory=dict)
 
 
+class VerifierHead(BaseModel):
+    """A calibrated reply decision (``scoring.verifier.head``, written by `aem calibrate`): P(right) =
+    sigmoid(same·logit(P same) + changed·logit(P changed) + dropped·logit(P dropped) + intercept), passing at 0.5.
+    It replaces ``pass_threshold``; the shipped decision is same 1, changed 0, dropped 0, intercept
+    −logit(pass_threshold)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    same: float = Field(ge=-20.0, le=20.0)
+    changed: float = Field(ge=-20.0, le=20.0)
+    dropped: float = Field(ge=-20.0, le=20.0)
+    intercept: float = Field(ge=-50.0, le=50.0)
+
+
 class VerifierSettings(BaseModel):
     """The reply verifier's cuts and model (``scoring.verifier``); ``aem calibrate`` fits the cuts."""
 
@@ -38,6 +52,8 @@ class VerifierSettings(BaseModel):
     fusion: bool = False
     # The verifier alone (fusion: false): a reply passes when P(same) of (gold, prediction) is at or above this.
     pass_threshold: float = Field(0.1, ge=0.0, le=1.0)
+    # A decision refit on a team's labels by `aem calibrate` (replaces pass_threshold); None: the cut decides.
+    head: VerifierHead | None = None
     # Reference-free: a reply sentence is unsupported when P(changed) of (conversation, sentence) reaches this.
     grounding_threshold: float = Field(0.6, ge=0.0, le=1.0)
     # A gold number, amount, date, time, phone or id whose slot holds another value fails the reply.

@@ -4,7 +4,7 @@ tell a changed fact from a dropped one."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -38,6 +38,8 @@ class EmbeddingReplyComparator:
         detail = f"says something other than gold (cosine {cos:.2f} < {self.threshold})"
         return ReplyMatch(False, True, round(cos, 4), (gold.strip(),), (), "embedding", detail, decision)
 
-    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+    def unsupported_facts(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
-        return unsupported_facts(reply, sources, self.values)
+        return unsupported_facts(reply, sources, self.values, stated=stated)

@@ -4,7 +4,7 @@ value in the prediction is a change whatever the verifier reads: a different num
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,9 +82,11 @@ class TypedValueEvidence:
         verifier reads "8:15 am" twice, not "08:15 in the morning" against "8:15 am", and decides the rest."""
         return reply_facts(gold)[0], self.respelled(gold, pred)
 
-    def unsupported_values(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+    def unsupported_values(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""
-        return unsupported_facts(reply, sources, self.values, names=False)
+        return unsupported_facts(reply, sources, self.values, names=False, stated=stated)
 
     def has_values(self, text: str) -> bool:
         """Does ``text`` state a typed value (not a name)?"""

@@ -13,6 +13,8 @@
   sentence the prediction repeats word for word is said and not asked. The worst sentence decides.
 * The typed value comparators are evidence beside it: a gold number, amount, date, time, phone or id whose
   slot holds another value in the prediction is a change, whatever the verifier says.
+* A calibrated head (``head``, written by `aem calibrate`) replaces the cut on P(same): P(right) from the
+  three probabilities' log-odds (``monitor.verifier.head``) passes at 0.5 and is the score.
 
 Every verdict carries a ``Decision``: which check decided, the verifier's three probabilities, the sentence.
 """
@@ -20,7 +22,7 @@ Every verdict carries a ``Decision``: which check decided, the verifier's three 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
@@ -29,6 +31,7 @@ from monitor.equivalence.types import Decision, ReplyMatch
 from monitor.equivalence.values.base import canon
 from monitor.verifier.fusion import Agreement, Evidence, Fusion
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
+from monitor.verifier.head import REFIT_CUT, Head
 from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
 
@@ -50,6 +53,7 @@ class VerifierConfig:
     typed_values: bool = True  # a changed typed value fails the reply whatever the verifier says
     confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
     fused_threshold: float = 0.5  # the fused decision: P(right) at or above which a reply passes
+    head: Head | None = None  # a calibrated decision over the three probabilities (replaces pass_threshold)
 
 
 @dataclass(frozen=True)
@@ -125,18 +129,18 @@ class VerifierReplyComparator:
             Reading(u, p, next(backward) if self._needs_reverse(p) else None)
             for u, p in zip(units, forward, strict=True)
         ]
-        worst = min(readings, key=_pass_score)
+        head = self.config.head
+        worst = min(readings, key=_pass_score if head is None else lambda r: head.p_right(r.forward))
         changed = self._changed(gold, pred)
-        cut = self.config.pass_threshold
+        cut = self.config.pass_threshold if head is None else REFIT_CUT
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
             named = "; ".join(str(c) for c in changed)
             detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
             values = tuple(c.pred for c in changed)
-            return ReplyMatch(
-                False, True, min(_pass_score(worst), 0.45), values, (), "verifier+values", detail, decision
-            )
-        return _verdict(worst, cut, gold, pred)
+            score = _pass_score(worst) if head is None else head.p_right(worst.forward)
+            return ReplyMatch(False, True, min(score, 0.45), values, (), "verifier+values", detail, decision)
+        return _verdict(worst, cut, gold, pred, head)
 
     def _fused(
         self, gold: str, pred: str, units: list[Unit], fusion: Fusion, semantic: Similarity
@@ -166,7 +170,7 @@ class VerifierReplyComparator:
         what = _clip(unit.sentence or gold.strip())
         shown = f"P(right) {p_right:.2f}; {_shown(f)}"
         if f.changed >= f.dropped:
-            detail = f"changes or contradicts {where} ({shown})"
+            detail = f"changes or contradicts {where}{_says(unit, gold, pred)} ({shown})"
             return ReplyMatch(False, True, score, _novel_words(gold, pred) or (what,), (), "fused", detail, decision)
         detail = f"leaves out part of {where} ({shown})"
         return ReplyMatch(True, False, score, (), (what,), "fused", detail, decision)
@@ -211,7 +215,9 @@ class VerifierReplyComparator:
         detail = "every gold sentence is repeated word for word"
         return ReplyMatch(True, True, 1.0, (), (), "repeated", detail, Decision("repeated"))
 
-    def unsupported_facts(self, reply: str, sources: Sequence[Any]) -> tuple[str, ...]:
+    def unsupported_facts(
+        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and
         its typed values no source supports."""
         lines = [line for source in sources for line in render_source(source)]
@@ -221,7 +227,9 @@ class VerifierReplyComparator:
         retrieval = self.semantic.similarity if self.semantic is not None else None
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip, retrieval)
         typed = (
-            self.facts.unsupported_values(reply, sources) if self.facts is not None and self.config.typed_values else ()
+            self.facts.unsupported_values(reply, sources, stated)
+            if self.facts is not None and self.config.typed_values
+            else ()
         )
         return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 
@@ -247,22 +255,29 @@ def _novel_words(gold: str, pred: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in re.findall(r"[\w$.,:/-]+", pred) if w.lower().strip(".,") in missing))
 
 
-def _verdict(reading: Reading, cut: float, gold: str, pred: str) -> ReplyMatch:
+def _verdict(reading: Reading, cut: float, gold: str, pred: str, head: Head | None = None) -> ReplyMatch:
     p, unit = reading.forward, reading.unit
     decision = Decision(
-        "verifier", p.as_dict(), cut, unit.sentence, reading.backward.as_dict() if reading.backward else None
+        "verifier" if head is None else "verifier_refit", p.as_dict(), cut, unit.sentence,
+        reading.backward.as_dict() if reading.backward else None,
     )
-    score = round(_pass_score(reading), 4)
+    score = round(_pass_score(reading) if head is None else head.p_right(p), 4)
     if score >= cut:
         return ReplyMatch(True, True, score, (), (), "verifier", None, decision)
-    where = f"gold sentence {unit.sentence!r}" if unit.sentence else "the reply"
+    where = f"gold sentence {unit.sentence!r}" if unit.sentence else f"gold {_clip(gold.strip())!r}"
     what = _clip(unit.sentence or gold.strip())
     if p.changed >= p.dropped:
-        detail = f"changes or contradicts {where} ({_shown(p)})"
+        detail = f"changes or contradicts {where}{_says(unit, gold, pred)} ({_shown(p)})"
         return ReplyMatch(False, True, score, _novel_words(gold, pred) or (what,), (), "verifier", detail, decision)
     reverse = f"; gold supported by the reply {reading.backward.supported:.2f}" if reading.backward else ""
     detail = f"leaves out {where} ({_shown(p)}{reverse})"
     return ReplyMatch(True, False, score, (), (what,), "verifier", detail, decision)
+
+
+def _says(unit: Unit, gold: str, pred: str) -> str:
+    """What the reply says that the gold text (sentence) it was read against does not, for ``detail``."""
+    novel = _novel_words(unit.sentence or gold, unit.hypothesis if unit.sentence else pred)
+    return f": says {', '.join(repr(w.rstrip('.,')) for w in novel[:5])}" if novel else ""
 
 
 def _shown(p: Probabilities) -> str:

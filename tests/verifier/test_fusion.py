@@ -144,3 +144,24 @@ def test_a_refit_towards_the_shipped_fit_moves_with_the_labels_and_no_further() 
     assert agreement(gentle) > agreement(strong)  # weak evidence keeps the shipped decision
     assert agreement(strong) < 0.5  # labels that are many and consistent move it
     assert gentle.source == strong.source == "calibration" and gentle.trees == shipped.trees
+
+
+def test_aem_score_with_fusion_on_writes_the_fused_verdicts(tmp_path: Path, capsys) -> None:
+    """The fused decision end to end: its verdict record (with the evidence it read) is a valid verdict."""
+    from monitor.cli import main
+
+    dialog = {"dialog_id": "d", "turns": [
+        {"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "Your table at Nopa is booked for Friday."},
+         "predict_turn": {"response": "I booked your table at Nopa for Friday."}},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "The museum opens at nine and closes at five."},
+         "predict_turn": {"response": "The museum is closed all week."}},
+    ]}  # fmt: skip
+    (tmp_path / "d.json").write_text(json.dumps(dialog), encoding="utf-8")
+    (tmp_path / "fused.yaml").write_text("scoring:\n  verifier:\n    fusion: true\n", encoding="utf-8")
+    code = main(["score", str(tmp_path / "d.json"), "--config", str(tmp_path / "fused.yaml"), "--format", "json"])
+    [result] = json.loads(capsys.readouterr().out)["dialogs"]
+    assert code in (0, 1)  # scored (1: a turn failed), not an error
+    first, second = result["turns"]
+    assert first["decision"]["check"] == "fused" and set(first["decision"]["evidence"]) >= {"cosine", "same"}
+    assert first["success"] is True and second["success"] is False
+    assert 0.0 <= second["score"] < 0.5 <= first["score"] <= 1.0

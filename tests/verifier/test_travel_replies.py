@@ -91,7 +91,47 @@ KNOWN = "known limit (docs/verifier.md): "
             DONE, DONE.replace("a fare difference of 45 CAD", "a refund of 45 CAD"), INCONSISTENT,
             marks=pytest.mark.xfail(strict=True, reason=KNOWN + "what an amount is changed inside a long reply"),
         ),
+        pytest.param(
+            "Your refund has been approved.", "Your refund has been rejected.", INCONSISTENT,
+            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "an outcome reversed in a short reply"),
+        ),
+        pytest.param(
+            "I booked a table at Nopa and asked for a seat by the window.",
+            "I cancelled the table at Nopa and asked for a seat by the window.", INCONSISTENT,
+            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "an action reversed beside a detail kept"),
+        ),
     ],
 )
 def test_what_the_default_still_gets_wrong(shipped: ReplyComparing, gold: str, pred: str, expected: str) -> None:
     assert outcome(shipped, gold, pred) == expected
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "said"),
+    [
+        ("The museum opens at nine and closes at five.", "The museum is closed all week.", "'closed'"),
+        (DONE, DONE.replace("with a fare difference of 45 CAD", "and there is no fare difference"), "'no'"),
+    ],
+)
+def test_a_contradiction_names_gold_and_what_the_reply_says_instead(
+    shipped: ReplyComparing, gold: str, pred: str, said: str
+) -> None:
+    match = shipped.compare(gold, pred)
+    assert not match.truthful
+    assert match.detail is not None and "changes or contradicts gold" in match.detail
+    assert f"says {said}" in match.detail or f", {said}" in match.detail
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
+        ("Your order has been cancelled.", "I cancelled your order."),
+        ("I booked your table at Zuni Cafe.", "Your table at Zuni Cafe is reserved."),
+        ("Your ride is booked and on its way.", "I reserved your ride and it is on the way."),
+        ("Your reservation at Nopa is confirmed.", "I booked your table at Nopa."),
+        ("Your loan was approved.", "Your loan application has been accepted."),
+    ],
+)
+def test_an_outcome_said_in_other_words_passes(shipped: ReplyComparing, gold: str, pred: str) -> None:
+    """The other direction of an outcome reversed: the same outcome worded otherwise is no change."""
+    assert outcome(shipped, gold, pred) == PASS

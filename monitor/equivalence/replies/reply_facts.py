@@ -325,18 +325,28 @@ def _covered(p: Fact, g_facts: Sequence[Fact], g_low: str) -> bool:
 
 
 def unsupported_facts(
-    reply: str, sources: Sequence[Any], values: ValueComparing, names: bool = True
+    reply: str,
+    sources: Sequence[Any],
+    values: ValueComparing,
+    names: bool = True,
+    stated: Callable[[str], bool] | None = None,
 ) -> tuple[str, ...]:
     """The typed facts of ``reply`` that no source supports under the value comparators (``names``: names too,
     not only numbers, money, dates, times, ids...), each once, in order. A fact a source states word for word
-    is supported without a comparator (``states_word_for_word``)."""
-    folded = [folded_source(s) for s in sources]
+    is supported without a comparator (``states_word_for_word``; ``stated``: that scan over sources folded
+    once already, the conversation's ``SourceIndex.states``)."""
+    if stated is None:
+        folded = [folded_source(s) for s in sources]
+
+        def stated(text: str) -> bool:
+            return any(states_word_for_word(t, text) for t in folded)
+
     return tuple(
         dict.fromkeys(
             f.text
             for f in extract_facts(reply)
             if (names or f.kind != "entity")
-            and not any(states_word_for_word(t, f.text) for t in folded)
+            and not stated(f.text)
             and not values.supported(f.text, sources, typed_only=f.kind != "entity").equivalent
         )
     )

@@ -71,6 +71,12 @@ def states_word_for_word(folded: str, value: Any) -> bool:
         return True
     if key in STOPWORDS:  # a stop word only as a whole leaf ("a" is not stated by "a window seat")
         return f"\n{key}\n" in f"\n{folded}\n"
+    return word_in(key, folded)
+
+
+def word_in(key: str, folded: str) -> bool:
+    """Whether ``key`` occurs in ``folded`` text as a whole word: no letter or digit beside it, and a number not
+    inside a time or a date ("12" is not stated by "12:30" or "3/12")."""
     start = folded.find(key)
     while start >= 0:
         end = start + len(key)
@@ -89,14 +95,6 @@ def _joined(text: str, i: int, step: int, edge: str) -> bool:
         return True
     j = i + step
     return edge.isdigit() and text[i] in ":/" and 0 <= j < len(text) and text[j].isdigit()
-
-
-def _word(key: str) -> str:
-    """``key`` as a whole word: no letter or digit beside it, and a number not inside a time or a date
-    ("12" is not stated by "12:30" or "3/12")."""
-    before = r"(?<![a-z0-9])" + (r"(?<![0-9][:/])" if key[:1].isdigit() else "")
-    after = r"(?![a-z0-9])" + (r"(?![:/][0-9])" if key[-1:].isdigit() else "")
-    return before + re.escape(key) + after
 
 
 def _stop_word_in(value: str, text: str) -> Match:
@@ -178,7 +176,7 @@ class Grounding:
         folded = fold(text)
         if typed.looks_like_identifier(vs):
             return _identifier_in_text(vs, key, text, folded)
-        if re.search(_word(key), folded):  # a stop word never gets here (supported_by: _stop_word_in)
+        if word_in(key, folded):  # a stop word never gets here (supported_by: _stop_word_in)
             return Match(True, 1.0, "exact")
         minute = typed.parse_time(vs)
         if minute is not None and minute in clock_times_in(text):  # "18:30" in "at half past six tonight"
@@ -218,7 +216,7 @@ class Grounding:
         if vt and vt <= tt:
             return Match(True, 0.9, "contained")
         for reading in alias_set(vs):
-            if re.search(_word(reading), folded):
+            if word_in(reading, folded):
                 return Match(True, 0.9, "abbreviation")
         for f in facts:
             if f.kind == "entity":
@@ -234,7 +232,7 @@ def _identifier_in_text(vs: str, key: str, text: str, folded: str) -> Match:
     for f in extract_facts(text):
         if f.kind in ("id", "entity", "number") and typed.identifier_key(f.text) == idk:
             return Match(True, 1.0, "identifier")
-    ok = re.search(_word(key), folded) is not None
+    ok = word_in(key, folded)
     return Match(ok, 1.0 if ok else 0.0, "identifier")
 
 

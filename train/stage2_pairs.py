@@ -1,0 +1,112 @@
+"""Pairs for the verifier's second stage: agent replies whose reported outcome is reversed, with a replay of the
+first stage's pairs so the rest is not forgotten (``train/make_model.sh`` runs it after the first stage).
+
+    .venv/bin/python -m train.stage2_pairs [--first train/out/pairs.jsonl] [--out train/out/stage2_pairs.jsonl]
+        [--seed 17]
+
+The first stage's generic verb edits were made on STS-B sentences (news, captions), which rarely report an
+outcome; the model passed "Your refund has been rejected." for "... approved." Sources:
+
+* ``sgd_reversed``: an SGD system turn that is not a question (the work part) against itself with one outcome
+  word replaced by its opposite (``perturb.reverse_outcome``: booked / cancelled, approved / rejected, available /
+  unavailable...), both ways: changed. (Negation, tried too, mostly made nonsense of courtesies: "Have not a
+  nice day.")
+* ``sgd_outcome_same``: two SGD system turns of different dialogues with the same dialogue acts, at least one of
+  them reporting an outcome (the work part): same. Without them the reversed pairs taught that an outcome word
+  worded otherwise is a change ("Your order has been cancelled." / "I cancelled your order." failed).
+* ``replay``: a seeded sample of the first stage's pairs (``train/build_pairs.py``), as they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from train import perturb, split
+from train.build_pairs import CHANGED, OUT, SAME, TARGETS, sgd_pairs
+
+STAGE2_OUT = OUT.with_name("stage2_pairs.jsonl")
+REVERSED = 3000  # reversed pairs (each turn both ways: 1,500 turns)
+OUTCOME_SAME = 3000  # same-meaning pairs whose turns report an outcome, as many as the reversed ones
+REPLAY = 12000  # first-stage pairs replayed beside them
+
+
+def reversed_pairs(turns: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Each turn with its outcome reversed or negated, both ways (changed)."""
+    order = list(turns)
+    rng.shuffle(order)
+    out: list[dict[str, Any]] = []
+    for turn in order:
+        if len(out) >= REVERSED:
+            break
+        text = turn["utterance"]
+        if "?" in text:  # a question reports no outcome
+            continue
+        edited = perturb.reverse_outcome(text, rng)
+        if edited is None or edited == text:
+            continue
+        out.append({"premise": text, "hypothesis": edited, "label": CHANGED, "source": "sgd_reversed"})
+        out.append({"premise": edited, "hypothesis": text, "label": CHANGED, "source": "sgd_reversed"})
+    return out
+
+
+def outcome_same_pairs(turns: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Same-acts turns of different dialogues, one of them reporting an outcome, both ways (same)."""
+    saved = dict(TARGETS)
+    try:
+        for key in TARGETS:
+            TARGETS[key] = 0
+        TARGETS["sgd_same"] = 20 * OUTCOME_SAME
+        same = [p for p in sgd_pairs(turns, rng) if p["source"] == "sgd_same"]
+    finally:
+        TARGETS.update(saved)
+    out: list[dict[str, Any]] = []
+    for p in same:
+        if len(out) >= OUTCOME_SAME:
+            break
+        if perturb.reports_outcome(p["premise"]) or perturb.reports_outcome(p["hypothesis"]):
+            out.append({"premise": p["premise"], "hypothesis": p["hypothesis"], "label": SAME,
+                        "source": "sgd_outcome_same"})
+            out.append({"premise": p["hypothesis"], "hypothesis": p["premise"], "label": SAME,
+                        "source": "sgd_outcome_same"})
+    return out
+
+
+def build(first: Path, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    turns = list(split.sgd_turns("work"))
+    pairs = reversed_pairs(turns, rng)
+    pairs += outcome_same_pairs(turns, rng)
+    earlier = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines() if line.strip()]
+    pairs += [{**p, "source": "replay"} for p in rng.sample(earlier, min(REPLAY, len(earlier)))]
+    rng.shuffle(pairs)
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--first", type=Path, default=OUT, help="the first stage's pairs (train/build_pairs.py)")
+    parser.add_argument("--out", type=Path, default=STAGE2_OUT)
+    parser.add_argument("--seed", type=int, default=17)
+    args = parser.parse_args()
+    pairs = build(args.first, args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as handle:
+        for pair in pairs:
+            handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    summary = {
+        "pairs": len(pairs), "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(), "seed": args.seed,
+        "first_stage_sha256": hashlib.sha256(args.first.read_bytes()).hexdigest(),
+        "by_source": dict(sorted(Counter(p["source"] for p in pairs).items())),
+    }  # fmt: skip
+    args.out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()
