@@ -120,7 +120,12 @@ def build_engine(
         registry.register(CacheCollector(lambda: caches))
     specs = [e.spec for e in catalog.entries.values()] if isinstance(catalog, ToolCatalog) else list(catalog)
     return ScoringEngine(
-        config=config, checker=ReferenceChecker(values, replies), judge=grounding, semantic=semantic, catalog=specs
+        config=config,
+        checker=ReferenceChecker(values, replies),
+        judge=grounding,
+        semantic=semantic,
+        catalog=specs,
+        closers=(llm.close,) if llm is not None else (),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -18,6 +19,24 @@ from monitor.models.vocabulary import FailureReason, TurnType
 PASS = "pass"
 LABELS = (PASS, *(r.value for r in FailureReason if r not in (FailureReason.UNSCORED, FailureReason.TOO_LARGE)))
 JSON_COLUMNS = ("gold_turn", "predict_turn", "scores", "reading")  # CSV cells holding JSON
+# A spreadsheet reads a cell starting with one of these as a formula (=HYPERLINK(...), @SUM(...), +cmd|...):
+# such cells are written with a leading ' (and so is a cell starting with ' itself, so reading is exact).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+_PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def escape_cell(value: object) -> object:
+    """``value`` as a CSV cell no spreadsheet runs: a text starting like a formula gets a leading '."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def unescape_cell(cell: str) -> str:
+    """The value `escape_cell` wrote."""
+    return cell[1:] if cell.startswith("'") else cell
+
+
 COLUMNS = (
     "conversation_id",
     "turn_no",
@@ -145,6 +164,7 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     raise LabelError(str(path), n, None, "more cells than columns")
                 if cell is None or cell == "":
                     continue
+                cell = unescape_cell(cell)
                 if key in JSON_COLUMNS:
                     try:
                         cell = json.loads(cell)
@@ -208,4 +228,4 @@ def write_csv(rows: Iterable[ReviewRow], path: Path) -> None:
             data = row.model_dump(mode="json")
             for key in JSON_COLUMNS:
                 data[key] = json.dumps(data[key], ensure_ascii=False) if data[key] not in (None, {}) else ""
-            writer.writerow({k: "" if v is None else v for k, v in data.items()})
+            writer.writerow({k: "" if v is None else escape_cell(v) for k, v in data.items()})

@@ -35,7 +35,8 @@ class JudgeSettings(BaseModel):
     url: str | None = None
     model: str = "default"
     api_key: SecretStr | None = None
-    timeout: float = Field(30.0, gt=0, description="seconds per HTTP attempt")
+    timeout: float = Field(30.0, gt=0, description="seconds for the whole of one HTTP attempt (head and body)")
+    max_response_bytes: int = Field(1_000_000, ge=1024, description="a longer response is refused (retried)")
     max_attempts: int = Field(3, ge=1, le=10)
     backoff_s: float = Field(0.5, ge=0)
     backoff_max_s: float = Field(8.0, ge=0)

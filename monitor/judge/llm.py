@@ -6,6 +6,15 @@ conversation and reply passed as delimited data). The answer must be exactly one
 be quoted from the judged reply. Structured output is requested with a JSON-schema ``response_format``;
 an endpoint that refuses it (HTTP 400/422) is asked again with ``json_object``, then with none.
 
+Each HTTP attempt has one deadline for the whole exchange (``timeout``: connect, head and body, however
+slowly the endpoint drips them) and a maximum response size (``max_response_bytes``), both enforced by
+:mod:`monitor.judge.exchange`; :meth:`LLMJudge.close` cuts off the requests in flight.
+
+Every verdict is checked by a control question over the same data blocks (:func:`build_control`: repeat a
+random code and ignore the data), asked once per (conversation, reply) while its answer is remembered. A
+model that obeys text inside the data answers that text instead of the code: its verdicts on that data are
+not taken (:class:`JudgeUnavailable`, ``outcome="injected"``), so the turn is ``unscored``.
+
 The client has bounded retries with exponential backoff (timeouts, transport errors, 429/5xx and
 unparseable answers are retried; other 4xx are not), an LRU cache keyed by a hash of (model, prompt
 version, sub-metric, messages), and a bounded worker pool: :meth:`LLMJudge.submit` returns a future at
@@ -14,7 +23,8 @@ once, and :meth:`LLMJudge.verdict_within` waits for it no longer than a deadline
 
 * ``aem_judge_requests_total{outcome}`` — one per HTTP attempt (``ok``/``error``/``timeout``/
   ``invalid``), one per cache hit (``cached``), one per request refused by a full pool (``busy``) and
-  one per request not answered within the turn's budget (``over_budget``);
+  one per request not answered within the turn's budget (``over_budget``); control questions answered
+  (``control``, one per HTTP attempt) and answered with something else than their code (``injected``);
 * ``aem_judge_latency_seconds`` — latency of each HTTP attempt.
 
 When no verdict is obtained :class:`JudgeUnavailable` is raised; the checker turns it into an
@@ -26,11 +36,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
 
 import httpx
 import structlog
@@ -39,13 +51,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from monitor.cache import LruCache
 from monitor.judge.config import JudgeSettings, ResponseFormat
+from monitor.judge.exchange import Aborted, DeadlinePassed, Exchanges, TooLarge, client_without_idle_connections
 from monitor.judge.pool import BoundedPool, OverBudget, PoolFull, wait_for
-from monitor.judge.prompts import PROMPT_VERSION, VERDICT_SCHEMA, ClipLimits, Transcript, build_messages
+from monitor.judge.prompts import (
+    CONTROL_SCHEMA,
+    PROMPT_VERSION,
+    VERDICT_SCHEMA,
+    ClipLimits,
+    Transcript,
+    build_control,
+    build_messages,
+)
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
-OUTCOMES = ("ok", "error", "timeout", "invalid", "cached", "busy", "over_budget")
+OUTCOMES = ("ok", "error", "timeout", "invalid", "cached", "busy", "over_budget", "control", "injected")
 _FENCE = re.compile(r"^```(?:json|JSON)?\s*(.*?)\s*```$", re.S)
 _FALLBACK = {ResponseFormat.JSON_SCHEMA: ResponseFormat.JSON_OBJECT, ResponseFormat.JSON_OBJECT: ResponseFormat.NONE}
 
@@ -85,6 +106,19 @@ def parse_verdict(content: str) -> JudgeVerdict:
 
     No JSON is searched for inside prose: an object quoted from the judged reply must not count.
     """
+    return JudgeVerdict.model_validate(_one_object(content))
+
+
+def parse_echo(content: str) -> str:
+    """The answer to the control question: the code it repeats ("" when it answered something else)."""
+    try:
+        echo = _one_object(content).get("echo")
+    except ValueError:
+        return ""
+    return echo if isinstance(echo, str) else ""
+
+
+def _one_object(content: str) -> dict[str, Any]:
     text = content.strip()
     fenced = _FENCE.match(text)
     if fenced:
@@ -95,7 +129,7 @@ def parse_verdict(content: str) -> JudgeVerdict:
         raise ValueError("the answer is not one JSON object") from None
     if not isinstance(data, dict):
         raise ValueError("the answer is not a JSON object")
-    return JudgeVerdict.model_validate(data)
+    return data
 
 
 class JudgeMetrics:
@@ -123,6 +157,21 @@ class JudgeMetrics:
             self.requests.labels(outcome=outcome)
 
 
+@dataclass(frozen=True)
+class _Question(Generic[T]):
+    """What one kind of request asks for: the JSON schema of its answer, how to read it, its metric outcome."""
+
+    name: str
+    schema: dict[str, Any]
+    parse: Callable[[str], T]
+    outcome: str
+
+
+CONTROL = "control"
+_VERDICT = _Question("aem_verdict", VERDICT_SCHEMA, parse_verdict, "ok")
+_CONTROL = _Question("aem_control", CONTROL_SCHEMA, parse_echo, CONTROL)
+
+
 class _Retryable(Exception):
     def __init__(self, outcome: str, message: str) -> None:
         super().__init__(message)
@@ -145,16 +194,18 @@ class LLMJudge:
         settings: JudgeSettings,
         metrics: JudgeMetrics | None = None,
         client: httpx.Client | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], object] | None = None,
     ) -> None:
         if not settings.enabled:
             raise ValueError("the LLM judge needs a url")
         self.settings = settings
         self.metrics = metrics if metrics is not None else JudgeMetrics()
         self.limits = ClipLimits(settings.max_reply_chars, settings.max_turn_chars, settings.max_transcript_chars)
-        self._client = client or httpx.Client(timeout=httpx.Timeout(settings.timeout))
+        self._client = client or client_without_idle_connections(settings.timeout)
         self._owns_client = client is None
-        self._sleep = sleep
+        self._exchanges = Exchanges(self._client, settings.max_response_bytes)
+        self._closed = threading.Event()
+        self._sleep = sleep if sleep is not None else self._closed.wait  # a backoff ends when the judge closes
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self._pool = BoundedPool(settings.concurrency, settings.queue_limit)
         self._format = settings.response_format
@@ -162,8 +213,12 @@ class LLMJudge:
         self.cache: LruCache[str, JudgeVerdict] | None = (
             LruCache("judge_verdicts", settings.cache_size) if settings.cache_size > 0 else None
         )
+        self._clean: LruCache[str, bool] = LruCache("judge_controls", max(1, settings.cache_size))
 
     def close(self) -> None:
+        """Stop: requests in flight are cut off (their turns stay open, a restart asks again), none is retried."""
+        self._closed.set()
+        self._exchanges.abort_all()
         self._pool.close()
         if self._owns_client:
             self._client.close()
@@ -184,10 +239,32 @@ class LLMJudge:
         if cached is not None:
             self.metrics.requests.labels(outcome="cached").inc()
             return cached
-        verdict = self._request_with_retries(messages, sub_metric)
+        verdict = self._request_with_retries(messages, sub_metric, _VERDICT)
+        self._keeps_to_its_instructions(transcript, reply)
         if self.cache is not None:
             self.cache.put(key, verdict)
         return verdict
+
+    def _keeps_to_its_instructions(self, transcript: Transcript | str, reply: str) -> None:
+        """Ask the control question over the same data; :class:`JudgeUnavailable` when the answer obeyed the data.
+
+        Asked once per (conversation, reply) while the answer is remembered: the verdicts of every sub-metric
+        on that data share it.
+        """
+        code = secrets.token_hex(8)
+        messages = build_control(transcript, reply, code, self.limits)
+        key = self.cache_key(CONTROL, build_control(transcript, reply, "", self.limits))
+        if self._clean.get(key):
+            return
+        echo = self._request_with_retries(messages, CONTROL, _CONTROL)
+        if echo != code:
+            self.metrics.requests.labels(outcome="injected").inc()
+            log.warning("judge_obeyed_the_data", answer=echo[:200])
+            raise JudgeUnavailable(
+                "the judge followed text inside the data: its answer to the control question was not the code "
+                "it was given, so its verdicts on this conversation are not taken"
+            )
+        self._clean.put(key, True)
 
     def submit(self, sub_metric: str, transcript: Transcript | str, reply: str) -> Future[JudgeVerdict]:
         """Start judging on the worker pool and return at once; a full pool gives a failed future."""
@@ -236,12 +313,14 @@ class LLMJudge:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _request_with_retries(self, messages: list[dict[str, str]], sub_metric: str) -> JudgeVerdict:
+    def _request_with_retries(self, messages: list[dict[str, str]], sub_metric: str, question: _Question[T]) -> T:
         last = "no attempt made"
         attempt = 1
         while attempt <= self.settings.max_attempts:
+            if self._closed.is_set():
+                raise JudgeUnavailable("the judge client is closed")
             try:
-                return self._attempt(messages)
+                return self._attempt(messages, question)
             except _FormatRefused as exc:
                 self._downgrade_format(str(exc))
                 continue  # asked again in another format; not an attempt of its own
@@ -263,7 +342,7 @@ class LLMJudge:
         self._format = _FALLBACK.get(current, ResponseFormat.NONE)
         log.warning("judge_response_format_refused", refused=current.value, now=self._format.value, error=error)
 
-    def _body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+    def _body(self, messages: list[dict[str, str]], question: _Question[Any]) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.settings.model,
             "messages": messages,
@@ -273,13 +352,13 @@ class LLMJudge:
         if self._format is ResponseFormat.JSON_SCHEMA:
             body["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "aem_verdict", "strict": True, "schema": VERDICT_SCHEMA},
+                "json_schema": {"name": question.name, "strict": True, "schema": question.schema},
             }
         elif self._format is ResponseFormat.JSON_OBJECT:
             body["response_format"] = {"type": "json_object"}
         return body
 
-    def _attempt(self, messages: list[dict[str, str]]) -> JudgeVerdict:
+    def _attempt(self, messages: list[dict[str, str]], question: _Question[T]) -> T:
         fmt = self._format
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key is not None:
@@ -287,34 +366,42 @@ class LLMJudge:
         with self._slots:
             started = time.perf_counter()
             try:
-                response = self._client.post(self.settings.endpoint, json=self._body(messages), headers=headers)
-            except httpx.TimeoutException as exc:
+                status, raw = self._exchanges.post(
+                    self.settings.endpoint, self._body(messages, question), headers, self.settings.timeout
+                )
+            except (httpx.TimeoutException, DeadlinePassed) as exc:
                 self._observe("timeout", started)
-                message = f"timed out after {self.settings.timeout}s ({type(exc).__name__})"
+                message = f"no complete answer within {self.settings.timeout:g}s ({type(exc).__name__})"
                 raise _Retryable("timeout", message) from None
+            except TooLarge as exc:
+                self._observe("invalid", started)
+                raise _Retryable("invalid", f"response too large: {exc}") from None
+            except Aborted as exc:
+                self._observe("error", started)
+                raise _Fatal(str(exc)) from None
             except httpx.HTTPError as exc:
                 self._observe("error", started)
                 raise _Retryable("error", f"{type(exc).__name__}: {exc}") from None
-        status = response.status_code
+        text = raw.decode("utf-8", errors="replace")
         if status >= 500 or status == 429:
             self._observe("error", started)
             raise _Retryable("error", f"HTTP {status}")
         if status in (400, 422) and fmt is not ResponseFormat.NONE:
             self._observe("error", started)
-            raise _FormatRefused(f"HTTP {status}: {response.text[:200]}")
+            raise _FormatRefused(f"HTTP {status}: {text[:200]}")
         if status >= 400:
             self._observe("error", started)
-            raise _Fatal(f"HTTP {status}: {response.text[:200]}")
+            raise _Fatal(f"HTTP {status}: {text[:200]}")
         try:
-            content = response.json()["choices"][0]["message"]["content"]
+            content = json.loads(text)["choices"][0]["message"]["content"]
             if not isinstance(content, str):
                 raise TypeError("message content is not a string")
-            verdict = parse_verdict(content)
-        except (ValueError, KeyError, IndexError, TypeError, ValidationError) as exc:
+            answer = question.parse(content)
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError, ValidationError) as exc:
             self._observe("invalid", started)
             raise _Retryable("invalid", f"unusable answer: {str(exc)[:200]}") from None
-        self._observe("ok", started)
-        return verdict
+        self._observe(question.outcome, started)
+        return answer
 
     def _observe(self, outcome: str, started: float) -> None:
         self.metrics.requests.labels(outcome=outcome).inc()

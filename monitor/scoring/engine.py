@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from monitor.embeddings import SemanticScorer
@@ -74,6 +74,12 @@ class ScoringEngine:
     catalog: Sequence[ToolSpec] = ()  # the configured tool catalog (`--tools`)
     semantic: SemanticScorer | None = None
     work: WorkLimits = field(default_factory=WorkLimits)  # a turn past these is unscored `too_large` (bounds.py)
+    closers: Sequence[Callable[[], None]] = ()  # what `close` stops (the LLM judge's requests in flight)
+
+    def close(self) -> None:
+        """Release what the comparators hold outside the process (a judge's HTTP requests in flight)."""
+        for close in self.closers:
+            close()
 
     def session(
         self,

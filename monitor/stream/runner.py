@@ -125,6 +125,7 @@ class Monitor:
         finally:
             self.link.consumer.close(autocommit=False)
             self.link.producer.close(timeout=5)
+            self.engine.close()  # after the commit: turns still waiting for the judge stay open, a restart asks again
             self.watch.stop()
             thaw()
             log.info("monitor_stopped", events=self.stats.events, verdicts=self.stats.verdicts)

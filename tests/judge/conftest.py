@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -86,6 +88,10 @@ class ChatServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     respond: Callable[[dict[str, Any]], Reply] | None = None  # a model: answers from the request body
+    # the control question (repeat a code, ignoring the data): answered by `control`, else as a model that
+    # keeps to its instructions does; recorded apart from the verdict requests
+    control: Callable[[dict[str, Any]], Reply] | None = None
+    controls: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -106,11 +112,29 @@ class ChatServer:
             return self.script[0] if self.script else Reply(500, "no script")
 
 
+def control_code(body: dict[str, Any]) -> str | None:
+    """The code a control question asks to repeat (None: the request asks for a verdict)."""
+    messages = body.get("messages") or [{}]
+    found = re.match(r"Repeat the code (\w+) once", str(messages[-1].get("content", "")))
+    return found.group(1) if found else None
+
+
+def honest_control(body: dict[str, Any]) -> Reply:
+    """The answer of a model that keeps to its instructions: the code, whatever the data says."""
+    return Reply(200, json.dumps(completion(json.dumps({"echo": control_code(body)}))))
+
+
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
+            if control_code(body) is not None:
+                with server.lock:
+                    server.controls.append(body)
+                answer = server.control(body) if server.control is not None else honest_control(body)
+                self._send(answer)
+                return
             with server.lock:
                 server.requests.append({"path": self.path, "body": body})
                 server.headers.append(dict(self.headers))
@@ -121,6 +145,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(reply.delay)
             with server.lock:  # answered: no longer in flight once the response can reach the client
                 server.in_flight -= 1
+            self._send(reply)
+
+        def _send(self, reply: Reply) -> None:
             try:
                 data = reply.body.encode()
                 self.send_response(reply.status)
@@ -197,3 +224,95 @@ def booking_history(**output: object) -> list[ObservedTurn]:
             ),
         ),
     ]
+
+
+# -- a raw TCP endpoint for hostile behaviour (drips, floods, silence) ----------------------------------
+
+ANSWER = json.dumps(completion(verdict_json("pass", 1.0))).encode()
+
+
+@dataclass
+class RawEndpoint:
+    """A TCP server that reads a request's head and body, then runs ``behave(conn)``."""
+
+    behave: Callable[[socket.socket], None]
+    url: str = ""
+    sent: list[int] = field(default_factory=list)  # bytes each connection managed to send
+    handlers: list[threading.Thread] = field(default_factory=list)
+
+
+def _read_request(conn: socket.socket) -> Any:
+    """The request's JSON body (None when the client left first)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+    )
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        body += chunk
+    return json.loads(body or b"{}")
+
+
+@pytest.fixture
+def raw_endpoint() -> Iterator[Callable[[Callable[[socket.socket], None]], RawEndpoint]]:
+    servers: list[socket.socket] = []
+
+    def start(behave: Callable[[socket.socket], None]) -> RawEndpoint:
+        endpoint = RawEndpoint(behave)
+        server = socket.create_server(("127.0.0.1", 0))
+        servers.append(server)
+        endpoint.url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+
+        def handle(conn: socket.socket) -> None:
+            with conn:
+                body = _read_request(conn)
+                with contextlib.suppress(OSError):  # the client hung up
+                    if body is not None and control_code(body) is not None:  # a model keeping to its instructions
+                        answer = honest_control(body).body.encode()
+                        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(answer), answer))
+                    else:
+                        endpoint.behave(conn)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    return
+                thread = threading.Thread(target=handle, args=(conn,), daemon=True)
+                endpoint.handlers.append(thread)
+                thread.start()
+
+        threading.Thread(target=serve, daemon=True).start()
+        return endpoint
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def drip(data: bytes, every_s: float, stop_after_s: float = 60.0) -> Callable[[socket.socket], None]:
+    """Send ``data`` one byte every ``every_s`` seconds (for at most ``stop_after_s``)."""
+
+    def behave(conn: socket.socket) -> None:
+        started = time.monotonic()
+        for i in range(len(data)):
+            if time.monotonic() - started > stop_after_s:
+                return
+            conn.sendall(data[i : i + 1])
+            time.sleep(every_s)
+
+    return behave
+
+
+def http_response(body: bytes, length: int | None = None) -> bytes:
+    declared = len(body) if length is None else length
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (declared, body)

@@ -61,7 +61,9 @@ def test_pass_verdict_over_http(chat_server: ChatServer, registry: Any, sample: 
     assert "Hello!" in request["body"]["messages"][1]["content"]
     assert chat_server.headers[0]["Authorization"] == "Bearer sk-test"
     assert sample(REQUESTS, outcome="ok") == 1
-    assert sample("aem_judge_latency_seconds_count") == 1
+    assert sample(REQUESTS, outcome="control") == 1  # the control question over the same data
+    assert len(chat_server.controls) == 1
+    assert sample("aem_judge_latency_seconds_count") == 2  # both HTTP attempts
 
 
 def test_fail_verdicts_refine_response_turns(
