@@ -124,7 +124,8 @@ def test_the_monitor_exports_whether_an_llm_judge_is_configured():
     from monitor.stream.settings import JudgeSettings, MonitorSettings
     from monitor.wiring import build_monitor
 
-    without = build_monitor(MonitorSettings(metrics_port=0))
-    assert without.registry.get_sample_value("aem_judge_configured") == 0
-    judged = build_monitor(MonitorSettings(metrics_port=0, judge=JudgeSettings(url="http://127.0.0.1:9/v1")))
-    assert judged.registry.get_sample_value("aem_judge_configured") == 1
+    without, judged = CollectorRegistry(), CollectorRegistry()
+    build_monitor(MonitorSettings(metrics_port=0), without)
+    assert without.get_sample_value("aem_judge_configured") == 0
+    build_monitor(MonitorSettings(metrics_port=0, judge=JudgeSettings(url="http://127.0.0.1:9/v1")), judged)
+    assert judged.get_sample_value("aem_judge_configured") == 1
