@@ -246,9 +246,14 @@ for _word, _opposite in _OPPOSITES.items():
     _OPPOSITE_OF.setdefault(_opposite, []).append(_word)
 
 
+def outcome_words(text: str) -> int:
+    """How many outcome words ``reverse_outcome`` could reverse ``text`` has."""
+    return sum(t.group().lower() in _OPPOSITE_OF for t in _tokens(text))
+
+
 def reports_outcome(text: str) -> bool:
     """Whether ``text`` has an outcome word ``reverse_outcome`` could reverse."""
-    return any(t.group().lower() in _OPPOSITE_OF for t in _tokens(text))
+    return outcome_words(text) > 0
 
 
 def reverse_outcome(text: str, rng: random.Random) -> str | None:

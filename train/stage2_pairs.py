@@ -14,6 +14,10 @@ outcome; the model passed "Your refund has been rejected." for "... approved." S
 * ``sgd_outcome_same``: two SGD system turns of different dialogues with the same dialogue acts, at least one of
   them reporting an outcome (the work part): same. Without them the reversed pairs taught that an outcome word
   worded otherwise is a change ("Your order has been cancelled." / "I cancelled your order." failed).
+* ``sgd_reversed_same``: such a same-acts pair, each turn with one outcome word, both reversed: same. SGD's own
+  turns almost never say "cancelled" or "rejected", so without them those words appeared only on the changed side
+  of a pair and the model learned that the word itself is a change ("Your order has been cancelled." / "I
+  cancelled your order." still failed beside ``sgd_outcome_same``).
 * ``replay``: a seeded sample of the first stage's pairs (``train/build_pairs.py``), as they are.
 """
 
@@ -33,6 +37,7 @@ from train.build_pairs import CHANGED, OUT, SAME, TARGETS, sgd_pairs
 STAGE2_OUT = OUT.with_name("stage2_pairs.jsonl")
 REVERSED = 3000  # reversed pairs (each turn both ways: 1,500 turns)
 OUTCOME_SAME = 3000  # same-meaning pairs whose turns report an outcome, as many as the reversed ones
+REVERSED_SAME = 3000  # same-meaning pairs with both outcomes reversed, as many again
 REPLAY = 12000  # first-stage pairs replayed beside them
 
 
@@ -55,25 +60,45 @@ def reversed_pairs(turns: list[dict[str, Any]], rng: random.Random) -> list[dict
     return out
 
 
-def outcome_same_pairs(turns: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
-    """Same-acts turns of different dialogues, one of them reporting an outcome, both ways (same)."""
+def _same_acts(turns: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """SGD same-acts pairs of different dialogues (``build_pairs.sgd_pairs``), one way each."""
     saved = dict(TARGETS)
     try:
         for key in TARGETS:
             TARGETS[key] = 0
         TARGETS["sgd_same"] = 20 * OUTCOME_SAME
-        same = [p for p in sgd_pairs(turns, rng) if p["source"] == "sgd_same"]
+        return [p for p in sgd_pairs(turns, rng) if p["source"] == "sgd_same"]
     finally:
         TARGETS.update(saved)
+
+
+def _both_ways(premise: str, hypothesis: str, label: str, source: str) -> list[dict[str, Any]]:
+    return [{"premise": premise, "hypothesis": hypothesis, "label": label, "source": source},
+            {"premise": hypothesis, "hypothesis": premise, "label": label, "source": source}]  # fmt: skip
+
+
+def outcome_same_pairs(same: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Same-acts turns of different dialogues, one of them reporting an outcome, both ways (same)."""
     out: list[dict[str, Any]] = []
     for p in same:
         if len(out) >= OUTCOME_SAME:
             break
         if perturb.reports_outcome(p["premise"]) or perturb.reports_outcome(p["hypothesis"]):
-            out.append({"premise": p["premise"], "hypothesis": p["hypothesis"], "label": SAME,
-                        "source": "sgd_outcome_same"})
-            out.append({"premise": p["hypothesis"], "hypothesis": p["premise"], "label": SAME,
-                        "source": "sgd_outcome_same"})
+            out += _both_ways(p["premise"], p["hypothesis"], SAME, "sgd_outcome_same")
+    return out
+
+
+def reversed_same_pairs(same: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Same-acts turns with one outcome word each, both reversed, both ways (same)."""
+    out: list[dict[str, Any]] = []
+    for p in same:
+        if len(out) >= REVERSED_SAME:
+            break
+        if perturb.outcome_words(p["premise"]) != 1 or perturb.outcome_words(p["hypothesis"]) != 1:
+            continue
+        premise, hypothesis = perturb.reverse_outcome(p["premise"], rng), perturb.reverse_outcome(p["hypothesis"], rng)
+        if premise is not None and hypothesis is not None:
+            out += _both_ways(premise, hypothesis, SAME, "sgd_reversed_same")
     return out
 
 
@@ -81,7 +106,9 @@ def build(first: Path, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work"))
     pairs = reversed_pairs(turns, rng)
-    pairs += outcome_same_pairs(turns, rng)
+    same = _same_acts(turns, rng)
+    pairs += outcome_same_pairs(same)
+    pairs += reversed_same_pairs(same, rng)
     earlier = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs += [{**p, "source": "replay"} for p in rng.sample(earlier, min(REPLAY, len(earlier)))]
     rng.shuffle(pairs)
