@@ -10,6 +10,11 @@ from monitor.models.vocabulary import Attribution, ChainBucket
 from monitor.scoring.types import CASCADING, ROOT_CAUSE, TRUTHFULNESS, ScoredTurn
 
 _MIN_CONTAINED = 3  # shorter strings only match by equality: "EU" must not be "found" inside "EUR"
+# Data flow is traced to the most recent failed turns only: each is compared value by value (the typed
+# comparators among them), so tracing to every earlier failure made a conversation's cost grow with the square of
+# its failed turns. An older root is still reached through the chain: a failed turn that cascades carries its
+# root_turn. Declared dependencies (`depends_on`) are honoured however old.
+LOOKBACK = 32
 
 SameValue = Callable[[Any, Any], bool]  # equal by meaning under the typed comparators ("March 4" = "2025-03-04")
 
@@ -75,7 +80,8 @@ def attribute(
     equality that also recognises a wrong value restated in another format).
 
     Structural and completeness failures are the turn's own. A truthfulness failure cascades when
-    the turn depends on an earlier failed turn (declared in `depends_on`, or visible as data flow)
+    the turn depends on an earlier failed turn (declared in `depends_on`, or visible as data flow from one of
+    the last `LOOKBACK` failed turns)
     and every mismatched value is explained by such a turn; a value that traces nowhere while data
     flow is visible makes the turn a root cause.
     """
@@ -88,10 +94,11 @@ def attribute(
     if not failed_before:
         return ROOT_CAUSE, None
     declared = [t for t in failed_before if t.turn_no in current.depends_on]
+    recent = failed_before[-LOOKBACK:]
     explaining: list[ScoredTurn] = list(declared)
     flow_visible = False
     for value in check.mismatched:
-        sources = [t for t in failed_before if flows_from(value, t, same)]
+        sources = [t for t in recent if flows_from(value, t, same)]
         if sources:
             flow_visible = True
             explaining.extend(sources)

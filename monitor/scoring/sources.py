@@ -11,7 +11,9 @@ A :class:`SourceIndex` keeps, per conversation and once (never rebuilt per turn)
   word is found by a substring scan instead of the comparators (the candidate selection: such a value is
   supported, and costs nothing of the budget);
 * each source's units, and their running total, so the work a turn would ask for is known before any of it
-  is done (``monitor.scoring.bounds.grounding_oversize``).
+  is done (``monitor.scoring.bounds.grounding_oversize``);
+* each distinct source once: an output that repeats an earlier source leaf for leaf (a status answer after
+  every call) supports nothing the first did not, and is neither compared nor counted again.
 
 The raw sources are not copied: the index keeps their position in the session's packed history and unpacks a
 source only when the comparators need it.
@@ -66,6 +68,8 @@ class SourceIndex:
     _seen: int = 0  # history entries already read
     units: int = 0  # over all sources
     leaves: int = 0
+    _said: set[str] = field(default_factory=set)  # the leaves of each source kept, as written
+    repeated: int = 0  # sources not kept: an earlier one said the same, leaf for leaf
     actions: list[str] = field(default_factory=list)  # "tool_id.action" of every tool call so far, in order
 
     def follow(self, history: Sequence[PackedTurn]) -> None:
@@ -84,9 +88,15 @@ class SourceIndex:
     def _add(self, position: int, source: Any) -> None:
         raw = list(leaf_texts(source))
         texts = [fold(t) for t in raw]
+        said = "\n".join(raw)
+        if said in self._said:  # the same leaves again ({"ok": true} after every call): no new evidence
+            self.repeated += 1
+            return
+        self._said.add(said)
+        text = "\n".join(texts)
         leaves = len(texts) or 1
         units = leaves + sum(_facts_at_most(t) for t in raw)
-        self._sources.append(_Source(position, "\n".join(texts), leaves, units))
+        self._sources.append(_Source(position, text, leaves, units))
         self.units += units
         self.leaves += leaves
 

@@ -226,3 +226,35 @@ def test_an_amount_taken_from_a_cascading_turns_output_is_part_of_that_cascade(e
         "cascading",
         1,
     )
+
+
+def test_a_cascade_longer_than_the_lookback_keeps_its_root(engine):
+    """Data flow is traced to the last LOOKBACK failed turns only (a conversation's cost would otherwise grow with
+    the square of its failures); a long cascade still names its root, through the chain of cascades."""
+    from monitor.scoring.attribute import LOOKBACK
+
+    first = tool_turn(1, call("crm", "Find", region="EU", output={"account": "acc-1"}),
+                      call("crm", "Find", region="US", output={"account": "acc-9"}))  # fmt: skip
+    later = [tool_turn(n, call("crm", "Note", account="acc-1", n=n), call("crm", "Note", account="acc-9", n=n))
+             for n in range(2, LOOKBACK + 6)]  # fmt: skip
+    turns = by_turn(engine.score_dialog(dialog(first, *later)))
+    assert all(turns[n].failure_reason == "prior_action_failed" for n in range(2, LOOKBACK + 6))
+    assert {turns[n].caused_by for n in range(2, LOOKBACK + 6)} == {1}
+
+
+def test_a_declared_dependency_older_than_the_lookback_cascades(engine):
+    from monitor.scoring.attribute import LOOKBACK
+
+    first = tool_turn(1, call("crm", "Find", region="EU", output={"account": "acc-1"}),
+                      call("crm", "Find", region="US", output={"account": "acc-9"}))  # fmt: skip
+    own = [tool_turn(n, call("mail", "Send", code=f"g{n}"), call("mail", "Send", code=f"p{n}"))
+           for n in range(2, LOOKBACK + 4)]  # fmt: skip
+    last = LOOKBACK + 4
+    gold, pred = call("crm", "Open", account="acc-1"), call("crm", "Open", account="acc-9")
+    tail = [tool_turn(last, gold, pred, depends_on=[1]), tool_turn(last + 1, gold, pred)]
+    turns = by_turn(engine.score_dialog(dialog(first, *own, *tail)))
+    assert all(turns[n].attribution == "root_cause" for n in range(2, LOOKBACK + 4))
+    assert turns[last].failure_reason == "prior_action_failed" and turns[last].caused_by == 1
+    # undeclared, turn 1 is past the lookback; the value flows from the declared cascade just before, so the
+    # root is still turn 1
+    assert turns[last + 1].caused_by == 1
