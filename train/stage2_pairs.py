@@ -18,7 +18,8 @@ outcome; the model passed "Your refund has been rejected." for "... approved." S
   turns almost never say "cancelled" or "rejected", so without them those words appeared only on the changed side
   of a pair and the model learned that the word itself is a change ("Your order has been cancelled." / "I
   cancelled your order." still failed beside ``sgd_outcome_same``).
-* ``replay``: a seeded sample of the first stage's pairs (``train/build_pairs.py``), as they are.
+* ``replay``: a seeded sample of the first stage's pairs (``train/build_pairs.py``), as they are, and with
+  ``--stsb-replay N`` N more of its STS-B pairs (general sentences; the outcome pairs are all agent replies).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def reversed_same_pairs(same: list[dict[str, Any]], rng: random.Random) -> list[
     return out
 
 
-def build(first: Path, seed: int) -> list[dict[str, Any]]:
+def build(first: Path, seed: int, stsb_replay: int = 0) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work"))
     pairs = reversed_pairs(turns, rng)
@@ -110,7 +111,12 @@ def build(first: Path, seed: int) -> list[dict[str, Any]]:
     pairs += outcome_same_pairs(same)
     pairs += reversed_same_pairs(same, rng)
     earlier = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines() if line.strip()]
-    pairs += [{**p, "source": "replay"} for p in rng.sample(earlier, min(REPLAY, len(earlier)))]
+    replayed = rng.sample(range(len(earlier)), min(REPLAY, len(earlier)))
+    pairs += [{**earlier[i], "source": "replay"} for i in replayed]
+    if stsb_replay:
+        taken = set(replayed)
+        general = [p for i, p in enumerate(earlier) if p["source"] == "stsb" and i not in taken]
+        pairs += [{**p, "source": "replay_stsb"} for p in rng.sample(general, min(stsb_replay, len(general)))]
     rng.shuffle(pairs)
     return pairs
 
@@ -120,14 +126,16 @@ def main() -> None:
     parser.add_argument("--first", type=Path, default=OUT, help="the first stage's pairs (train/build_pairs.py)")
     parser.add_argument("--out", type=Path, default=STAGE2_OUT)
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--stsb-replay", type=int, default=0, help="first-stage STS-B pairs replayed beside")
     args = parser.parse_args()
-    pairs = build(args.first, args.seed)
+    pairs = build(args.first, args.seed, args.stsb_replay)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
         for pair in pairs:
             handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
     summary = {
         "pairs": len(pairs), "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(), "seed": args.seed,
+        "stsb_replay": args.stsb_replay,
         "first_stage_sha256": hashlib.sha256(args.first.read_bytes()).hexdigest(),
         "by_source": dict(sorted(Counter(p["source"] for p in pairs).items())),
     }  # fmt: skip
