@@ -111,12 +111,16 @@ def test_a_refit_moves_held_out_verdicts_towards_the_labels(tmp_path: Path, caps
 def test_labels_that_agree_with_the_shipped_decision_refit_nothing(tmp_path: Path, capsys) -> None:
     cases = _cases(0)
     dialogs = write_jsonl(tmp_path / "dialogs.jsonl", _dialogs(cases))
+    results = build_engine(ScoringConfig(), embed=False).score_dialogs(
+        [Dialog.model_validate(d) for d in _dialogs(cases)]
+    )
+    shipped = [result.turns[0] for result in results]  # the team labels every reply as the monitor judged it
+    assert {t.success for t in shipped} == {True, False}
     labels = write_jsonl(
         tmp_path / "labels.jsonl",
         [{"conversation_id": cid, "turn_no": 1, "turn": "Agent", "verdict": "pass",
-          "label": "pass" if cid.startswith("said") else "incomplete_response" if cid.startswith("detail")
-          else "inconsistent_response"}
-         for cid, *_ in cases],
+          "label": "pass" if turn.success else turn.failure_reason}
+         for (cid, *_), turn in zip(cases, shipped, strict=True)],
     )  # fmt: skip
     overlay = tmp_path / "calibration.yaml"
     assert main(["calibrate", str(labels), "--dialogs", str(dialogs), "--write", str(overlay)]) == 0
