@@ -19,7 +19,8 @@ outcome; the model passed "Your refund has been rejected." for "... approved." S
   of a pair and the model learned that the word itself is a change ("Your order has been cancelled." / "I
   cancelled your order." still failed beside ``sgd_outcome_same``).
 * ``replay``: a seeded sample of the first stage's pairs (``train/build_pairs.py``), as they are, and with
-  ``--stsb-replay N`` N more of its STS-B pairs (general sentences; the outcome pairs are all agent replies).
+  ``--extra PREFIX=N`` N more of those whose source starts with PREFIX (``stsb=5000``: general sentences, which
+  the outcome pairs, all agent replies, pull the model away from; ``sgd=5000``: agent replies).
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def reversed_same_pairs(same: list[dict[str, Any]], rng: random.Random) -> list[
     return out
 
 
-def build(first: Path, seed: int, stsb_replay: int = 0) -> list[dict[str, Any]]:
+def build(first: Path, seed: int, extra: dict[str, int] | None = None) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work"))
     pairs = reversed_pairs(turns, rng)
@@ -113,10 +114,12 @@ def build(first: Path, seed: int, stsb_replay: int = 0) -> list[dict[str, Any]]:
     earlier = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines() if line.strip()]
     replayed = rng.sample(range(len(earlier)), min(REPLAY, len(earlier)))
     pairs += [{**earlier[i], "source": "replay"} for i in replayed]
-    if stsb_replay:
-        taken = set(replayed)
-        general = [p for i, p in enumerate(earlier) if p["source"] == "stsb" and i not in taken]
-        pairs += [{**p, "source": "replay_stsb"} for p in rng.sample(general, min(stsb_replay, len(general)))]
+    taken = set(replayed)
+    for prefix, count in (extra or {}).items():
+        kind = [i for i, p in enumerate(earlier) if p["source"].startswith(prefix) and i not in taken]
+        chosen = rng.sample(kind, min(count, len(kind)))
+        taken.update(chosen)
+        pairs += [{**earlier[i], "source": f"replay_{prefix}"} for i in chosen]
     rng.shuffle(pairs)
     return pairs
 
@@ -126,16 +129,18 @@ def main() -> None:
     parser.add_argument("--first", type=Path, default=OUT, help="the first stage's pairs (train/build_pairs.py)")
     parser.add_argument("--out", type=Path, default=STAGE2_OUT)
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--stsb-replay", type=int, default=0, help="first-stage STS-B pairs replayed beside")
+    parser.add_argument("--extra", action="append", default=[], metavar="PREFIX=N",
+                        help="N more first-stage pairs whose source starts with PREFIX (repeatable)")
     args = parser.parse_args()
-    pairs = build(args.first, args.seed, args.stsb_replay)
+    extra = {prefix: int(n) for prefix, n in (item.split("=", 1) for item in args.extra)}
+    pairs = build(args.first, args.seed, extra)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
         for pair in pairs:
             handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
     summary = {
         "pairs": len(pairs), "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(), "seed": args.seed,
-        "stsb_replay": args.stsb_replay,
+        "extra": extra,
         "first_stage_sha256": hashlib.sha256(args.first.read_bytes()).hexdigest(),
         "by_source": dict(sorted(Counter(p["source"] for p in pairs).items())),
     }  # fmt: skip
