@@ -17,17 +17,24 @@ from monitor.equivalence.values.base import fold, strip_wrapping
 _WS = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'&/][a-z0-9]+)*")
 
-STOPWORDS = frozenset(
+# The one stop list. Its core (articles, the commonest prepositions and conjunctions, forms of "be", "it" and
+# "this") is what the reply verifier leaves out of a sentence's content words; the rest (pronouns, modals,
+# courtesies, negations...) also carry no value of an argument.
+CORE_STOPWORDS = frozenset(
     [
-        "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is",
-        "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "it",
-        "its", "this", "that", "these", "those", "there", "here", "as", "into", "onto", "than", "then", "so",
-        "such", "very", "just", "also", "i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them",
-        "my", "your", "his", "our", "their", "mine", "yours", "what", "which", "who", "whom", "whose", "will",
-        "would", "shall", "should", "can", "could", "may", "might", "must", "please", "sure", "ok", "okay",
-        "yes", "no", "not", "let", "lets", "like", "some", "any", "all", "each", "about", "over", "under", "up",
-        "down", "out", "off", "again", "further", "once", "only", "own", "same", "too", "s", "t", "ll", "re",
-        "ve", "d", "m", "o", "y"
+        "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "is", "are", "was", "were", "be", "it",
+        "its", "this", "that", "with", "by", "as"
+    ]
+)
+STOPWORDS = CORE_STOPWORDS | frozenset(
+    [
+        "from", "but", "been", "being", "am", "do", "does", "did", "has", "have", "had", "these", "those", "there",
+        "here", "into", "onto", "than", "then", "so", "such", "very", "just", "also", "i", "you", "he", "she", "we",
+        "they", "me", "him", "her", "us", "them", "my", "your", "his", "our", "their", "mine", "yours", "what",
+        "which", "who", "whom", "whose", "will", "would", "shall", "should", "can", "could", "may", "might", "must",
+        "please", "sure", "ok", "okay", "yes", "no", "not", "let", "lets", "like", "some", "any", "all", "each",
+        "about", "over", "under", "up", "down", "out", "off", "again", "further", "once", "only", "own", "same",
+        "too", "s", "t", "ll", "re", "ve", "d", "m", "o", "y"
     ]
 )
 

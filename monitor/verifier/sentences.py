@@ -6,34 +6,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from monitor.equivalence.normalize import CORE_STOPWORDS
+
 _WORD = re.compile(r"[a-z0-9]+")
-_SMALL = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "it",
-        "its",
-        "this",
-        "that",
-        "with",
-        "by",
-        "as",
-    ]
-)
 
 
 @lru_cache(maxsize=1)
@@ -55,9 +30,12 @@ def sentences(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=65536)
 def content_words(text: str) -> frozenset[str]:
-    """Lower-cased words of ``text`` without the commonest function words (for choosing which sentences of
-    the other text a sentence is compared with; never for deciding a verdict)."""
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _SMALL)
+    """Lower-cased words of ``text`` without the core of the stop list (``normalize.CORE_STOPWORDS``): which
+    sentences of the other text a sentence is read against, whether a sentence makes a claim, and the words a
+    changed reply says instead. Pronouns, modals and negations count here: "It is not available." is a claim,
+    and leaving them out too failed fewer unsupported knowledge-grounded replies (BEGIN work part 0.803 ->
+    0.784)."""
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in CORE_STOPWORDS)
 
 
 def overlap(a: str, b: str) -> float:
