@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.equivalence.replies.facts import Fact, extract_facts
-from monitor.equivalence.replies.reply_facts import aligned, diff_facts, reply_facts, unsupported_facts
+from monitor.equivalence.replies.reply_facts import (
+    aligned,
+    article_for_one,
+    counted_phrase,
+    diff_facts,
+    reply_facts,
+    unsupported_facts,
+)
 from monitor.equivalence.types import ValueComparing
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
@@ -20,9 +27,14 @@ from monitor.verifier.fusion import Agreement
 class ChangedValue:
     """A gold value the prediction replaces: what kind of value, the prediction's, gold's."""
 
-    kind: str  # "city", "place", "number", "money", "date", "time", "phone", "id", ...
-    pred: str
+    kind: str  # "city", "place", "count", "number", "money", "date", "time", "phone", "id", ...
+    pred: str  # as shown: a count with what it counts ("2 checked bags")
     gold: str
+    value: str = ""  # the prediction's value itself ("2"), traced to earlier turns; ``pred`` when empty
+
+    @property
+    def traced(self) -> str:
+        return self.value or self.pred
 
     def __str__(self) -> str:
         return f"{self.kind} {self.pred!r} vs gold {self.gold!r}"
@@ -44,9 +56,12 @@ class TypedValueEvidence:
     def changed_values(self, gold: str, pred: str) -> tuple[ChangedValue, ...]:
         """Each typed gold value the prediction replaces, in gold's order."""
         diff = diff_facts(gold, pred, self._same)
+        g_norm, p_norm = reply_facts(gold)[0], reply_facts(pred)[0]
         out: list[ChangedValue] = []
         for g, p in diff.changed:
-            if g.fact.kind != "entity":
+            if g.fact.kind == "number" and p.kind == "number" and counted_phrase(g_norm, g.fact) != g.fact.text:
+                out.append(ChangedValue("count", counted_phrase(p_norm, p), counted_phrase(g_norm, g.fact), p.text))
+            elif g.fact.kind != "entity":
                 out.append(ChangedValue(g.fact.kind, p.text, g.fact.text))
             elif p.kind == "entity" and place_relation(g.fact.text, p.text) == "different":
                 out.append(ChangedValue(_place_kind(g.fact.text), p.text, g.fact.text))
@@ -65,11 +80,14 @@ class TypedValueEvidence:
         g_facts = reply_facts(gold)[1]
         p_norm, p_facts = reply_facts(pred)
         matched, _ = aligned(gold, pred)
-        swaps = sorted(
-            ((p_facts[pi].span, g_facts[gi].text) for gi, pi in matched.items()
-             if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])),
-            reverse=True,
-        )
+        swaps = [(p_facts[pi].span, g_facts[gi].text) for gi, pi in matched.items()
+                 if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])]
+        g_norm = reply_facts(gold)[0]
+        for gi, g in enumerate(g_facts):  # "a checked bag" read as gold's "1 checked bag"
+            article = None if gi in matched else article_for_one(g_norm, g, p_norm)
+            if article is not None and all(e <= article[0] or s >= article[1] for (s, e), _ in swaps):
+                swaps.append((article, g.text))
+        swaps.sort(reverse=True)
         for (start, end), text in swaps:
             if p_norm[end:end + 1] in ".,;:!?" and p_norm[end:end + 1]:
                 text = text.rstrip(".,;:!?")  # gold's "8:15 am." before the reply's own full stop

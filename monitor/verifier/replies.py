@@ -137,7 +137,7 @@ class VerifierReplyComparator:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
             named = "; ".join(str(c) for c in changed)
             detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
-            values = tuple(c.pred for c in changed)
+            values = tuple(c.traced for c in changed)
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return ReplyMatch(False, True, min(score, 0.45), values, (), "verifier+values", detail, decision)
         return _verdict(worst, cut, gold, pred, head)
@@ -160,7 +160,7 @@ class VerifierReplyComparator:
             detail = f"{named}{where} (typed values; P(right) {p_right:.2f})"
             decision = replace(decision, check="typed_values")
             score = round(min(p_right, cut / 2), 4)
-            values = tuple(c.pred for c in changed)
+            values = tuple(c.traced for c in changed)
             return ReplyMatch(False, True, score, values, (), "verifier+values", detail, decision)
         score = round(p_right, 4)
         if p_right >= cut:
@@ -209,7 +209,7 @@ class VerifierReplyComparator:
         changed = self._changed(gold, pred)
         if changed:
             named = "; ".join(str(c) for c in changed)
-            values = tuple(c.pred for c in changed)
+            values = tuple(c.traced for c in changed)
             detail = f"{named} (typed values; every gold sentence repeated word for word)"
             return ReplyMatch(False, True, 0.45, values, (), "verifier+values", detail, Decision("typed_values"))
         detail = "every gold sentence is repeated word for word"

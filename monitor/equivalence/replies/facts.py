@@ -11,6 +11,7 @@ from text_to_num import alpha2digit
 
 from monitor.equivalence.normalize import STOPWORDS, fold
 from monitor.equivalence.reference_data.abbreviations import ALIASES, CURRENCY_ALIASES, UNIT_ALIASES
+from monitor.equivalence.reference_data.wordnet import verb_base
 from monitor.equivalence.values.base import DateValue
 from monitor.equivalence.values.money import RATE, major_and_minor, parse_money
 from monitor.equivalence.values.places import place_relation
@@ -104,6 +105,37 @@ _ONE_UNIT_RE = re.compile(
     r"\b(?<!the\s)(?<!this\s)(?<!that\s)one(?=\s+(?:" + "|".join(
         sorted((re.escape(k) for k in UNIT_ALIASES if k.isalpha() and len(k) >= 3), key=len, reverse=True))
     + r")\b)", re.I)
+# "one" before a noun it counts ("one checked bag", "one adult") is the count 1, as "two checked bags" is 2. The
+# text keeps the word (the verifier reads "one bus" better than "1 bus"); the fact is the number. Not after a
+# determiner ("the one", "this one") or an adjective ("a nice one": only a function word or a verb may come
+# before a count), not before a function word ("one of", "one that") or a word that makes it a pronoun or an
+# idiom ("one another", "one more").
+_ONE_COUNT_RE = re.compile(r"(?<![\w-])([Oo]ne)(?=\s+([a-z][a-z'-]*)\b)(?!-)")
+_BEFORE_COUNT = re.compile(r"(?:^|[.!?:;,(]\s*|\b([A-Za-z']+)\s+)$")
+_NOT_COUNTED = frozenset({"another", "other", "more", "less", "last", "way", "thing", "too", "also", "just", "only",
+                          "ever", "never", "still", "now", "then", "here", "there", "so", "very", "can", "may",
+                          "might", "must", "should", "would", "could", "will", "does", "did", "has", "had"})
+_NOT_BEFORE_COUNT = frozenset({"the", "this", "that", "which", "any", "each", "every", "no", "some", "only", "a",
+                               "an", "another", "what", "whichever"})
+
+
+def _counted_ones(norm: str) -> list[tuple[int, int]]:
+    """The spans of "one" used as a count in ``norm``."""
+    out: list[tuple[int, int]] = []
+    for m in _ONE_COUNT_RE.finditer(norm):
+        follower = m.group(2)
+        if follower in STOPWORDS or follower in _NOT_COUNTED or _in_name(norm, m):
+            continue
+        before = _BEFORE_COUNT.search(norm, 0, m.start())
+        if before is None:
+            continue
+        word = (before.group(1) or "").lower()
+        if word and (word in _NOT_BEFORE_COUNT or (word not in STOPWORDS and verb_base(word) is None)):
+            continue
+        out.append(m.span(1))
+    return out
+
+
 _PROTECT = re.compile(r"(\d)(\s+)(hundred|thousand|million|billion|trillion)\b", re.I)
 
 
@@ -234,6 +266,10 @@ def _extract(text: str) -> tuple[Fact, ...]:
         for i in range(s, e):
             taken[i] = True
         facts.append(Fact("phone", norm[s:e], re.sub(r"\D", "", norm[s:e]), (s, e)))
+    for s, e in _counted_ones(norm):
+        for i in range(s, e):
+            taken[i] = True
+        facts.append(Fact("number", norm[s:e], 1.0, (s, e)))
     for kind, pat in _PATTERNS:
         for m in pat.finditer(norm):
             s, e = m.span()

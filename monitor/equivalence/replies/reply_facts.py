@@ -117,12 +117,23 @@ def _context(norm: str, fact: Fact) -> str:
 
 
 def _rival(g: Fact, g_norm: str, free: Sequence[Fact], p_norm: str) -> Fact | None:
-    """The predicted value standing in gold's slot: same kind first, then same group, then same lead word."""
-    group = [p for p in free if SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind]]
+    """The predicted value standing in gold's slot (``_may_stand_in``): same kind first, then same group, then
+    same lead word."""
+    g_counts = _counted(g_norm, g)
+    group = [p for p in free if SLOT_GROUP[p.kind] == SLOT_GROUP[g.kind] and _may_stand_in(g, g_counts, p, p_norm)]
     if not group:
         return None
     lead = _context(g_norm, g)
     return max(group, key=lambda p: (p.kind == g.kind, bool(lead) and _context(p_norm, p) == lead))
+
+
+def _may_stand_in(g: Fact, g_counts: frozenset[str], p: Fact, p_norm: str) -> bool:
+    """A count stands in for a count of the same things ("2 bags" for "one checked bag"), never for a measure
+    ("35 CAD") nor a measure for it; other values of one slot group may."""
+    p_counts = _counted(p_norm, p)
+    if g_counts and p_counts:
+        return bool(g_counts & p_counts)
+    return not (g_counts and p.kind in _MEASURES) and not (p_counts and g.kind in _MEASURES)
 
 
 def diff_facts(gold: str, pred: str, same_value: SameValue) -> FactDiff:
@@ -231,6 +242,33 @@ def _counted(norm: str, fact: Fact) -> frozenset[str]:
     after = re.match(r"[^.,;:!?()\d]*", norm[fact.span[1]:])
     words = [lemma(w) for w in re.findall(r"[a-z]+", fold(after.group(0) if after else ""))]
     return frozenset([w for w in words if w not in STOPWORDS][:_COUNT_NOUNS])
+
+
+_ARTICLE_COUNT = re.compile(r"\b([Aa]n?)((?:\s+[a-z][a-z'-]*){1,3})")
+
+
+def article_for_one(g_norm: str, g: Fact, p_norm: str) -> tuple[int, int] | None:
+    """Where the prediction says gold's count of one with an article ("a checked bag" for "one checked bag"):
+    the article's span, or None. The words after the article must name everything gold's count counts."""
+    nouns = _counted(g_norm, g)
+    if g.kind != "number" or g.value != 1.0 or not nouns:
+        return None
+    hit = next((m for m in _ARTICLE_COUNT.finditer(p_norm)
+                if nouns <= {lemma(fold(w)) for w in m.group(2).split()}), None)
+    return hit.span(1) if hit else None
+
+
+def counted_phrase(norm: str, fact: Fact) -> str:
+    """A number with what it counts, as written ("2 checked bags"); other facts as they are."""
+    if not _counted(norm, fact):
+        return fact.text
+    end, seen = fact.span[1], 0
+    for m in re.finditer(r"[A-Za-z][A-Za-z'-]*", norm[fact.span[1]:]):
+        if re.search(r"[.,;:!?()\d]", norm[end : fact.span[1] + m.start()]) or seen == _COUNT_NOUNS:
+            break
+        end = fact.span[1] + m.end()
+        seen += lemma(fold(m.group(0))) not in STOPWORDS
+    return norm[fact.span[0] : end].rstrip()
 
 
 def _unclaimed_text(p_norm: str, p_facts: Sequence[Fact], used: AbstractSet[int], g: Fact) -> str:
