@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the shipped reply verifier and its fused decision from the data in benchmarks/data, end to end, with
-# the seeds its model card names (docs/verifier.md). About 85 minutes on two CPU cores; never run in CI. An
-# interrupted training run continues where it stopped when this is run again (--resume).
+# the seeds its model card names (docs/verifier.md). About two hours on two CPU cores (81 + 34 minutes of
+# training); never run in CI. An interrupted training run continues where it stopped when this is run again
+# (--resume).
 #
 #     bash train/make_model.sh     # writes train/out/… and monitor/verifier/model/ (MODEL_OUT=DIR: elsewhere;
 #                                  # PYTHON=…: another interpreter than the clone's .venv)
@@ -12,5 +13,10 @@ py="${PYTHON:-.venv/bin/python}"
 out="${MODEL_OUT:-monitor/verifier/model}"
 $py -m train.build_pairs --seed 13
 $py -m train.train_verifier --seed 13 --epochs 1 --lr 6e-5 --out train/out/verifier-stage1 --resume
-$py -m train.export_onnx --checkpoint train/out/verifier-stage1 --out "$out"
+# Second stage: replies whose reported outcome is reversed, kept or said otherwise, beside a replay of the first
+# stage's pairs (more general sentences and agent replies), from the first stage's weights.
+$py -m train.stage2_pairs --seed 17 --extra stsb=5000 --extra sgd=6000 --out train/out/stage2_pairs.jsonl
+$py -m train.train_verifier --pairs train/out/stage2_pairs.jsonl --init train/out/verifier-stage1 --seed 19 \
+  --epochs 1 --lr 2e-5 --check-every 200 --out train/out/verifier-stage2 --resume
+$py -m train.export_onnx --checkpoint train/out/verifier-stage2 --out "$out"
 $py -m train.fit_fusion --verifier "$out" --seed 5

@@ -54,14 +54,7 @@ PHARMACY = "The pharmacy is open late on Friday and closed on Sunday."
             ),
         ),
         ("Alice paid Bob 20 dollars.", "Bob was paid 20 dollars by Alice.", PASS),
-        pytest.param(
-            "I have cancelled your 3 pm appointment.",
-            "I have moved your 3 pm appointment.",
-            INCONSISTENT,
-            marks=pytest.mark.xfail(
-                strict=True, reason="known limit (docs/verifier.md): one verb of an action replaced"
-            ),
-        ),
+        ("I have cancelled your 3 pm appointment.", "I have moved your 3 pm appointment.", INCONSISTENT),
         ("I have cancelled your 3 pm appointment.", "Your 3 pm appointment has been cancelled.", PASS),
         ("The refund was approved.", "The refund was not approved.", INCONSISTENT),
         ("The refund was approved.", "Your refund has been approved.", PASS),

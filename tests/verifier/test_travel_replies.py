@@ -84,6 +84,23 @@ def test_one_as_a_count_or_a_pronoun(shipped: ReplyComparing, gold: str, pred: s
     assert outcome(shipped, gold, pred) == PASS
 
 
+@pytest.mark.parametrize(
+    ("gold", "pred", "expected"),
+    [
+        ("Your refund has been approved.", "Your refund has been rejected.", INCONSISTENT),  # an outcome reversed
+        ("Your refund has been approved.", "Your refund request was accepted.", PASS),
+        ("I booked a table at Nopa and asked for a seat by the window.",  # an action reversed, a detail kept
+         "I cancelled the table at Nopa and asked for a seat by the window.", INCONSISTENT),
+        ("I booked a table at Nopa and asked for a seat by the window.",
+         "Your table at Nopa is reserved, and I asked for a window seat.", PASS),
+    ],
+)
+def test_a_reported_outcome_reversed_fails_and_said_otherwise_passes(
+    shipped: ReplyComparing, gold: str, pred: str, expected: str
+) -> None:
+    assert outcome(shipped, gold, pred) == expected
+
+
 FREE = "You're free on August 1 and there are 3 flights from Boston to Denver."
 REORDERED = "There are three flights from Boston to Denver on August 1st, and your calendar is free that day."
 
@@ -119,15 +136,6 @@ KNOWN = "known limit (docs/verifier.md): "
         pytest.param(
             DONE, DONE.replace("a fare difference of 45 CAD", "a refund of 45 CAD"), INCONSISTENT,
             marks=pytest.mark.xfail(strict=True, reason=KNOWN + "what an amount is changed inside a long reply"),
-        ),
-        pytest.param(
-            "Your refund has been approved.", "Your refund has been rejected.", INCONSISTENT,
-            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "an outcome reversed in a short reply"),
-        ),
-        pytest.param(
-            "I booked a table at Nopa and asked for a seat by the window.",
-            "I cancelled the table at Nopa and asked for a seat by the window.", INCONSISTENT,
-            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "an action reversed beside a detail kept"),
         ),
     ],
 )
