@@ -80,8 +80,9 @@ class TypedValueEvidence:
         g_facts = reply_facts(gold)[1]
         p_norm, p_facts = reply_facts(pred)
         matched, _ = aligned(gold, pred)
-        swaps = [(p_facts[pi].span, g_facts[gi].text) for gi, pi in matched.items()
-                 if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])]
+        # One rewrite per predicted value: gold may state a value twice that the prediction states once.
+        swaps = list({p_facts[pi].span: (p_facts[pi].span, g_facts[gi].text) for gi, pi in sorted(matched.items())[::-1]
+                      if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])}.values())
         g_norm = reply_facts(gold)[0]
         for gi, g in enumerate(g_facts):  # "a checked bag" read as gold's "1 checked bag"
             article = None if gi in matched else article_for_one(g_norm, g, p_norm)

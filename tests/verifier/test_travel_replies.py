@@ -101,6 +101,15 @@ def test_a_reported_outcome_reversed_fails_and_said_otherwise_passes(
     assert outcome(shipped, gold, pred) == expected
 
 
+def test_a_value_gold_states_twice_and_the_reply_once_is_read_once(shipped: ReplyComparing) -> None:
+    """Both of gold's "August 1" find the reply's "Aug 1st": it is read as gold writes it once, not rewritten twice
+    into another day ("August 11")."""
+    gold = "Your flight on August 1 is confirmed, and your hotel check-in is on August 1 too."
+    reply = "Your flight on Aug 1st is confirmed, and you check in at the hotel the same day."
+    assert outcome(shipped, gold, reply) == PASS
+    assert outcome(shipped, gold, reply.replace("1st", "2nd")) == INCONSISTENT
+
+
 FREE = "You're free on August 1 and there are 3 flights from Boston to Denver."
 REORDERED = "There are three flights from Boston to Denver on August 1st, and your calendar is free that day."
 
