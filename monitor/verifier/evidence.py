@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.equivalence.normalize import fold
 from monitor.equivalence.replies.facts import Fact, extract_facts
 from monitor.equivalence.replies.reply_facts import (
     aligned,
@@ -18,9 +19,13 @@ from monitor.equivalence.replies.reply_facts import (
     unsupported_facts,
 )
 from monitor.equivalence.types import ValueComparing
+from monitor.equivalence.values.grounding import word_in
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
 from monitor.verifier.fusion import Agreement
+from monitor.verifier.grounding import render_source
+
+_MAX_RECORDS = 64  # tool records a sentence's values are traced through (more: not traced)
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,57 @@ class TypedValueEvidence:
     ) -> tuple[str, ...]:
         """Typed values of ``reply`` (not names) that no source supports."""
         return unsupported_facts(reply, sources, self.values, names=False, stated=stated)
+
+    def unsupported_names(
+        self, text: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+    ) -> tuple[str, ...]:
+        """Names in ``text`` that no source supports (a place, a hotel, a carrier): for the sentences the typed
+        values decide, which the verifier does not read ("Casa Alfama in Porto is 120 EUR" after an output
+        that says Lisbon)."""
+        found = unsupported_facts(text, sources, self.values, names=True, stated=stated)
+        return tuple(n for n in found if any(f.kind == "entity" and f.text == n for f in extract_facts(text)))
+
+    def misattributed(self, sentence: str, sources: Sequence[Any]) -> tuple[str, ...]:
+        """Values a sentence says of a name that the tool outputs give to another one: each typed value is said of
+        the nearest name or id before it in the sentence (after it, when none comes before); when both are in
+        tool records and no record holds the two together, the value is misattributed ("Casa Alfama is 95 EUR"
+        where 95 EUR is Hotel Baixa's price). A value a user turn states (a request's own parameter) and a value
+        in an output's top-level fields (which speak of all its records) are not held to one record."""
+        facts = reply_facts(sentence)[1]
+        anchors = [f for f in facts if f.kind in ("entity", "id")]
+        said = [f for f in facts if f.kind not in ("entity", "id")]
+        if not anchors or not said:
+            return ()
+        users = [s for s in sources if isinstance(s, str)]
+        records: list[tuple[int, str]] = []  # (source, folded record line); top-level lines apart
+        shared: list[tuple[int, str]] = []
+        for i, src in enumerate(sources):
+            if isinstance(src, str):
+                continue
+            lines = render_source(src)
+            for k, line in enumerate(lines):
+                top = k == 0 and line.startswith("Tool result: ") and len(lines) > 1
+                (shared if top else records).append((i, line))
+        if len(records) < 2 or len(records) > _MAX_RECORDS:
+            return ()
+        out: list[str] = []
+        holding = {a: [r for r in records if word_in(fold(a.text), fold(r[1]))] for a in anchors}
+        for v in said:
+            if users and self.values.supported(v.text, users, typed_only=True).equivalent:
+                continue
+            with_value = [r for r in records if self.values.supported(v.text, [r[1]], typed_only=True).equivalent]
+            lists = {i for i, _ in with_value}
+            # the names of the same tool output as the value; the nearest before it, else the first after it
+            near = [a for a in anchors if {i for i, _ in holding[a]} & lists]
+            before = [a for a in near if a.span[1] <= v.span[0]]
+            anchor = before[-1] if before else next(iter(near), None)
+            if anchor is None or set(holding[anchor]) & set(with_value):
+                continue
+            if any(i in lists and self.values.supported(v.text, [line], typed_only=True).equivalent
+                   for i, line in shared):
+                continue  # an output's top-level field speaks of all its records
+            out.append(f"{v.text!r} said of {anchor.text!r}")
+        return tuple(out)
 
     def has_values(self, text: str) -> bool:
         """Does ``text`` state a typed value (not a name)?"""

@@ -226,11 +226,13 @@ class VerifierReplyComparator:
         skip = self.facts.has_values if self.facts is not None and self.config.typed_values else None
         retrieval = self.semantic.similarity if self.semantic is not None else None
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip, retrieval)
-        typed = (
-            self.facts.unsupported_values(reply, sources, stated)
-            if self.facts is not None and self.config.typed_values
-            else ()
-        )
+        typed: tuple[str, ...] = ()
+        if self.facts is not None and self.config.typed_values:
+            decided = " ".join(s for s in sentences(reply) if self.facts.has_values(s))
+            typed = self.facts.unsupported_values(reply, sources, stated)
+            typed += self.facts.unsupported_names(decided, sources, stated) if decided else ()
+            typed += tuple(m for s in sentences(reply) if self.facts.has_values(s)
+                           for m in self.facts.misattributed(s, sources))
         return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 
     def _needs_reverse(self, forward: Probabilities) -> bool:

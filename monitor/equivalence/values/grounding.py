@@ -19,7 +19,7 @@ from monitor.equivalence.values import typed
 from monitor.equivalence.values.base import canon
 from monitor.equivalence.values.calibration import value_text, value_tokens
 from monitor.equivalence.values.places import place_relation
-from monitor.equivalence.values.stages import same_fact
+from monitor.equivalence.values.stages import comparable, same_fact
 from monitor.equivalence.values.times import clock_times_in
 
 
@@ -195,8 +195,11 @@ class Grounding:
 
     def _facts_in_text(self, vs: str, vfacts: list[Any], facts: list[Any], text: str) -> Match:
         if not all(any(same_fact(vf, f, self.comparator.typed) for f in facts) for vf in vfacts):
-            # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.
+            # a bare value such as "2024-06-20" against text "August 1st, 2024" etc.; only a fact of a kind that can
+            # state it ("May 2" is not stated by the "2" of "2 nights")
             for f in facts:
+                if not any(comparable(vf, f) for vf in vfacts):
+                    continue
                 m = self.comparator.typed(vs, f.text)
                 if m is not None and m.equivalent and grounds(vs, f.text, m):
                     return Match(True, 1.0, f.kind)
