@@ -9,7 +9,8 @@ A :class:`SourceIndex` keeps, per conversation and once (never rebuilt per turn)
 
 * each source's folded text (its leaves and keys, one per line), so that a value a source states word for
   word is found by a substring scan instead of the comparators (the candidate selection: such a value is
-  supported, and costs nothing of the budget);
+  supported, and costs nothing of the budget); only the sources holding every run of letters and digits of the
+  value are scanned (``words_of``: an index of them, kept as the sources come);
 * each source's units, and their running total, so the work a turn would ask for is known before any of it
   is done (``monitor.scoring.bounds.grounding_oversize``);
 * each distinct source once: an output that repeats an earlier source leaf for leaf (a status answer after
@@ -35,7 +36,13 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from monitor.equivalence.normalize import fold
-from monitor.equivalence.values.grounding import grounding_keys, leaf_texts, states_word_for_word
+from monitor.equivalence.values.grounding import (
+    grounding_keys,
+    leaf_texts,
+    stated_words,
+    states_word_for_word,
+    words_of,
+)
 from monitor.models.dialog import ToolCall, UserMessage
 from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.packed import PackedTurn, pack_turn
@@ -86,6 +93,7 @@ class SourceIndex:
     actions: list[str] = field(default_factory=list)  # "tool_id.action" of every tool call so far, in order
     _postings: dict[str, list[int]] = field(default_factory=dict)  # retrieval key -> sources stating it, in order
     _keyed: int = 0  # sources already in _postings
+    _words: dict[str, list[int]] = field(default_factory=dict)  # run of letters and digits -> sources holding it
 
     def follow(self, history: Sequence[PackedTurn]) -> None:
         """Read the history entries added since the last call (each entry is read once)."""
@@ -111,6 +119,8 @@ class SourceIndex:
         text = "\n".join(texts)
         leaves = len(texts) or 1
         units = leaves + sum(_facts_at_most(t) for t in raw)
+        for word in words_of(text):
+            self._words.setdefault(word, []).append(len(self._sources))
         self._sources.append(_Source(position, text, leaves, units, tuple(raw)))
         self.units += units
         self.leaves += leaves
@@ -121,8 +131,13 @@ class SourceIndex:
     def states(self, value: Any) -> bool:
         """Whether a source states ``value`` word for word (in one leaf or key): grounding would find it
         supported there. A scan of the folded texts: no comparator runs."""
+        words = stated_words(value)
+        if not words:
+            chosen: Sequence[int] = range(len(self._sources))
+        else:  # only the sources holding the value's rarest run can state it
+            chosen = min((self._words.get(word, ()) for word in words), key=len)
         # the latest first: a value most often comes from the last output
-        return any(states_word_for_word(source.text, value) for source in reversed(self._sources))
+        return any(states_word_for_word(self._sources[i].text, value) for i in reversed(chosen))
 
     def values(self, history: Sequence[PackedTurn], chosen: Sequence[int] | None = None) -> list[Any]:
         """The sources themselves (``chosen``: those of these numbers only), in order, unpacked from ``history``

@@ -105,6 +105,21 @@ def _fact_keys(kind: str, value: object) -> Iterator[str]:
         yield f"i:{typed.identifier_key(value)}"
 
 
+_RUN = re.compile(r"[a-z0-9]+")
+
+
+def words_of(folded: str) -> frozenset[str]:
+    """The runs of letters and digits of a folded text: a source that states a value word for word holds every
+    run of the value's key as a whole run too (``states_word_for_word`` wants no letter or digit beside it), so
+    a source missing one need not be scanned."""
+    return frozenset(_RUN.findall(folded))
+
+
+def stated_words(value: Any) -> frozenset[str]:
+    """The runs a source must hold to state ``value`` word for word (empty: any source may)."""
+    return words_of(canon(str(value)))
+
+
 def word_in(key: str, folded: str) -> bool:
     """Whether ``key`` occurs in ``folded`` text as a whole word: no letter or digit beside it, and a number not
     inside a time or a date ("12" is not stated by "12:30" or "3/12")."""
