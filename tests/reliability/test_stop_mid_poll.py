@@ -41,7 +41,8 @@ def test_sigterm_mid_poll_stops_within_5_s_and_a_restart_scores_the_rest(broker)
         first.wait_for("state_restored", timeout=180)
         spans = trace(TURNS, distinct)
         root = span(TRACE, ROOT, "", 0, TURNS + 10, **{"gen_ai.operation.name": "invoke_agent"})
-        send(broker.bootstrap, topics.traces, [*(batch(*spans[k : k + 400]) for k in range(0, TURNS, 400)), batch(root)])
+        batches = [batch(*spans[k : k + 400]) for k in range(0, TURNS, 400)]
+        send(broker.bootstrap, topics.traces, [*batches, batch(root)])
         time.sleep(6.0)  # the root's poll releases every turn: the monitor is scoring them
         assert first.process is not None
         asked = time.monotonic()
@@ -54,9 +55,11 @@ def test_sigterm_mid_poll_stops_within_5_s_and_a_restart_scores_the_rest(broker)
     assert took < STOP_WITHIN_S, f"SIGTERM took {took:.1f}s"
     cut = [line for line in first.lines if "poll_cut_short" in line]
     assert cut, "the stop came after the poll, not in it:\n" + "".join(first.lines[-20:])
-    left = int(re.search(r"left=(\d+)", cut[0]).group(1))  # type: ignore[union-attr]
+    found = re.search(r"left=(\d+)", cut[0])
+    assert found is not None
+    left = int(found.group(1))
     before = turn_verdicts(broker.bootstrap, topics.verdicts)
-    assert 0 < left and len(before) <= TURNS - left
+    assert left > 0 and len(before) <= TURNS - left
     second = MonitorProcess(args, env=env).start()
     try:
         after = turn_verdicts(broker.bootstrap, topics.verdicts, expect=TURNS, timeout=300)
