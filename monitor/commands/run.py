@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from kafka.errors import KafkaError
 from pydantic import ValidationError
@@ -144,7 +145,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         return error("run", exc)
     finally:
         returned.set()
-    return EXIT_OK
+    _exit_at_once(EXIT_OK)
+
+
+def _exit_at_once(code: int) -> NoReturn:
+    """The monitor stopped: its output is flushed and its offsets committed, its clients closed. Exit without the
+    interpreter's teardown, which frees the models' native memory and threads one object at a time (3 s on an
+    idle 2-core host, 6 s on a loaded one): a SIGTERM is honoured within seconds, not after that."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 GIVE_UP_GRACE_S = 10.0

@@ -233,17 +233,18 @@ class GroundingChecker:
             return CheckResult(success=True, score=1.0, detail=note)
         view = JudgeHistory.of(history)
         # a value a source states word for word is supported (the comparators would find it there, at 1.0);
-        # the rest are compared with every source, and that work is bounded before it is done
+        # the rest are compared with the sources that could state it, and the work is bounded before it is done
         remaining = [leaf for leaf in leaves if not view.source_index.states(leaf.value)]
         if not remaining:
             return CheckResult(success=True, score=1.0, detail=note)
         over = grounding_oversize(len(remaining), view.source_index.units, view.work)
         if over is not None:
             return _too_large(over.detail)
-        sources = view.sources()
         worst = 1.0
         unsupported: list[Leaf] = []
         for leaf in remaining:
+            # compared with the sources that could state it: a bounded number, however long the conversation
+            sources = view.sources_for(leaf.value)
             match = self.values.supported(leaf.value, sources, typed_only=is_typed_value(leaf.value))
             worst = min(worst, float(match.score))
             if not match.equivalent:

@@ -9,11 +9,19 @@ A :class:`SourceIndex` keeps, per conversation and once (never rebuilt per turn)
 
 * each source's folded text (its leaves and keys, one per line), so that a value a source states word for
   word is found by a substring scan instead of the comparators (the candidate selection: such a value is
-  supported, and costs nothing of the budget);
+  supported, and costs nothing of the budget); only the sources holding every run of letters and digits of the
+  value are scanned (``words_of``: an index of them, kept as the sources come);
 * each source's units, and their running total, so the work a turn would ask for is known before any of it
   is done (``monitor.scoring.bounds.grounding_oversize``);
 * each distinct source once: an output that repeats an earlier source leaf for leaf (a status answer after
-  every call) supports nothing the first did not, and is neither compared nor counted again.
+  every call) supports nothing the first did not, and is neither compared nor counted again;
+* each source's retrieval keys (``grounding_keys``: its content words and typed values' keys), read once, the
+  first time a value needs the comparators, in an inverted index. A value is compared only with the sources
+  that could state it (``candidates``): the last ``RECENT_SOURCES`` whatever they say (support that shares no
+  key, such as embedding similarity, mostly comes from the last outputs), and the sources sharing most of its
+  keys, rarest keys first, up to ``SOURCES_PER_VALUE`` in all. A conversation of at most ``SOURCES_PER_VALUE``
+  distinct sources is compared whole, as before; a longer one costs the same per value whatever its length
+  (400 failing tool calls with distinct outputs cost 33 s of CPU when every value met every source).
 
 The raw sources are not copied: the index keeps their position in the session's packed history and unpacks a
 source only when the comparators need it.
@@ -21,13 +29,20 @@ source only when the comparators need it.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 from monitor.equivalence.normalize import fold
-from monitor.equivalence.values.grounding import leaf_texts, states_word_for_word
+from monitor.equivalence.values.grounding import (
+    grounding_keys,
+    leaf_texts,
+    stated_words,
+    states_word_for_word,
+    words_of,
+)
 from monitor.models.dialog import ToolCall, UserMessage
 from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.packed import PackedTurn, pack_turn
@@ -35,6 +50,10 @@ from monitor.scoring.types import ObservedTurn
 
 # Where a fact can start: a number, or a capitalised word (money, dates, times, ids and names all hold one).
 _FACT_STARTS = re.compile(r"\d+|[A-Z][\w'’]*")
+
+SOURCES_PER_VALUE = 16  # sources one value is compared with, at most (all of them in a shorter conversation)
+RECENT_SOURCES = 4  # of which the last ones, whatever they say
+POSTINGS_READ = 64  # sources read per retrieval key, the latest (a key most sources share chooses little)
 
 
 def _facts_at_most(text: str) -> int:
@@ -58,6 +77,7 @@ class _Source:
     text: str  # folded leaves and keys, one per line
     leaves: int
     units: int  # leaves + facts in them: comparisons grounding one value against this source costs
+    said: tuple[str, ...]  # the leaves and keys as written (their retrieval keys are read from them)
 
 
 @dataclass
@@ -71,6 +91,9 @@ class SourceIndex:
     _said: set[str] = field(default_factory=set)  # the leaves of each source kept, as written
     repeated: int = 0  # sources not kept: an earlier one said the same, leaf for leaf
     actions: list[str] = field(default_factory=list)  # "tool_id.action" of every tool call so far, in order
+    _postings: dict[str, list[int]] = field(default_factory=dict)  # retrieval key -> sources stating it, in order
+    _keyed: int = 0  # sources already in _postings
+    _words: dict[str, list[int]] = field(default_factory=dict)  # run of letters and digits -> sources holding it
 
     def follow(self, history: Sequence[PackedTurn]) -> None:
         """Read the history entries added since the last call (each entry is read once)."""
@@ -96,7 +119,9 @@ class SourceIndex:
         text = "\n".join(texts)
         leaves = len(texts) or 1
         units = leaves + sum(_facts_at_most(t) for t in raw)
-        self._sources.append(_Source(position, text, leaves, units))
+        for word in words_of(text):
+            self._words.setdefault(word, []).append(len(self._sources))
+        self._sources.append(_Source(position, text, leaves, units, tuple(raw)))
         self.units += units
         self.leaves += leaves
 
@@ -106,12 +131,49 @@ class SourceIndex:
     def states(self, value: Any) -> bool:
         """Whether a source states ``value`` word for word (in one leaf or key): grounding would find it
         supported there. A scan of the folded texts: no comparator runs."""
+        words = stated_words(value)
+        if not words:
+            chosen: Sequence[int] = range(len(self._sources))
+        else:  # only the sources holding the value's rarest run can state it
+            chosen = min((self._words.get(word, ()) for word in words), key=len)
         # the latest first: a value most often comes from the last output
-        return any(states_word_for_word(source.text, value) for source in reversed(self._sources))
+        return any(states_word_for_word(self._sources[i].text, value) for i in reversed(chosen))
 
-    def values(self, history: Sequence[PackedTurn]) -> list[Any]:
-        """The sources themselves, in order (unpacked from ``history`` for the comparators)."""
-        return [source_of(history[s.position].unpack()) for s in self._sources]
+    def values(self, history: Sequence[PackedTurn], chosen: Sequence[int] | None = None) -> list[Any]:
+        """The sources themselves (``chosen``: those of these numbers only), in order, unpacked from ``history``
+        for the comparators."""
+        picked = self._sources if chosen is None else [self._sources[i] for i in chosen]
+        return [source_of(history[s.position].unpack()) for s in picked]
+
+    def candidates(self, value: Any) -> list[int]:
+        """The numbers of the sources ``value`` is compared with, in order: all of them when there are at most
+        ``SOURCES_PER_VALUE``; else the last ``RECENT_SOURCES`` and, before them, those sharing the most of the
+        value's retrieval keys (a key counts as much as it is rare; on a tie the later source), the number of
+        sources compared bounded whatever the conversation's length."""
+        count = len(self._sources)
+        if count <= SOURCES_PER_VALUE:
+            return list(range(count))
+        self._index_keys()
+        older = count - RECENT_SOURCES
+        shared: dict[int, float] = {}
+        for key in grounding_keys(str(value)):
+            stating = self._postings.get(key)
+            if not stating:
+                continue
+            weight = 1.0 / len(stating)
+            for i in stating[-POSTINGS_READ:]:
+                if i < older:
+                    shared[i] = shared.get(i, 0.0) + weight
+        best = heapq.nlargest(SOURCES_PER_VALUE - RECENT_SOURCES, shared, key=lambda i: (shared[i], i))
+        return sorted(best) + list(range(older, count))
+
+    def _index_keys(self) -> None:
+        """Add the sources not yet indexed to the inverted index (each source's keys are read once)."""
+        for i in range(self._keyed, len(self._sources)):
+            keys = set().union(*(grounding_keys(text) for text in self._sources[i].said))
+            for key in keys:
+                self._postings.setdefault(key, []).append(i)
+        self._keyed = len(self._sources)
 
 
 class JudgeHistory(Sequence[ObservedTurn]):
@@ -139,6 +201,10 @@ class JudgeHistory(Sequence[ObservedTurn]):
 
     def sources(self) -> list[Any]:
         return self.source_index.values(self.packed)
+
+    def sources_for(self, value: Any) -> list[Any]:
+        """The sources ``value`` is compared with (``SourceIndex.candidates``), in order."""
+        return self.source_index.values(self.packed, self.source_index.candidates(value))
 
     @classmethod
     def of(cls, history: Sequence[ObservedTurn], work: WorkLimits | None = None) -> JudgeHistory:

@@ -43,7 +43,8 @@ class Checkpoint:
     2. the state changelog of the changed conversations is written (to the producer);
     3. the producer is flushed: verdicts, DLQ records and changelog records are acknowledged;
     4. every polled partition's next offset is committed (no further than a record the source still
-       holds part of: `holding`, an OTLP batch with spans waiting for their trace).
+       holds part of: `holding`, an OTLP batch with spans waiting for their trace; nor than a record whose
+       events a stop left unprocessed: `unprocessed`, read again after the restart).
 
     A crash before step 4 leaves the uncommitted events to be redelivered; the changelog recognises
     them as duplicates. Consumer lag counts from the committed offset.
@@ -68,12 +69,18 @@ class Checkpoint:
         self.holding = holding
         self.polled: dict[TopicPartition, int] = {}  # the next offset to read, per partition
         self.committed: dict[TopicPartition, int] = {}
+        self.left: dict[TopicPartition, int] = {}  # the oldest record with events a stop left unprocessed
         self._output = False  # something reached the sinks since the last commit
         self._last = clock()
 
     def polled_to(self, tp: TopicPartition, offset: int) -> None:
         """The record at `offset` was read (and handed on, or dead-lettered)."""
         self.polled[tp] = max(self.polled.get(tp, 0), offset + 1)
+
+    def unprocessed(self, tp: TopicPartition, offset: int) -> None:
+        """The record at `offset` holds an event that was not processed (a stop came mid-poll): no offset past it
+        is committed, so the restart reads it again (the events of it that were processed are duplicates)."""
+        self.left[tp] = min(offset, self.left.get(tp, offset))
 
     def emitted(self) -> None:
         """Results reached the sinks (a timer finished a conversation, a restore sent what was never sent)."""
@@ -84,6 +91,7 @@ class Checkpoint:
         for tp in partitions:
             self.polled.pop(tp, None)
             self.committed.pop(tp, None)
+            self.left.pop(tp, None)
 
     def due(self, idle: bool) -> bool:
         """Commit when something was read or emitted since, and either the poll was empty or the interval passed."""
@@ -91,9 +99,12 @@ class Checkpoint:
         return waiting and (idle or self.clock() - self._last >= self.interval_s)
 
     def _targets(self) -> dict[TopicPartition, int]:
-        """Per polled partition, the offset to commit: the next to read, or the oldest one the source holds."""
+        """Per polled partition, the offset to commit: the next to read, or the oldest one the source holds or
+        a stop left unprocessed."""
         held = self.holding()
-        return {tp: min(offset, held.get(tp, offset)) for tp, offset in self.polled.items()}
+        return {
+            tp: min(offset, held.get(tp, offset), self.left.get(tp, offset)) for tp, offset in self.polled.items()
+        }
 
     def commit(self, timeout: float = 30.0) -> dict[TopicPartition, int]:
         """Run the four steps (see the class docstring); returns the offsets committed."""

@@ -169,7 +169,10 @@ class Monitor:
             decoded += self.pipeline.source.tick()
         self._polled = {(item.event.conversation_id, item.event.turn_no): item for item in decoded}
         self.processor.decide([(item.event, item.raw) for item in decoded])  # 3. process: one batch, then each
-        for item in decoded:
+        for done, item in enumerate(decoded):
+            if self.stop_event.is_set():  # SIGTERM mid-poll: the rest is read again after the restart
+                self._leave(decoded[done:], done)
+                break
             try:
                 self._emit(self._process(item))  # 4. emit
             except Exception as exc:  # the per-event guard: to the DLQ with its reason, the loop moves on
@@ -178,6 +181,14 @@ class Monitor:
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
         self._polled = {}
+
+    def _leave(self, unprocessed: Sequence[SourceEvent], processed: int) -> None:
+        """Stop before these events (a long poll, one released trace of many turns, must not hold up a stop):
+        their records' offsets are not committed, so a restart reads them again (at least once, nothing lost;
+        what was processed of them is recognised as duplicates)."""
+        for item in unprocessed:
+            self.link.checkpoint.unprocessed(*item.position)
+        log.info("poll_cut_short", processed=processed, left=len(unprocessed))
 
     def _rebalanced(self, assignment: set[TopicPartition]) -> None:
         """Act on rebalances: forget what moved away, restore what arrived (and send what it never sent)."""

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Protocol
 
 from monitor.equivalence.normalize import STOPWORDS, alias_set, fold
 from monitor.equivalence.replies.facts import extract_facts
 from monitor.equivalence.types import Match
 from monitor.equivalence.values import typed
-from monitor.equivalence.values.base import canon
+from monitor.equivalence.values.base import DateValue, Money, Quantity, canon
 from monitor.equivalence.values.calibration import value_text, value_tokens
 from monitor.equivalence.values.places import place_relation
 from monitor.equivalence.values.stages import comparable, same_fact
@@ -72,6 +73,51 @@ def states_word_for_word(folded: str, value: Any) -> bool:
     if key in STOPWORDS:  # a stop word only as a whole leaf ("a" is not stated by "a window seat")
         return f"\n{key}\n" in f"\n{folded}\n"
     return word_in(key, folded)
+
+
+@lru_cache(maxsize=65536)
+def grounding_keys(text: str) -> frozenset[str]:
+    """What a text can be found by when a value is grounded (``SourceIndex.candidates``): its content words as
+    values are compared (folded, aliases expanded, lemmatised), and a key per typed value it states (an amount's
+    or a number's magnitude, a date's month and day, a clock time on a 12-hour dial, an id's or a name's folded
+    reading). A source that supports a value almost always shares one with it ("2024-06-20" and "June 20th",
+    "18:30" and "half past six", "AB123" and "booking AB-123"); the keys only choose what the comparators are
+    run on, they decide nothing."""
+    keys = set(value_tokens(value_text(text)))
+    for fact in extract_facts(text):
+        keys.update(_fact_keys(fact.kind, fact.value))
+    keys.update(f"t:{minute % 720}" for minute in clock_times_in(text))
+    if typed.looks_like_identifier(text):
+        keys.add(f"i:{typed.identifier_key(text)}")
+    return frozenset(keys)
+
+
+def _fact_keys(kind: str, value: object) -> Iterator[str]:
+    if isinstance(value, Money | Quantity):
+        yield f"n:{round(value.amount, 2):g}"
+    elif isinstance(value, DateValue):
+        yield from (f"d:{month}-{day}" for _, month, day in value.candidates)
+    elif kind == "time" and isinstance(value, int):
+        yield f"t:{value % 720}"
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield f"n:{round(value, 2):g}"
+    elif isinstance(value, str) and value:
+        yield f"i:{typed.identifier_key(value)}"
+
+
+_RUN = re.compile(r"[a-z0-9]+")
+
+
+def words_of(folded: str) -> frozenset[str]:
+    """The runs of letters and digits of a folded text: a source that states a value word for word holds every
+    run of the value's key as a whole run too (``states_word_for_word`` wants no letter or digit beside it), so
+    a source missing one need not be scanned."""
+    return frozenset(_RUN.findall(folded))
+
+
+def stated_words(value: Any) -> frozenset[str]:
+    """The runs a source must hold to state ``value`` word for word (empty: any source may)."""
+    return words_of(canon(str(value)))
 
 
 def word_in(key: str, folded: str) -> bool:
