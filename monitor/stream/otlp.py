@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry, Counter
 from pydantic import ValidationError
 
 from monitor.models.dialog import error_path
+from monitor.models.trace_event import InvalidEvent, parse_event
 from monitor.sources.otlp import (
     Assembled,
     AssemblyLimits,
@@ -31,7 +32,7 @@ from monitor.sources.otlp import (
     decode_batch,
     map_span,
 )
-from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEvent, parse_event, received
+from monitor.stream.events import PolledRecord, Position, SourceEvent, received
 
 log = structlog.get_logger(__name__)
 

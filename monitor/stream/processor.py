@@ -26,13 +26,14 @@ from typing import Any
 import structlog
 
 from monitor.models.dialog import Payload, Reply, ToolCall
+from monitor.models.trace_event import TraceEvent, parse_event, parse_event_json
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
+from monitor.scoring.bounds import Oversize, WorkLimits, work_oversize
 from monitor.scoring.session import BoundedPool, ChainClosure
 from monitor.scoring.tape import CheckTape, TapeEntry, dump_entries, load_entries
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.sources.otlp import Resume
-from monitor.stream.bounds import Oversize, WorkLimits, oversize
 from monitor.stream.changelog import (
     STATE_VERSION,
     FinishedHead,
@@ -48,7 +49,6 @@ from monitor.stream.changelog import (
 )
 from monitor.stream.conversation import Conversation, Judging, to_observed
 from monitor.stream.emissions import Emission, Failure, Outcome, failure_reason
-from monitor.stream.events import TraceEvent, parse_event, parse_event_json
 from monitor.stream.turn_set import TurnSet
 
 log = structlog.get_logger(__name__)
@@ -68,7 +68,7 @@ class ProcessorLimits:
     # out the others (max_open_bytes bounds it too).
     max_dialog_bytes: int = 32 << 20
     max_dialog_turns: int = 10_000
-    work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
+    work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (scoring/bounds.py)
 
 
 class TurnProcessor:
@@ -185,14 +185,13 @@ class TurnProcessor:
         decision (`ObservedTurn.decided`); a turn held past the poll is decided alone. Never raises."""
         pairs: list[tuple[Payload, Payload]] = []
         decided: list[tuple[str, int]] = []
+        work = self.limits.work
         for event, raw in events:
-            key = (event.conversation_id, event.turn_no)
+            gold, size = event.gold_turn, len(raw) if raw else None
             try:
-                gold = event.gold_turn
-                size = len(raw) if raw else None
-                if isinstance(gold, ToolCall | Reply) and oversize(event, self.limits.work, size) is None:
+                if isinstance(gold, ToolCall | Reply) and work_oversize(event.predict_turn, gold, work, size) is None:
                     pairs.append((gold, event.predict_turn))
-                    decided.append(key)
+                    decided.append((event.conversation_id, event.turn_no))
             except Exception as exc:  # its scoring meets the same problem, guarded
                 log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
         results = self.engine.decide(pairs)
@@ -494,7 +493,7 @@ class TurnProcessor:
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
         out = Outcome() if out is None else out
-        too_large = oversize(event, self.limits.work, size)
+        too_large = work_oversize(event.predict_turn, event.gold_turn, self.limits.work, size)
         if too_large is not None:
             out.too_large.append(too_large.limit)
             log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)

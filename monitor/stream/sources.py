@@ -15,16 +15,8 @@ from typing import Protocol
 
 from kafka import TopicPartition
 
-from monitor.stream.events import (
-    EventLimits,
-    InvalidEvent,
-    PolledRecord,
-    Position,
-    SourceEvent,
-    TraceEvent,
-    decode_event,
-    received,
-)
+from monitor.models.trace_event import EventLimits, InvalidEvent, TraceEvent, decode_event
+from monitor.stream.events import PolledRecord, Position, SourceEvent, received
 
 
 class Source(Protocol):
