@@ -28,13 +28,13 @@ Count = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO + 1)]
 
 
 class OpenHead(BaseModel):
-    """An open conversation's head: where it stands and how many verdicts it has sent (``log`` / ``held``:
-    the events inline, version 1)."""
+    """An open conversation's head: where it stands and how many verdicts it has sent (its events are records
+    of their own)."""
 
     model_config = ConfigDict(extra="forbid")
 
     v: Literal[1, 2] = 1
-    cid: StrictStr | None = None  # version 1 heads carry none: their key is it
+    cid: StrictStr | None = None  # none: the record's key is it
     status: Literal["open"]
     agent: StrictStr | None = None
     release: StrictStr | None = None
@@ -42,8 +42,6 @@ class OpenHead(BaseModel):
     emitted: Count = 0
     chains_emitted: Count = 0
     at: float = 0.0
-    log: list[dict[str, Any]] | None = None
-    held: list[dict[str, Any]] | None = None
 
 
 class FinishedHead(BaseModel):
@@ -118,7 +116,7 @@ def group_changelog(
                 continue
             events.setdefault(cid, []).append(value)
         elif isinstance(doc, dict) and "status" in doc:
-            cid = doc.get("cid", key)  # version 1 heads carry no "cid": their key is it
+            cid = doc.get("cid", key)  # a head without "cid": its key is it
             if cid != key:
                 _skip(skipped, key, "key does not match the record")
             else:
