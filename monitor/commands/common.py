@@ -20,7 +20,7 @@ from monitor.cluster import BootstrapServers, KafkaClient, KafkaSecurity, SaslMe
 from monitor.scoring.config import ConfigFileError
 from monitor.settings_sources import LayeredSettings
 from monitor.sources.files import validation_error
-from monitor.stream.settings import load_settings
+from monitor.stream.settings import load_layered
 from monitor.tools.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
 from monitor.tools.topic_reader import TopicMissing, TopicReader
 
@@ -108,7 +108,7 @@ def load_cluster(
     overrides: Mapping[str, Any] | None = None,
 ) -> KafkaClient:
     """The cluster of a config file's monitor section, ``AEM_BOOTSTRAP_SERVERS``/``AEM_KAFKA_*`` and flags."""
-    found = load_settings(config_file, environ, overrides, kind=ClusterSettings)
+    found = load_layered(ClusterSettings, config_file, environ, overrides)
     return KafkaClient(bootstrap_servers=found.bootstrap_servers, security=found.kafka)
 
 

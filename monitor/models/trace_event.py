@@ -127,16 +127,17 @@ def _explain(text: str, error: ValidationError, limits: EventLimits) -> InvalidE
     except RecursionError:
         return InvalidEvent(f"nesting deeper than {limits.max_depth}")
     except ValueError:  # e.g. an integer beyond Python's int-digit limit: pydantic's own reason stands
-        return _first_error(error)
+        return invalid_event(error)
     if not isinstance(data, dict):
         return InvalidEvent(f"expected a JSON object, got {type(data).__name__}")
     version = data.get("schema_version")
     if type(version) is not int or version != 1:
         return InvalidEvent(f"unsupported schema_version {version!r} (this monitor reads 1)", "schema_version")
-    return _first_error(error)
+    return invalid_event(error)
 
 
-def _first_error(error: ValidationError) -> InvalidEvent:
+def invalid_event(error: ValidationError) -> InvalidEvent:
+    """The first problem pydantic found, as the reason an event is invalid."""
     first = first_error(error)
     if first["type"].startswith("union_tag"):
         return InvalidEvent("turn must be one of Agent, Tool, User", "turn")
@@ -184,3 +185,18 @@ def encode_event(event: TraceEvent | dict[str, Any]) -> bytes:
     if isinstance(event, TraceEvent):
         return event.model_dump_json(exclude_none=True).encode("utf-8")
     return json.dumps(event, ensure_ascii=False, default=str).encode("utf-8")
+
+
+def read_native(value: bytes | None, key: bytes | None, limits: EventLimits) -> TraceEvent:
+    """A native record's event, or InvalidEvent naming what is wrong with its bytes or its key."""
+    event = decode_event(value, limits)
+    _check_key(key, event)
+    return event
+
+
+def _check_key(key: bytes | None, event: TraceEvent) -> None:
+    """The record key must be the conversation_id (docs/trace-events.md): with another key, turns of one
+    conversation land on different partitions, and so on different monitors. A record without a key is read."""
+    if key is not None and key != event.conversation_id.encode("utf-8"):
+        shown = key[:80].decode("utf-8", errors="replace")
+        raise InvalidEvent(f"record key {shown!r} differs from conversation_id {event.conversation_id[:80]!r}", "key")

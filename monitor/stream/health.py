@@ -98,7 +98,7 @@ class BrokerProbe:
         interval_s: float = 5.0,
         timeout_s: float = 3.0,
         silence_limit_s: float = 0.0,
-        on_silence: Callable[[float], None] | None = None,
+        on_silence: Callable[[Exception], None] = lambda failure: None,
     ) -> None:
         self.cluster = cluster
         self.health = health
@@ -142,9 +142,14 @@ class BrokerProbe:
         while not self._stop.is_set():
             self.probe_once()
             silence = self.health.broker_silence()
-            if self.silence_limit_s and silence > self.silence_limit_s and self.on_silence is not None:
+            if self.silence_limit_s and silence > self.silence_limit_s:
                 log.error("broker_unreachable_giving_up", silent_s=round(silence, 1), limit_s=self.silence_limit_s)
-                self.on_silence(silence)
+                self.on_silence(
+                    BrokerUnreachable(
+                        f"no contact with the broker at {self.cluster} for {silence:.0f}s "
+                        f"(broker_unreachable_exit_s={self.silence_limit_s:g})"
+                    )
+                )
                 return
             self._stop.wait(self.interval_s)
 
@@ -376,11 +381,13 @@ class Watch:
     def start_probe(self) -> None:
         s = self.settings
         self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
+        give_up = s.broker_unreachable_exit_s
         self._probe = BrokerProbe(
-            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=s.broker_unreachable_exit_s
-        )
-        self._probe.on_silence = self._silent
-        self._probe.start()
+            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=give_up, on_silence=self._unreachable
+        ).start()
+
+    def _unreachable(self, failure: Exception) -> None:
+        self.on_unreachable(failure)  # looked up now: the monitor sets its own after the watch is built
 
     def reachable(self) -> bool:
         """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""
@@ -395,12 +402,3 @@ class Watch:
         if self._http is not None:
             self._http.shutdown()
             self._http = None
-
-    def _silent(self, silent_s: float) -> None:
-        s = self.settings
-        self.on_unreachable(
-            BrokerUnreachable(
-                f"no contact with the broker at {s.cluster} for {silent_s:.0f}s "
-                f"(broker_unreachable_exit_s={s.broker_unreachable_exit_s:g})"
-            )
-        )

@@ -115,7 +115,7 @@ class ResendingProducer:
         wait = self.flush_timeout_s if timeout is None else min(timeout, self.flush_timeout_s)
         for _ in range(self.attempts):
             if self.broken:
-                self._replace()
+                self.refresh()
             try:
                 self.producer.flush(timeout=wait)
             except KafkaError as exc:
@@ -150,10 +150,7 @@ class ResendingProducer:
         return out
 
     def refresh(self) -> None:
-        """Start over with a fresh client (e.g. after topics changed under the old one's metadata)."""
-        self._replace()
-
-    def _replace(self) -> None:
+        """Start over with a fresh client (after a stall, or topics changed under the old one's metadata)."""
         old, self.producer = self.producer, None
         with contextlib.suppress(Exception):
             old.close(timeout=0)

@@ -152,13 +152,22 @@ def load_settings(
     config_file: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
-    kind: type[S] = MonitorSettings,  # type: ignore[assignment]  # the default binds S to MonitorSettings
-) -> S:
+) -> MonitorSettings:
     """Settings from defaults, then the config file, then ``environ`` (the process's when None), then flags.
 
-    Flags left unset (None) in ``overrides`` do not override anything. `kind`: another set of settings read
-    the same way (the cluster alone, for the commands that talk to Kafka without scoring: commands/common.py).
+    Flags left unset (None) in ``overrides`` do not override anything.
     """
+    return load_layered(MonitorSettings, config_file, environ, overrides)
+
+
+def load_layered(
+    kind: type[S],
+    config_file: str | Path | None,
+    environ: Mapping[str, str] | None,
+    overrides: Mapping[str, Any] | None,
+) -> S:
+    """Settings of another kind read as `load_settings` reads the monitor's (the cluster alone, for the commands
+    that talk to Kafka without scoring: commands/common.py)."""
     data = file_section(config_file) if config_file is not None else {}
     with settings_context(environ=environ, file_data=data):
         return kind(**_drop_none(overrides or {}))
