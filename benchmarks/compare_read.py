@@ -23,7 +23,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from kafka import KafkaConsumer, TopicPartition
 
-from monitor.cluster import KafkaClient
+from monitor.cluster import KafkaClient, ensure_topics, make_producer
 from monitor.demo.traffic import RELEASES, sample_dialogs
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
@@ -31,7 +31,6 @@ from monitor.models.verdict import DialogResult
 from monitor.report.compare import Tally, compare
 from monitor.scoring import ScoringConfig
 from monitor.stream.emissions import Emission
-from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.verdict_records import verdict_record
 from monitor.tools.broker import TansuBroker
 from monitor.tools.topic_reader import TopicReader

@@ -36,8 +36,8 @@ from score_throughput import action_dialogs
 
 from monitor.embeddings import EmbeddingScorer
 from monitor.logs import configure_logging
+from monitor.models.trace_event import encode_event
 from monitor.scoring import ScoringConfig
-from monitor.stream.events import encode_event
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.replay import dialog_events
 from monitor.wiring import build_engine, build_monitor

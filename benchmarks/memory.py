@@ -45,9 +45,9 @@ def child(conversations: int, turns: int, max_open: int, typed_only: bool) -> di
     from monitor.demo.traffic import sample_dialogs
     from monitor.logs import configure_logging
     from monitor.models.dialog import Dialog
+    from monitor.models.trace_event import TraceEvent
     from monitor.scoring import ScoringConfig
     from monitor.stream.emissions import Outcome
-    from monitor.stream.events import TraceEvent
     from monitor.stream.processor import ProcessorLimits, TurnProcessor
     from monitor.tools.replay import dialog_events
     from monitor.wiring import build_engine

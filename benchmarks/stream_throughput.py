@@ -50,11 +50,11 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from prometheus_client import CollectorRegistry
 from score_throughput import action_dialogs, response_dialogs
 
+from monitor.cluster import ensure_topics, make_producer
 from monitor.logs import configure_logging
 from monitor.models.dialog import Dialog
+from monitor.models.trace_event import decode_event, encode_event
 from monitor.scoring import ScoringConfig, ScoringEngine
-from monitor.stream.events import decode_event, encode_event
-from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.broker import TansuBroker

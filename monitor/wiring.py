@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
+from monitor.cluster import ensure_topics, make_consumer, make_producer
 from monitor.embeddings import EmbeddingScorer, SemanticScorer
 from monitor.equivalence import ValueComparator
 from monitor.equivalence.types import ReplyComparing
@@ -36,16 +37,16 @@ from monitor.judge import (
 )
 from monitor.models.dialog import ToolSpec
 from monitor.scoring import ReferenceTurn, ScoringConfig, ScoringEngine, reference_of
+from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.checks import ReferenceChecker
 from monitor.scoring.session import BoundedPool
 from monitor.sources.files import InputError, read_dialogs
 from monitor.sources.otlp import AssemblyLimits, Encoding
-from monitor.stream.bounds import WorkLimits
 from monitor.stream.calibration import CalibrationMetrics, ConfidenceSink
 from monitor.stream.checkpoint import Checkpoint
 from monitor.stream.dlq import DeadLetterSink
 from monitor.stream.health import Watch
-from monitor.stream.kafka_io import ResendingProducer, ensure_partitions, ensure_topics, make_consumer, make_producer
+from monitor.stream.kafka_io import ResendingProducer, ensure_partitions
 from monitor.stream.labels import LabelGuard
 from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.otlp import OtlpInput

@@ -14,10 +14,10 @@ from monitor import docs_tables
 from monitor.calibration.overlay import AgreementFigure, Calibration
 from monitor.cluster import KafkaSecurity
 from monitor.judge.config import JudgeSettings
+from monitor.models.trace_event import parse_event
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring.config import ScoringConfig
 from monitor.stream.calibration import CalibrationMetrics
-from monitor.stream.events import parse_event
 from monitor.stream.metrics import VerdictMetrics
 from monitor.stream.otlp import OtlpInput
 from monitor.stream.settings import MonitorSettings

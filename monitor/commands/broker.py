@@ -11,6 +11,7 @@ from typing import Any
 
 from kafka.errors import KafkaError
 
+from monitor.cluster import Topics, ensure_topics
 from monitor.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -21,7 +22,6 @@ from monitor.commands.common import (
     port,
     positive_int,
 )
-from monitor.stream.kafka_io import Topics, ensure_topics
 from monitor.tools.broker import TansuBroker
 
 EPILOG = """\

@@ -13,12 +13,14 @@ from typing import Any, TypeVar
 
 import structlog
 from kafka.errors import KafkaError
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
+from pydantic_settings import SettingsConfigDict
 
-from monitor.cluster import KafkaClient, SaslMechanism, SecurityProtocol
+from monitor.cluster import BootstrapServers, KafkaClient, KafkaSecurity, SaslMechanism, SecurityProtocol
 from monitor.scoring.config import ConfigFileError
+from monitor.settings_sources import LayeredSettings
 from monitor.sources.files import validation_error
-from monitor.stream.settings import load_cluster
+from monitor.stream.settings import load_layered
 from monitor.tools.connect import DEFAULT_CONNECT_TIMEOUT_S, BrokerUnreachable, check_broker
 from monitor.tools.topic_reader import TopicMissing, TopicReader
 
@@ -87,6 +89,27 @@ def add_broker_args(parser: argparse.ArgumentParser) -> None:
         "--config", type=Path, help="config file whose bootstrap_servers and kafka (security) settings to use"
     )
     add_kafka_security(parser)
+
+
+class ClusterSettings(LayeredSettings):
+    """Only where the cluster is and how to reach it: for commands that talk to Kafka without scoring."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="ignore"
+    )
+
+    bootstrap_servers: BootstrapServers = DEFAULT_BOOTSTRAP
+    kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
+
+
+def load_cluster(
+    config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> KafkaClient:
+    """The cluster of a config file's monitor section, ``AEM_BOOTSTRAP_SERVERS``/``AEM_KAFKA_*`` and flags."""
+    found = load_layered(ClusterSettings, config_file, environ, overrides)
+    return KafkaClient(bootstrap_servers=found.bootstrap_servers, security=found.kafka)
 
 
 def cluster_of(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> KafkaClient:

@@ -9,6 +9,7 @@ from typing import Any
 
 from kafka.errors import KafkaError
 
+from monitor.cluster import make_producer
 from monitor.commands.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -25,7 +26,6 @@ from monitor.models.dialog import Dialog
 from monitor.report import plural
 from monitor.sources.files import InputError, read_dialogs
 from monitor.sources.replay_ids import conversation_ids, run_tag
-from monitor.stream.kafka_io import make_producer
 from monitor.tools.replay import dialog_events, publish, publish_otlp
 
 EPILOG = """\

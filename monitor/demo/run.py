@@ -14,11 +14,11 @@ from typing import Any, TextIO
 
 import structlog
 
+from monitor.cluster import Topics, ensure_topics, make_producer
 from monitor.demo.prometheus import LocalPrometheus, PrometheusOptions
 from monitor.demo.traffic import RELEASES, sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.stream.events import encode_event
-from monitor.stream.kafka_io import Topics, ensure_topics, make_producer
+from monitor.models.trace_event import encode_event
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.broker import TansuBroker, free_port

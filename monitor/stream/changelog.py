@@ -28,13 +28,13 @@ Count = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO + 1)]
 
 
 class OpenHead(BaseModel):
-    """An open conversation's head: where it stands and how many verdicts it has sent (``log`` / ``held``:
-    the events inline, version 1)."""
+    """An open conversation's head: where it stands and how many verdicts it has sent (its events are records
+    of their own)."""
 
     model_config = ConfigDict(extra="forbid")
 
     v: Literal[1, 2] = 1
-    cid: StrictStr | None = None  # version 1 heads carry none: their key is it
+    cid: StrictStr | None = None  # none: the record's key is it
     status: Literal["open"]
     agent: StrictStr | None = None
     release: StrictStr | None = None
@@ -42,8 +42,6 @@ class OpenHead(BaseModel):
     emitted: Count = 0
     chains_emitted: Count = 0
     at: float = 0.0
-    log: list[dict[str, Any]] | None = None
-    held: list[dict[str, Any]] | None = None
 
 
 class FinishedHead(BaseModel):
@@ -96,7 +94,7 @@ class StateRecord:
 
 
 def group_changelog(
-    records: Mapping[str, bytes], skipped: Callable[[str, str], None] | None = None
+    records: Mapping[str, bytes], skipped: Callable[[str, str], None] = lambda key, reason: None
 ) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
     """The latest changelog records of a partition, per conversation: (head, event records).
 
@@ -109,22 +107,22 @@ def group_changelog(
         try:
             doc = json.loads(value)
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, an integer past the digit limit
-            _skip(skipped, key, f"not JSON ({type(exc).__name__})")
+            skipped(key, f"not JSON ({type(exc).__name__})")
             continue
         cid = _conversation_of(doc)
         if cid is not None:  # an event (with its checks or without) or a turn's checks
             if key not in _keys_of(doc, cid):
-                _skip(skipped, key, "key does not match the record")
+                skipped(key, "key does not match the record")
                 continue
             events.setdefault(cid, []).append(value)
         elif isinstance(doc, dict) and "status" in doc:
-            cid = doc.get("cid", key)  # version 1 heads carry no "cid": their key is it
+            cid = doc.get("cid", key)  # a head without "cid": its key is it
             if cid != key:
-                _skip(skipped, key, "key does not match the record")
+                skipped(key, "key does not match the record")
             else:
                 heads[cid] = doc
         else:
-            _skip(skipped, key, "neither an event nor a head")
+            skipped(key, "neither an event nor a head")
     return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
 
 
@@ -197,11 +195,6 @@ def split_records(values: Sequence[bytes]) -> tuple[list[bytes], dict[int, Any],
 
 def checks_key(conversation_id: str, turn_no: int) -> str:
     return f"{conversation_id}\x00{turn_no}\x00checks"
-
-
-def _skip(skipped: Callable[[str, str], None] | None, key: str, reason: str) -> None:
-    if skipped is not None:
-        skipped(key, reason)
 
 
 def event_key(conversation_id: str, turn_no: int) -> str:

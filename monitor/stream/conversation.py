@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from monitor.models.trace_event import TraceEvent
 from monitor.models.vocabulary import TurnType
 from monitor.scoring import ObservedTurn
 from monitor.scoring.session import DialogSession
 from monitor.scoring.tape import TapeEntry
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.stream.changelog import STATE_VERSION
-from monitor.stream.events import TraceEvent
 from monitor.stream.turn_set import TurnSet
 
 _TURN_TYPES = {t.value: t for t in TurnType}  # a dict lookup, not an Enum call per event

@@ -27,6 +27,7 @@ from kafka.errors import MessageSizeTooLargeError
 
 from monitor.stream.dlq_policy import DlqPayloadPolicy, PayloadMode, dlq_payload
 from monitor.stream.events import PolledRecord
+from monitor.stream.sinks import RecordProducer
 
 log = structlog.get_logger(__name__)
 
@@ -38,12 +39,6 @@ class Form(StrEnum):
     WHOLE = "whole"
     TRUNCATED = "truncated"
     METADATA = "metadata"
-
-
-class DeadLetterProducer(Protocol):
-    """What the sink needs from a producer (ResendingProducer, or a fake in unit tests)."""
-
-    def send(self, topic: str, fallback: dict[str, Any] | None = None, **record: Any) -> None: ...
 
 
 class DeadLetterCounter(Protocol):
@@ -69,7 +64,7 @@ class DeadLetter:
 
 @dataclass
 class DeadLetterSink:
-    producer: DeadLetterProducer
+    producer: RecordProducer
     topic: str
     counter: DeadLetterCounter
     max_bytes: int = DEFAULT_MAX_BYTES

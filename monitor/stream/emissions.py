@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from monitor.models.trace_event import TraceEvent
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.scoring.session import ChainClosure
-from monitor.stream.events import TraceEvent
 
 
 @dataclass(slots=True)

@@ -98,7 +98,7 @@ class BrokerProbe:
         interval_s: float = 5.0,
         timeout_s: float = 3.0,
         silence_limit_s: float = 0.0,
-        on_silence: Callable[[float], None] | None = None,
+        on_silence: Callable[[Exception], None] = lambda failure: None,
     ) -> None:
         self.cluster = cluster
         self.health = health
@@ -142,9 +142,14 @@ class BrokerProbe:
         while not self._stop.is_set():
             self.probe_once()
             silence = self.health.broker_silence()
-            if self.silence_limit_s and silence > self.silence_limit_s and self.on_silence is not None:
+            if self.silence_limit_s and silence > self.silence_limit_s:
                 log.error("broker_unreachable_giving_up", silent_s=round(silence, 1), limit_s=self.silence_limit_s)
-                self.on_silence(silence)
+                self.on_silence(
+                    BrokerUnreachable(
+                        f"no contact with the broker at {self.cluster} for {silence:.0f}s "
+                        f"(broker_unreachable_exit_s={self.silence_limit_s:g})"
+                    )
+                )
                 return
             self._stop.wait(self.interval_s)
 
@@ -229,87 +234,51 @@ class _HeadReader:
                 self._drop(sock)
 
 
-class _BoundedServer(ThreadingHTTPServer):
-    """Accepts at once; heads are read by a `_HeadReader`, requests handled by a bounded pool of threads."""
+class _Handler(BaseHTTPRequestHandler):
+    """`/metrics` and `/healthz` of its server's registry and health, from the head the selector thread read."""
 
-    daemon_threads = True
-    request_queue_size = 64
+    protocol_version = "HTTP/1.0"
+    server: HealthServer
 
-    def __init__(
-        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int, deadline_s: float
-    ) -> None:
-        super().__init__(address, handler)
-        self._workers = ThreadPoolExecutor(max_connections, thread_name_prefix="aem-http-handler")
-        self._heads = _HeadReader(deadline_s, self._handle_head)
+    def __init__(self, request: Any, client_address: Any, server: HealthServer, head: bytes = b"") -> None:
+        self._head = head
+        super().__init__(request, client_address, server)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self._heads.add(request, client_address)  # never blocks: the head is read by the selector thread
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout_s)
+        self.rfile = io.BytesIO(self._head)  # a GET has no body
 
-    def _handle_head(self, sock: socket.socket, address: Any, head: bytes) -> None:
-        self._workers.submit(self._serve, sock, address, head)
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path == "/metrics":  # OpenMetrics (with exemplars) when the scraper asks for it
+            encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
+            self._send(200, content_type, encoder(self.server.registry))
+        elif path == "/healthz":
+            ok, body = self.server.health.report()
+            self._send(200 if ok else 503, "application/json", json.dumps(body).encode())
+        else:
+            self._send(404, "text/plain; charset=utf-8", b"not found: /metrics and /healthz only\n")
 
-    def _serve(self, sock: socket.socket, address: Any, head: bytes) -> None:
+    def do_HEAD(self) -> None:
+        self._send(405, "text/plain; charset=utf-8", b"")
+
+    do_POST = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = do_TRACE = do_CONNECT = do_HEAD
+
+    def _send(self, status: int, content_type: str, data: bytes) -> None:
         try:
-            self.RequestHandlerClass(sock, address, self, head)  # type: ignore[call-arg, arg-type]
-        except Exception:  # a client that went away mid-answer: nothing to do but close
+            self.send_response(status)
+            if status == 405:
+                self.send_header("Allow", "GET")
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (TimeoutError, BrokenPipeError, ConnectionResetError):
             pass
-        finally:
-            self.shutdown_request(sock)
 
-    def server_close(self) -> None:
-        super().server_close()
-        heads, workers = getattr(self, "_heads", None), getattr(self, "_workers", None)
-        if heads is not None:  # absent when the bind failed inside __init__ (socketserver closes then)
-            heads.close()
-        if workers is not None:
-            workers.shutdown(wait=False, cancel_futures=True)
-
-
-def _handler(registry: CollectorRegistry, health: Health, request_timeout_s: float) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        timeout = request_timeout_s
-        protocol_version = "HTTP/1.0"
-
-        def __init__(self, request: Any, client_address: Any, server: Any, head: bytes = b"") -> None:
-            self._head = head
-            super().__init__(request, client_address, server)
-
-        def setup(self) -> None:
-            super().setup()
-            self.rfile = io.BytesIO(self._head)  # the head the selector thread read; a GET has no body
-
-        def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0]
-            if path == "/metrics":  # OpenMetrics (with exemplars) when the scraper asks for it
-                encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
-                self._send(200, content_type, encoder(registry))
-            elif path == "/healthz":
-                ok, body = health.report()
-                self._send(200 if ok else 503, "application/json", json.dumps(body).encode())
-            else:
-                self._send(404, "text/plain; charset=utf-8", b"not found: /metrics and /healthz only\n")
-
-        def do_HEAD(self) -> None:
-            self._send(405, "text/plain; charset=utf-8", b"")
-
-        do_POST = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = do_TRACE = do_CONNECT = do_HEAD
-
-        def _send(self, status: int, content_type: str, data: bytes) -> None:
-            try:
-                self.send_response(status)
-                if status == 405:
-                    self.send_header("Allow", "GET")
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (TimeoutError, BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    return Handler
+    def log_message(self, format: str, *args: Any) -> None:
+        return
 
 
 class MetricsPortUnavailable(OSError):
@@ -326,8 +295,12 @@ class MetricsPortUnavailable(OSError):
         return str(self.strerror)
 
 
-class HealthServer:
-    """``/metrics`` and ``/healthz`` on ``host:port`` (port 0: any free port) with bounded threads."""
+class HealthServer(ThreadingHTTPServer):
+    """``/metrics`` and ``/healthz`` on ``host:port`` (port 0: any free port): accepts at once, heads are read by
+    a `_HeadReader`, requests handled by at most ``max_connections`` threads."""
+
+    daemon_threads = True
+    request_queue_size = 64
 
     def __init__(
         self,
@@ -338,22 +311,43 @@ class HealthServer:
         max_connections: int = 8,
         request_timeout_s: float = 10.0,
     ) -> None:
-        handler = _handler(registry, health, request_timeout_s)
+        self.registry, self.health, self.request_timeout_s = registry, health, request_timeout_s
+        self._workers = ThreadPoolExecutor(max_connections, thread_name_prefix="aem-http-handler")
+        self._heads = _HeadReader(request_timeout_s, self._handle_head)
         try:
-            self._server = _BoundedServer((host, port), handler, max_connections, request_timeout_s)
+            super().__init__((host, port), _Handler)  # a failed bind closes the server (the two above too)
         except OSError as exc:
             raise MetricsPortUnavailable(host, port, exc) from None
-        self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, name="aem-http", daemon=True)
+        self.port = int(self.server_address[1])
+        self._thread = threading.Thread(target=self.serve_forever, name="aem-http", daemon=True)
 
     def start(self) -> HealthServer:
         self._thread.start()
         return self
 
     def shutdown(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().shutdown()
+        self.server_close()
         self._thread.join(timeout=5)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._heads.add(request, client_address)  # never blocks: the head is read by the selector thread
+
+    def _handle_head(self, sock: socket.socket, address: Any, head: bytes) -> None:
+        self._workers.submit(self._serve, sock, address, head)
+
+    def _serve(self, sock: socket.socket, address: Any, head: bytes) -> None:
+        try:
+            _Handler(sock, address, self, head)
+        except Exception:  # a client that went away mid-answer: nothing to do but close
+            pass
+        finally:
+            self.shutdown_request(sock)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._heads.close()
+        self._workers.shutdown(wait=False, cancel_futures=True)
 
 
 class Watch:
@@ -387,11 +381,13 @@ class Watch:
     def start_probe(self) -> None:
         s = self.settings
         self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
+        give_up = s.broker_unreachable_exit_s
         self._probe = BrokerProbe(
-            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=s.broker_unreachable_exit_s
-        )
-        self._probe.on_silence = self._silent
-        self._probe.start()
+            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=give_up, on_silence=self._unreachable
+        ).start()
+
+    def _unreachable(self, failure: Exception) -> None:
+        self.on_unreachable(failure)  # looked up now: the monitor sets its own after the watch is built
 
     def reachable(self) -> bool:
         """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""
@@ -406,12 +402,3 @@ class Watch:
         if self._http is not None:
             self._http.shutdown()
             self._http = None
-
-    def _silent(self, silent_s: float) -> None:
-        s = self.settings
-        self.on_unreachable(
-            BrokerUnreachable(
-                f"no contact with the broker at {s.cluster} for {silent_s:.0f}s "
-                f"(broker_unreachable_exit_s={s.broker_unreachable_exit_s:g})"
-            )
-        )

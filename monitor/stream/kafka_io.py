@@ -1,71 +1,24 @@
-"""Kafka plumbing (kafka-python): consumer, producer, topic creation, lag."""
+"""The stream's own Kafka plumbing: the state topic's partitions and the producer of the commit path.
+
+The clients every command builds (consumer, producer, topic creation) are `monitor/cluster.py`'s."""
 
 from __future__ import annotations
 
 import contextlib
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from kafka import KafkaConsumer, KafkaProducer
-from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
-from kafka.errors import (
-    KafkaError,
-    KafkaTimeoutError,
-    MessageSizeTooLargeError,
-    RecordListTooLargeError,
-    TopicAlreadyExistsError,
-)
+from kafka import KafkaProducer
+from kafka.admin import KafkaAdminClient, NewPartitions
+from kafka.errors import KafkaError, KafkaTimeoutError, MessageSizeTooLargeError, RecordListTooLargeError
 
 from monitor.cluster import KafkaClient, client_kwargs
-from monitor.stream.partitioner import CachedKeyPartitioner
 
 log = structlog.get_logger(__name__)
 
-# Against Tansu a default group join takes ~23 s; these bring it to ~3 s (and suit Kafka too).
 TOO_LARGE = (MessageSizeTooLargeError, RecordListTooLargeError)  # no resend can cure these
-GROUP_TIMEOUTS = {"session_timeout_ms": 6000, "heartbeat_interval_ms": 1000}
-
-
-@dataclass(frozen=True)
-class Topics:
-    traces: str = "aem.traces"
-    verdicts: str = "aem.verdicts"
-    dlq: str = "aem.traces.dlq"
-
-
-def ensure_topics(
-    bootstrap: str | KafkaClient,
-    names: Iterable[str],
-    partitions: int = 3,
-    timeout: float = 30.0,
-    configs: dict[str, str] | None = None,
-) -> None:
-    """Create the topics that do not exist yet (idempotent)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
-            break
-        except KafkaError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
-    try:
-        existing = set(admin.list_topics())
-        new = [
-            NewTopic(n, num_partitions=partitions, replication_factor=1, topic_configs=configs or {})
-            for n in names
-            if n not in existing
-        ]
-        if new:
-            with contextlib.suppress(TopicAlreadyExistsError):
-                admin.create_topics(new)
-            log.info("topics_created", topics=[t.name for t in new], partitions=partitions)
-    finally:
-        admin.close()
 
 
 def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int, have: int) -> None:
@@ -88,30 +41,6 @@ def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int,
     finally:
         admin.close()
     log.info("partitions_added", topic=topic, partitions=partitions)
-
-
-def make_consumer(
-    bootstrap: str | KafkaClient,
-    topics: Sequence[str],
-    group_id: str | None,
-    client_id: str = "aem-monitor",
-    **overrides: object,
-) -> KafkaConsumer:
-    options: dict[str, object] = {
-        **client_kwargs(bootstrap),
-        "group_id": group_id,
-        "client_id": client_id,
-        "enable_auto_commit": False,
-        "auto_offset_reset": "earliest",
-        "max_poll_records": 500,
-        "max_poll_interval_ms": 300000,
-        **(GROUP_TIMEOUTS if group_id else {}),
-    }
-    options.update(overrides)
-    consumer = KafkaConsumer(**options)
-    if topics:
-        consumer.subscribe(list(topics))
-    return consumer
 
 
 @dataclass(slots=True)
@@ -186,7 +115,7 @@ class ResendingProducer:
         wait = self.flush_timeout_s if timeout is None else min(timeout, self.flush_timeout_s)
         for _ in range(self.attempts):
             if self.broken:
-                self._replace()
+                self.refresh()
             try:
                 self.producer.flush(timeout=wait)
             except KafkaError as exc:
@@ -221,10 +150,7 @@ class ResendingProducer:
         return out
 
     def refresh(self) -> None:
-        """Start over with a fresh client (e.g. after topics changed under the old one's metadata)."""
-        self._replace()
-
-    def _replace(self) -> None:
+        """Start over with a fresh client (after a stall, or topics changed under the old one's metadata)."""
         old, self.producer = self.producer, None
         with contextlib.suppress(Exception):
             old.close(timeout=0)
@@ -238,21 +164,3 @@ class ResendingProducer:
     def close(self, timeout: float | None = None) -> None:
         with contextlib.suppress(KafkaError):
             self.producer.close(timeout=timeout)
-
-
-def make_producer(bootstrap: str | KafkaClient, client_id: str = "aem-monitor", **overrides: object) -> KafkaProducer:
-    options: dict[str, object] = {
-        **client_kwargs(bootstrap),
-        "client_id": client_id,
-        "acks": "all",
-        # A poll's verdicts go out in a few requests rather than one every 5 ms (~15-20% less CPU per record
-        # in benchmarks/stream_throughput.py's runs); a commit flushes at once whatever the linger.
-        "linger_ms": 20,
-        "retries": 2**31 - 1,
-        "delivery_timeout_ms": 24 * 3600 * 1000,  # never drop a verdict while the broker is away
-        "batch_size": 262144,
-        "max_in_flight_requests_per_connection": 1,  # keep verdict order across retries
-        "partitioner": CachedKeyPartitioner(),  # Kafka's default choice, each key hashed once
-    }
-    options.update(overrides)
-    return KafkaProducer(**options)

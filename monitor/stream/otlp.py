@@ -17,35 +17,22 @@ from kafka import TopicPartition
 from prometheus_client import CollectorRegistry, Counter
 from pydantic import ValidationError
 
-from monitor.models.dialog import error_path
+from monitor.models.trace_event import invalid_event, parse_event
 from monitor.sources.otlp import (
     Assembled,
     AssemblyLimits,
-    BatchError,
     Encoding,
-    MappedSpan,
     OtlpMapping,
     ResumeLookup,
     Skip,
     SpanAssembler,
-    decode_batch,
-    map_span,
+    read_batch,
 )
-from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEvent, parse_event, received
+from monitor.stream.events import PolledRecord, Position, SourceEvent, received
 
 log = structlog.get_logger(__name__)
 
 SPAN_OUTCOMES = ("mapped", "skipped", "duplicate", "late", "invalid")
-
-
-def read_batch(raw: bytes | None, encoding: Encoding, max_bytes: int, mapping: OtlpMapping) -> list[MappedSpan]:
-    """One record's spans mapped to turns, or InvalidEvent with the reason the whole batch goes to the DLQ."""
-    try:
-        return [map_span(span, mapping) for span in decode_batch(raw, encoding, max_bytes)]
-    except BatchError as exc:
-        raise InvalidEvent(str(exc)) from None
-    except Exception as exc:  # a hostile batch found a path not foreseen: still a DLQ reason, never a crash
-        raise InvalidEvent(f"unreadable OTLP batch: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 class OtlpInput:
@@ -116,14 +103,9 @@ class OtlpInput:
             try:
                 event = parse_event(ready.event)
             except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
                 self.spans.labels("invalid").inc()
-                log.warning(
-                    "otlp_turn_invalid",
-                    conversation=str(ready.event.get("conversation_id"))[:200],
-                    field=error_path(tuple(first["loc"])),
-                    error=first["msg"],
-                )
+                invalid, cid = invalid_event(exc), str(ready.event.get("conversation_id"))[:200]
+                log.warning("otlp_turn_invalid", conversation=cid, field=invalid.field, error=invalid.reason)
                 continue
             out.append(SourceEvent(event, ready.ref, at))  # type: ignore[arg-type]  # its refs are our positions
         return out

@@ -26,13 +26,14 @@ from typing import Any
 import structlog
 
 from monitor.models.dialog import Payload, Reply, ToolCall
+from monitor.models.trace_event import TraceEvent, parse_event_json
 from monitor.models.verdict import TurnVerdict
 from monitor.scoring import ObservedTurn, ReferenceTurn, ScoringEngine
-from monitor.scoring.session import BoundedPool, ChainClosure
-from monitor.scoring.tape import CheckTape, TapeEntry, dump_entries, load_entries
+from monitor.scoring.bounds import Oversize, WorkLimits, work_oversize
+from monitor.scoring.session import BoundedPool
+from monitor.scoring.tape import CheckTape, dump_entries, load_entries
 from monitor.scoring.types import CheckResult, PendingCheck
 from monitor.sources.otlp import Resume
-from monitor.stream.bounds import Oversize, WorkLimits, oversize
 from monitor.stream.changelog import (
     STATE_VERSION,
     FinishedHead,
@@ -48,7 +49,6 @@ from monitor.stream.changelog import (
 )
 from monitor.stream.conversation import Conversation, Judging, to_observed
 from monitor.stream.emissions import Emission, Failure, Outcome, failure_reason
-from monitor.stream.events import TraceEvent, parse_event, parse_event_json
 from monitor.stream.turn_set import TurnSet
 
 log = structlog.get_logger(__name__)
@@ -68,7 +68,7 @@ class ProcessorLimits:
     # out the others (max_open_bytes bounds it too).
     max_dialog_bytes: int = 32 << 20
     max_dialog_turns: int = 10_000
-    work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (bounds.py)
+    work: WorkLimits = field(default_factory=WorkLimits)  # per-event bounds on scoring work (scoring/bounds.py)
 
 
 class TurnProcessor:
@@ -93,7 +93,6 @@ class TurnProcessor:
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
-        self.defer_judge = True  # judge calls run in the background (`tick` completes them); False: wait
         self.judging: set[str] = set()  # conversations waiting for a judge call
         self._gap_logged_at = float("-inf")  # when `gap_given_up` was last logged (clock seconds)
         self._gaps_unlogged = 0  # gaps given up on since
@@ -141,7 +140,7 @@ class TurnProcessor:
             return out
         conv = self.open.get(cid)
         if conv is None:
-            out.extend(self._make_room())
+            out.extend(self._evict())
             conv = self._open(event, now)
         else:
             self.open.move_to_end(cid)
@@ -163,7 +162,7 @@ class TurnProcessor:
         conv.turns += 1
         self.open_bytes += size
         if self.open_bytes > self.limits.max_open_bytes:
-            out.extend(self._shed_bytes(keep=cid))
+            out.extend(self._evict(keep=cid))
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if event.turn != "User":  # the latency of its verdict counts from here
@@ -185,14 +184,13 @@ class TurnProcessor:
         decision (`ObservedTurn.decided`); a turn held past the poll is decided alone. Never raises."""
         pairs: list[tuple[Payload, Payload]] = []
         decided: list[tuple[str, int]] = []
+        work = self.limits.work
         for event, raw in events:
-            key = (event.conversation_id, event.turn_no)
+            gold, size = event.gold_turn, len(raw) if raw else None
             try:
-                gold = event.gold_turn
-                size = len(raw) if raw else None
-                if isinstance(gold, ToolCall | Reply) and oversize(event, self.limits.work, size) is None:
+                if isinstance(gold, ToolCall | Reply) and work_oversize(event.predict_turn, gold, work, size) is None:
                     pairs.append((gold, event.predict_turn))
-                    decided.append(key)
+                    decided.append((event.conversation_id, event.turn_no))
             except Exception as exc:  # its scoring meets the same problem, guarded
                 log.warning("batch_pair_skipped", conversation=event.conversation_id, error=repr(exc)[:300])
         results = self.engine.decide(pairs)
@@ -209,14 +207,12 @@ class TurnProcessor:
             if conv is None or conv.judging is None:
                 self.judging.discard(cid)
                 continue
-            if conv.judging.pending is None and not self.judge_saturated():
-                conv.judging.pending = self._start_judge(conv, conv.judging.turn)
-                if conv.judging.pending is None:  # it could not be started: scored here, waiting for the judge
-                    out.extend(self._judged(conv, now=True))
-                    out.extend(self._resume(conv, now))
-                    continue
-            if conv.judging.due():
-                out.extend(self._judged(conv))
+            judging, failed = conv.judging, False
+            if judging.pending is None and not self.judge_saturated():
+                judging.pending = self._start_judge(conv, judging.turn)
+                failed = judging.pending is None  # it could not be started: scored here, waiting for the judge
+            if failed or judging.due():
+                out.extend(self._judged(conv, now=failed))
                 out.extend(self._resume(conv, now))
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
@@ -325,17 +321,13 @@ class TurnProcessor:
         parsed = sorted((parse_event_json(e) for e in event_records), key=lambda e: e.turn_no)
         if any(e.conversation_id != cid for e in parsed):
             raise ValueError("an event of another conversation")
-        if parsed_head.log is not None:  # a version-1 record: the whole log and the held events inline
-            applied = [parse_event(e) for e in parsed_head.log]
-            held = [parse_event(e) for e in parsed_head.held or []]
-        else:
-            next_turn = parsed_head.next_turn
-            applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
-            held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
-        if not applied and not held:
+        if not parsed:
             return out
-        out.extend(self._make_room())
-        conv = self._open((applied or held)[0], self.clock())
+        next_turn = parsed_head.next_turn
+        applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
+        held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
+        out.extend(self._evict())
+        conv = self._open(parsed[0], self.clock())
         conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = size
         conv.turns = len(parsed)
@@ -343,9 +335,12 @@ class TurnProcessor:
         conv.checks_saved = TurnSet(own_records)  # tombstoned with the events when the conversation ends
         replayed = Outcome()
         for event in applied:  # in order; a turn without recorded checks waits for its judge here
-            tape = self._recorded(cid, event.turn_no, recorded)
-            if tape is not None and conv.session.tape is not None:
-                conv.session.tape.play(tape)
+            n = event.turn_no
+            if n in recorded and conv.session.tape is not None:
+                try:
+                    conv.session.tape.play(load_entries(recorded[n]))
+                except (ValueError, TypeError) as exc:  # the turn is scored again
+                    log.warning("restore_checks_unreadable", conversation=cid, turn_no=n, error=repr(exc)[:200])
             self._apply(conv, event, replay=True, out=replayed)
         conv.checks = {n: c for n, c in conv.checks.items() if n not in recorded}  # the rest are saved next
         already, chains_already = parsed_head.emitted, parsed_head.chains_emitted
@@ -385,16 +380,6 @@ class TurnProcessor:
         """The most event bytes one conversation may hold."""
         return min(self.limits.max_dialog_bytes, self.limits.max_open_bytes)
 
-    @staticmethod
-    def _recorded(cid: str, turn_no: int, recorded: Mapping[int, Any]) -> list[TapeEntry] | None:
-        if turn_no not in recorded:
-            return None
-        try:
-            return load_entries(recorded[turn_no])
-        except (ValueError, TypeError) as exc:  # the turn is scored again
-            log.warning("restore_checks_unreadable", conversation=cid, turn_no=turn_no, error=repr(exc)[:200])
-            return None
-
     # -- internals -----------------------------------------------------------------------------
 
     def _open(self, event: TraceEvent, now: float) -> Conversation:
@@ -427,22 +412,15 @@ class TurnProcessor:
         if conv is not None:
             self.open_bytes -= conv.size
 
-    def _shed_bytes(self, keep: str) -> Outcome:
-        """Finish the least recently active conversations while open ones hold more than `max_open_bytes`."""
-        out = Outcome()
-        while self.open_bytes > self.limits.max_open_bytes and len(self.open) > 1:
+    def _evict(self, keep: str | None = None) -> Outcome:
+        """Finish the least recently active conversations: before one opens (`keep` None), while `max_open` are
+        open; else, while open ones hold more than `max_open_bytes` (never `keep`, the one that grew)."""
+        out, most, most_bytes = Outcome(), self.limits.max_open, self.limits.max_open_bytes
+        while self.open and (len(self.open) >= most if keep is None else self.open_bytes > most_bytes):
             oldest = next(iter(self.open.values()))
             if oldest.conversation_id == keep:
                 break
-            out.extend(self._finish(oldest, reason="evicted_bytes"))
-            out.evicted += 1
-        return out
-
-    def _make_room(self) -> Outcome:
-        out = Outcome()
-        while len(self.open) >= self.limits.max_open:
-            oldest = next(iter(self.open.values()))
-            out.extend(self._finish(oldest, reason="evicted"))
+            out.extend(self._finish(oldest, reason="evicted" if keep is None else "evicted_bytes"))
             out.evicted += 1
         return out
 
@@ -494,14 +472,14 @@ class TurnProcessor:
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
         out = Outcome() if out is None else out
-        too_large = oversize(event, self.limits.work, size)
+        too_large = work_oversize(event.predict_turn, event.gold_turn, self.limits.work, size)
         if too_large is not None:
             out.too_large.append(too_large.limit)
             log.warning("turn_too_large_to_score", conversation=conv.conversation_id, turn_no=event.turn_no)
         entry = self.decided.pop((conv.conversation_id, event.turn_no), None)
         same = entry is not None and entry[0] == event.gold_turn and entry[1] == event.predict_turn
         turn = to_observed(event, too_large.detail if too_large else None, entry[2] if same and entry else None)
-        if not replay and self.defer_judge and conv.session.needs_judge(turn):
+        if not replay and conv.session.needs_judge(turn):
             # `tick` completes it; later turns are held
             full = self.judge_saturated()
             pending = None if full else self._start_judge(conv, turn)
@@ -575,8 +553,7 @@ class TurnProcessor:
             if not replay and event.turn != "User":
                 out.failed.append(Failure(event, failure_reason("processing", exc)))
             return out
-        out.emissions += [self._turn_emission(conv, v) for v in verdicts]
-        out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
+        self._released(conv, verdicts, out)
         if event.final:
             conv.final_seen = True
         return out
@@ -624,8 +601,7 @@ class TurnProcessor:
             log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
         out = early
-        out.emissions += [self._turn_emission(conv, v) for v in verdicts]
-        out.emissions += [self._chain_emission(conv, c) for c in conv.session.take_chains()]
+        self._released(conv, verdicts, out)
         conv.received.clear()
         conv.held.clear()
         if result is not None:
@@ -644,12 +620,14 @@ class TurnProcessor:
             log.debug("conversation_evicted", conversation=conv.conversation_id, reason=reason)
         return out
 
-    def _chain_emission(self, conv: Conversation, closure: ChainClosure) -> Emission:
-        conv.chains_emitted += 1
-        return Emission("chain", conv.conversation_id, conv.agent, conv.release, conv.mode, chain=closure)
-
-    def _turn_emission(self, conv: Conversation, verdict: TurnVerdict) -> Emission:
-        conv.emitted += 1
-        conv.mode = verdict.mode or "reference"
-        received = conv.received.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
-        return Emission("turn", conv.conversation_id, conv.agent, conv.release, conv.mode, verdict, received=received)
+    def _released(self, conv: Conversation, verdicts: list[TurnVerdict], out: Outcome) -> None:
+        """The turn verdicts a session released, then the chains they closed, into `out`."""
+        cid, agent, release = conv.conversation_id, conv.agent, conv.release
+        for verdict in verdicts:
+            conv.emitted += 1
+            conv.mode = verdict.mode or "reference"
+            received = conv.received.pop(verdict.turn_no, None) if verdict.turn_no is not None else None
+            out.emissions.append(Emission("turn", cid, agent, release, conv.mode, verdict, received=received))
+        for closure in conv.session.take_chains():
+            conv.chains_emitted += 1
+            out.emissions.append(Emission("chain", cid, agent, release, conv.mode, chain=closure))

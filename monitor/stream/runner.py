@@ -24,10 +24,11 @@ import structlog
 from kafka import TopicPartition
 from kafka.errors import KafkaError
 
+from monitor.models.trace_event import InvalidEvent
 from monitor.scoring import ScoringEngine
 from monitor.stream.dlq import DeadLetter
 from monitor.stream.emissions import Failure, Outcome, failure_reason
-from monitor.stream.events import InvalidEvent, PolledRecord, Position, SourceEvent
+from monitor.stream.events import PolledRecord, Position, SourceEvent
 from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.pipeline import Connection, Pipeline
 from monitor.stream.progress import Figures

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
@@ -17,11 +17,11 @@ from pydantic_settings import NoDecode, SettingsConfigDict
 from monitor.calibration.overlay import Calibration
 from monitor.cluster import BootstrapServers, KafkaClient, KafkaSecurity
 from monitor.judge.config import JudgeSettings
+from monitor.models.trace_event import EventLimits
 from monitor.scoring.config import ScoringConfig, load_config_file
 from monitor.settings_sources import LayeredSettings, settings_context
 from monitor.sources.otlp.genai import OtlpMapping
 from monitor.stream.dlq_policy import DlqPayloadPolicy, parse_dlq_policy
-from monitor.stream.events import EventLimits
 
 
 class MonitorSettings(LayeredSettings):
@@ -124,6 +124,9 @@ class MonitorSettings(LayeredSettings):
         return value
 
 
+S = TypeVar("S", bound=LayeredSettings)
+
+
 def file_section(config_file: str | Path) -> dict[str, Any]:
     """The monitor settings a config file holds (its ``monitor`` section, or its top level)."""
     raw = load_config_file(config_file)
@@ -154,29 +157,17 @@ def load_settings(
 
     Flags left unset (None) in ``overrides`` do not override anything.
     """
+    return load_layered(MonitorSettings, config_file, environ, overrides)
+
+
+def load_layered(
+    kind: type[S],
+    config_file: str | Path | None,
+    environ: Mapping[str, str] | None,
+    overrides: Mapping[str, Any] | None,
+) -> S:
+    """Settings of another kind read as `load_settings` reads the monitor's (the cluster alone, for the commands
+    that talk to Kafka without scoring: commands/common.py)."""
     data = file_section(config_file) if config_file is not None else {}
     with settings_context(environ=environ, file_data=data):
-        return MonitorSettings(**_drop_none(overrides or {}))
-
-
-class ClusterSettings(LayeredSettings):
-    """Only where the cluster is and how to reach it: for commands that talk to Kafka without scoring."""
-
-    model_config = SettingsConfigDict(
-        env_prefix="AEM_", env_nested_delimiter="_", env_nested_max_split=1, extra="ignore"
-    )
-
-    bootstrap_servers: BootstrapServers = "127.0.0.1:9092"
-    kafka: KafkaSecurity = Field(default_factory=KafkaSecurity)
-
-
-def load_cluster(
-    config_file: str | Path | None = None,
-    environ: Mapping[str, str] | None = None,
-    overrides: Mapping[str, Any] | None = None,
-) -> KafkaClient:
-    """The cluster of a config file's monitor section, ``AEM_BOOTSTRAP_SERVERS``/``AEM_KAFKA_*`` and flags."""
-    data = file_section(config_file) if config_file is not None else {}
-    with settings_context(environ=environ, file_data=data):
-        found = ClusterSettings(**_drop_none(overrides or {}))
-    return KafkaClient(bootstrap_servers=found.bootstrap_servers, security=found.kafka)
+        return kind(**_drop_none(overrides or {}))

@@ -33,7 +33,9 @@ class Sink(Protocol):
 
 
 class RecordProducer(Protocol):
-    def send(self, topic: str, **record: Any) -> None: ...
+    """What the verdict and DLQ sinks need from a producer (ResendingProducer, or a fake in unit tests)."""
+
+    def send(self, topic: str, fallback: dict[str, Any] | None = None, **record: Any) -> None: ...
 
 
 @dataclass

@@ -15,16 +15,8 @@ from typing import Protocol
 
 from kafka import TopicPartition
 
-from monitor.stream.events import (
-    EventLimits,
-    InvalidEvent,
-    PolledRecord,
-    Position,
-    SourceEvent,
-    TraceEvent,
-    decode_event,
-    received,
-)
+from monitor.models.trace_event import EventLimits, read_native
+from monitor.stream.events import PolledRecord, Position, SourceEvent, received
 
 
 class Source(Protocol):
@@ -60,18 +52,3 @@ class NativeSource:
 
     def drop(self, partitions: Collection[TopicPartition]) -> None:
         return None
-
-
-def read_native(value: bytes | None, key: bytes | None, limits: EventLimits) -> TraceEvent:
-    """A native record's event, or InvalidEvent naming what is wrong with its bytes or its key."""
-    event = decode_event(value, limits)
-    _check_key(key, event)
-    return event
-
-
-def _check_key(key: bytes | None, event: TraceEvent) -> None:
-    """The record key must be the conversation_id (docs/trace-events.md): with another key, turns of one
-    conversation land on different partitions, and so on different monitors. A record without a key is read."""
-    if key is not None and key != event.conversation_id.encode("utf-8"):
-        shown = key[:80].decode("utf-8", errors="replace")
-        raise InvalidEvent(f"record key {shown!r} differs from conversation_id {event.conversation_id[:80]!r}", "key")

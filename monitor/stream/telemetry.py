@@ -94,9 +94,6 @@ class PipelineTelemetry:
         if form != "whole":
             self.dlq_reduced.labels(form).inc()
 
-    def set_lag(self, topic: str, partition: int, lag: int) -> None:
-        self.consumer_lag.labels(topic, str(partition)).set(lag)
-
     def update_lag(self, consumer: Any, committed: Mapping[TopicPartition, int]) -> None:
         """Lag per partition: the high-water mark the fetches already brought (no extra request) less the
         committed offset (what a restart re-reads; the fetch position while nothing was committed yet)."""
@@ -121,7 +118,7 @@ class PipelineTelemetry:
                 except KafkaError:
                     continue
             if base is not None:
-                self.set_lag(tp.topic, tp.partition, max(0, end - base))
+                self.consumer_lag.labels(tp.topic, str(tp.partition)).set(max(0, end - base))
 
     def forget(self, partitions: Iterable[TopicPartition]) -> None:
         """Partitions this member no longer owns: their lag is another member's to report."""

@@ -13,8 +13,9 @@ conversation of n such turns costs O(n log n), live and on restore.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from sortedcontainers import SortedList
 
@@ -51,28 +52,13 @@ class TurnSet:
     def add(self, turn: int) -> None:
         bounds = self._bounds
         if isinstance(bounds, SortedList):
-            _add_sorted(bounds, turn)
-            return
-        if bounds and bounds[-1] == turn:  # the usual case: the next turn in order
+            _insert(bounds, turn)
+        elif bounds and bounds[-1] == turn:  # the usual case: the next turn in order
             self._bounds = _shared((*bounds[:-1], turn + 1))
-            return
-        i = bisect_right(bounds, turn)
-        if i % 2 == 1:
-            return  # already in
-        joins_left = i > 0 and bounds[i - 1] == turn  # the range before stops right at it
-        joins_right = i < len(bounds) and bounds[i] == turn + 1  # the range after starts right after it
-        if joins_left and joins_right:
-            self._bounds = bounds[: i - 1] + bounds[i + 1 :]
-        elif joins_left:
-            self._bounds = (*bounds[: i - 1], turn + 1, *bounds[i:])
-        elif joins_right:
-            self._bounds = (*bounds[:i], turn, *bounds[i + 1 :])
         else:
-            self._bounds = (*bounds[:i], turn, turn + 1, *bounds[i:])
-        if len(self._bounds) > _SPILL:
-            self._bounds = SortedList(self._bounds)
-            return
-        self._bounds = _shared(self._bounds)
+            edited = list(bounds)
+            _insert(edited, turn)
+            self._bounds = SortedList(edited) if len(edited) > _SPILL else _shared(tuple(edited))
 
     def __iter__(self) -> Iterator[int]:
         for start, stop in self._ranges():
@@ -98,21 +84,25 @@ class TurnSet:
         return f"TurnSet({list(self)!r})"
 
 
-def _add_sorted(bounds: SortedList, turn: int) -> None:
-    """``TurnSet.add`` on bounds kept in a SortedList: each change is a delete or an add, O(log n)."""
-    i = bounds.bisect_right(turn)
+def _insert(bounds: list[int] | SortedList, turn: int) -> None:
+    """Add `turn` to range bounds in place: each change deletes or inserts a bound (O(log n) in a SortedList)."""
+    if isinstance(bounds, SortedList):
+        i, put = bounds.bisect_right(turn), bounds.add
+    else:
+        i, put = bisect_right(bounds, turn), partial(insort, bounds)
     if i % 2 == 1:
         return  # already in
-    joins_left = i > 0 and bounds[i - 1] == turn
-    joins_right = i < len(bounds) and bounds[i] == turn + 1
+    joins_left = i > 0 and bounds[i - 1] == turn  # the range before stops right at it
+    joins_right = i < len(bounds) and bounds[i] == turn + 1  # the range after starts right after it
     if joins_left and joins_right:  # fills the gap between two ranges
         del bounds[i]
         del bounds[i - 1]
     elif joins_left:  # the range before grows by one
         del bounds[i - 1]
-        bounds.add(turn + 1)
+        put(turn + 1)
     elif joins_right:  # the range after starts one earlier
         del bounds[i]
-        bounds.add(turn)
+        put(turn)
     else:
-        bounds.update((turn, turn + 1))
+        put(turn)
+        put(turn + 1)

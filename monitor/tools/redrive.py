@@ -17,12 +17,9 @@ import structlog
 from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
-from monitor.cluster import KafkaClient
-from monitor.sources.otlp import Encoding, OtlpMapping
-from monitor.stream.events import EventLimits, InvalidEvent
-from monitor.stream.kafka_io import make_consumer, make_producer
-from monitor.stream.otlp import read_batch
-from monitor.stream.sources import read_native
+from monitor.cluster import KafkaClient, make_consumer, make_producer
+from monitor.models.trace_event import EventLimits, InvalidEvent, read_native
+from monitor.sources.otlp import Encoding, OtlpMapping, read_batch
 from monitor.tools.topic_reader import Record, TopicMissing
 
 log = structlog.get_logger(__name__)

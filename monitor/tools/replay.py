@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from monitor.models.dialog import Dialog
+from monitor.models.trace_event import encode_event
 from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import dialog_records
-from monitor.stream.events import encode_event
 
 
 def _payload(value: Any) -> Any:

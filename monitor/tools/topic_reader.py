@@ -14,10 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka import KafkaConsumer, TopicPartition
-from kafka.partitioner.default import murmur2
 
-from monitor.cluster import KafkaClient
-from monitor.stream.kafka_io import make_consumer
+from monitor.cluster import KafkaClient, key_hash, make_consumer
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,7 @@ class Record:
 
 def partition_for_key(key: str, partitions: int) -> int:
     """The partition kafka-python's (and Java's) default partitioner gives a keyed record."""
-    return (murmur2(key.encode("utf-8")) & 0x7FFFFFFF) % partitions
+    return key_hash(key.encode("utf-8")) % partitions
 
 
 class TopicMissing(LookupError):

@@ -93,7 +93,7 @@ def test_the_examples_ship_spans_that_aem_run_scores(broker):
 
 def test_an_export_the_broker_does_not_acknowledge_fails():
     """The SDK is told (FAILURE) when the spans did not reach Kafka; it never hangs the agent."""
-    from monitor.stream.kafka_io import ensure_topics
+    from monitor.cluster import ensure_topics
     from monitor.tools.broker import TansuBroker
 
     with TansuBroker() as gone:

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from monitor.calibration.sample import turn_records
+from monitor.cluster import ensure_topics
 from monitor.models.dialog import Dialog
-from monitor.stream.kafka_io import ensure_topics
 from monitor.tools.broker import TansuBroker
 from monitor.tools.replay import dialog_events
 from tests.calibration.data import CONTEXTS, dialogs, truth_of, write_jsonl

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from monitor.calibration.sample import turn_records
+from monitor.cluster import ensure_topics
 from monitor.models.dialog import Dialog
-from monitor.stream.kafka_io import ensure_topics
 from monitor.tools.replay import dialog_events
 from tests.calibration.data import CONTEXTS, agreement, dialogs, truth_of, write_jsonl
 from tests.support.kafka import AEM, REPO, MonitorProcess, TopicSet, read_all, send, verdicts

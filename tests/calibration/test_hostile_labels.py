@@ -14,8 +14,8 @@ import yaml
 from monitor.calibration.fit import MAX_MOVE
 from monitor.calibration.sample import turn_records
 from monitor.cli import main
+from monitor.cluster import ensure_topics
 from monitor.models.dialog import Dialog
-from monitor.stream.kafka_io import ensure_topics
 from monitor.stream.settings import load_settings
 from tests.calibration.data import CONTEXTS, dialogs, truth_of, write_jsonl
 from tests.support.kafka import send

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.stream.kafka_io import ensure_topics
+from monitor.cluster import ensure_topics
 from tests.conftest import EXAMPLES
 from tests.support.kafka import TopicSet
 

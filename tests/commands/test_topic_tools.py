@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from monitor.cli import main
+from monitor.cluster import ensure_topics, make_producer
 from monitor.commands.inspect import Collected, not_found
 from monitor.sources.files import read_dialogs
 from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import dialog_records
-from monitor.stream.kafka_io import ensure_topics, make_producer
 from tests.support.kafka import read_all
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -21,10 +21,10 @@ from kafka.errors import KafkaError
 from pydantic import ValidationError
 from structlog.testing import capture_logs
 
-from monitor.cluster import KafkaClient, KafkaSecurity, client_kwargs
+from monitor.cluster import KafkaClient, KafkaSecurity, client_kwargs, make_consumer
+from monitor.commands.common import load_cluster
 from monitor.stream.health import BrokerProbe, Health
-from monitor.stream.kafka_io import make_consumer
-from monitor.stream.settings import load_cluster, load_settings
+from monitor.stream.settings import load_settings
 from tests.support.tls import PASSWORD, FrontDoor, layered_options, layered_security
 
 

@@ -8,9 +8,10 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from monitor.models.dialog import Dialog
+from monitor.models.trace_event import TraceEvent
 from monitor.scoring import ScoringEngine
 from monitor.stream.emissions import Outcome
-from monitor.stream.events import SourceEvent, TraceEvent
+from monitor.stream.events import SourceEvent
 from monitor.stream.otlp import OtlpInput
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.verdict_records import verdict_record

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from monitor.models.trace_event import InvalidEvent
 from monitor.scoring import reference_of
 from monitor.sources.otlp import Encoding
 from monitor.sources.otlp.emit import DialogSpans
 from monitor.stream.changelog import group_changelog
-from monitor.stream.events import InvalidEvent
 from tests.otlp.builders import Pipeline, batch, chat, reply, sales_dialog, span, tool
 
 EXPECTED = [  # the sales report: turn 2 is the root cause, 3-5 cascade from it

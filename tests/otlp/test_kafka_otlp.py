@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from prometheus_client import CollectorRegistry
 
-from monitor.stream.kafka_io import make_producer
+from monitor.cluster import make_producer
 from monitor.tools.replay import dialog_events, publish_otlp
 from tests.conftest import EXAMPLES
 from tests.otlp.builders import batch, sales_dialog, span, unaligned

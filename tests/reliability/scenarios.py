@@ -30,10 +30,10 @@ from typing import Any
 
 from kafka import KafkaConsumer, TopicPartition
 
+from monitor.cluster import make_producer
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
 from monitor.scoring import observed_turns
-from monitor.stream.kafka_io import make_producer
 from monitor.tools.broker import TansuBroker
 from monitor.tools.replay import dialog_events, publish
 from tests.support.kafka import MonitorProcess, TopicSet, join_chains_wire, read_all

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from monitor.stream.events import encode_event
-from monitor.stream.kafka_io import make_producer
+from monitor.cluster import make_producer
+from monitor.models.trace_event import encode_event
 from tests.reliability.test_crash_loops import ordinary_events
 from tests.support.kafka import MonitorThread, TopicSet, settings_for
 

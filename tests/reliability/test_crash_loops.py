@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from monitor.cluster import ensure_topics, make_producer
 from monitor.demo.traffic import sample_dialogs
 from monitor.models.dialog import Dialog
-from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.state import STATE_TOPIC_CONFIG
 from monitor.tools.replay import dialog_events
 from tests.reliability.test_hostile_stream import scrape

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from monitor.stream.kafka_io import make_producer
+from monitor.cluster import make_producer
 from monitor.tools.replay import publish
 from tests.reliability.test_crash_loops import (
     MAX_LATE_S,

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from monitor.models.trace_event import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.sources.files import InputError, read_dialogs
-from monitor.stream.events import EventLimits, InvalidEvent, TraceEvent, decode_event
 from monitor.stream.processor import TurnProcessor
 from tests.reliability.hostile import (
     VALID_EVENTS,

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from monitor.stream.events import EventLimits, InvalidEvent, decode_event
-from monitor.stream.kafka_io import make_producer
+from monitor.cluster import make_producer
+from monitor.models.trace_event import EventLimits, InvalidEvent, decode_event
 from monitor.tools.replay import publish
 from tests.reliability.hostile import every_kind
 from tests.reliability.scenarios import Harness, evaluate, make_traffic, read_verdicts, wait_for_coverage

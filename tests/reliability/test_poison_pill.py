@@ -9,7 +9,7 @@ import time
 import pytest
 from kafka import KafkaConsumer, TopicPartition
 
-from monitor.stream.kafka_io import make_producer
+from monitor.cluster import make_producer
 from monitor.tools.replay import publish
 from tests.reliability.hostile import VALID_EVENTS
 from tests.support.kafka import MonitorThread, TopicSet, read_all, settings_for

@@ -64,7 +64,7 @@ def test_a_slow_state_topic_is_a_retriable_kafka_error(broker):
     which the run loop retries (with the batch rewound), not a builtin TimeoutError that ends it."""
     from kafka.errors import KafkaError
 
-    from monitor.stream.kafka_io import ensure_topics, make_producer
+    from monitor.cluster import ensure_topics, make_producer
 
     topic = TopicSet.fresh(broker.bootstrap, partitions=1).traces + ".state"
     ensure_topics(broker.bootstrap, [topic], partitions=1)

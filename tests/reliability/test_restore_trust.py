@@ -18,10 +18,10 @@ import pytest
 from kafka import TopicPartition
 from structlog.testing import capture_logs
 
+from monitor.cluster import ensure_topics, make_producer
 from monitor.scoring import ScoringConfig
 from monitor.stream.changelog import checks_key, event_key
 from monitor.stream.emissions import Outcome
-from monitor.stream.kafka_io import ensure_topics, make_producer
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.stream.state import KafkaStateStore

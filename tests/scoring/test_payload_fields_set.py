@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from monitor.models.dialog import Reply, ToolCall
-from monitor.stream.events import parse_event_json
+from monitor.models.trace_event import parse_event_json
 
 
 def test_like_payloads_share_one_fields_set_and_unset_fields_stay_unset() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.models.dialog import Dialog
+from monitor.models.trace_event import TraceEvent, parse_event
 from monitor.models.verdict import TurnVerdict
 from monitor.stream.emissions import Emission
-from monitor.stream.events import TraceEvent, parse_event
 from monitor.tools.replay import dialog_events
 
 

@@ -10,13 +10,18 @@ from structlog.testing import capture_logs
 
 from monitor.models.dialog import Dialog
 from monitor.scoring import ScoringConfig
-from monitor.stream.bounds import WorkLimits, oversize
+from monitor.scoring.bounds import WorkLimits, work_oversize
 from monitor.stream.emissions import Outcome
 from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from monitor.verifier.sentences import sentences
 from monitor.wiring import build_engine
 from tests.conftest import EXAMPLES
 from tests.stream.helpers import events_of
+
+
+def oversize(event, limits, size=None):
+    return work_oversize(event.predict_turn, event.gold_turn, limits, size)
+
 
 SALES = json.loads((EXAMPLES / "sales_report.json").read_text())
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kafka.partitioner import DefaultPartitioner
 
-from monitor.stream.partitioner import CachedKeyPartitioner, key_hash
+from monitor.cluster import CachedKeyPartitioner, key_hash
 
 
 class Cluster:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from kafka.errors import MessageSizeTooLargeError
 
-from monitor.stream.kafka_io import ResendingProducer, make_producer
+from monitor.cluster import make_producer
+from monitor.stream.kafka_io import ResendingProducer
 from tests.support.kafka import TopicSet, read_all
 
 pytestmark = pytest.mark.integration

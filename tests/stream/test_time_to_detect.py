@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from monitor.stream.events import EventLimits, decode_event, encode_event
+from monitor.models.trace_event import EventLimits, decode_event, encode_event
 from tests.support.kafka import MonitorThread, TopicSet, read_all, send, settings_for, verdicts
 from tests.support.polling import SkippingClock, wait_until
 

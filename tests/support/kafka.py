@@ -18,7 +18,7 @@ from typing import Any
 from kafka import KafkaConsumer, TopicPartition
 from prometheus_client import CollectorRegistry
 
-from monitor.stream.kafka_io import ensure_topics, make_producer
+from monitor.cluster import ensure_topics, make_producer
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
 from monitor.tools.replay import publish
