@@ -19,15 +19,6 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Integration tests run on one xdist worker, one after another (`--dist loadgroup`): they start brokers,
-    Prometheus and `aem` processes and some time what they see, so they share neither ports nor the cores with
-    one another; the unit tests spread over the other workers."""
-    for item in items:
-        if item.get_closest_marker("integration") is not None:
-            item.add_marker(pytest.mark.xdist_group("integration"))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def export_cache(request, tmp_path_factory):
     """The ONNX exports of the packaged model, kept across test runs in pytest's cache folder

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -15,11 +17,17 @@ def test_ruff_check_is_clean():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_mypy_is_clean():
-    """Typed throughout: mypy (config in pyproject.toml, pydantic plugin) passes on the package."""
+def test_mypy_is_clean(request: pytest.FixtureRequest, tmp_path: Path):
+    """Typed throughout: mypy (config in pyproject.toml, pydantic plugin) passes on the package.
+
+    Its incremental cache is kept in pytest's cache folder (`.pytest_cache/d/mypy`; a temporary one when the
+    cache plugin is off): the first run checks everything (about 50 s on 2 busy cores), a later one only the
+    modules that changed and what depends on them, with the same result."""
     mypy = Path(sys.executable).with_name("mypy")
+    cache = getattr(request.config, "cache", None)
+    cache_dir = cache.mkdir("mypy") if cache is not None else tmp_path / "mypy"
     proc = subprocess.run(
-        [str(mypy), "--no-incremental", "--config-file", str(REPO / "pyproject.toml")],
+        [str(mypy), "--cache-dir", str(cache_dir), "--config-file", str(REPO / "pyproject.toml")],
         capture_output=True,
         text=True,
         timeout=600,

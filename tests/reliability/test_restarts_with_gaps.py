@@ -76,7 +76,7 @@ def committed_total(bootstrap: str, group: str, topic: str) -> int:
 def wait_committed(bootstrap: str, group: str, topic: str, want: int, timeout: float = 300) -> int:
     deadline = time.monotonic() + timeout
     while (got := committed_total(bootstrap, group, topic)) < want and time.monotonic() < deadline:
-        time.sleep(2)
+        time.sleep(0.5)
     return got
 
 
@@ -112,7 +112,7 @@ def test_held_conversations_survive_three_restarts_and_every_verdict_is_sent(bro
         while time.monotonic() < deadline and not want <= {
             (v["conversation_id"], v["turn_no"]) for v in values if v["kind"] == "turn"
         }:
-            time.sleep(5)
+            time.sleep(1)
             values = turn_records(bootstrap, topics.verdicts)
         assert monitor.stop() == 0
     finally:
