@@ -63,11 +63,12 @@ def test_twice_the_failing_turns_cost_at_most_two_and_a_half_times_as_much() -> 
 
 def test_failing_turns_with_distinct_outputs_cost_linear_time() -> None:
     """Each value is compared with a bounded number of sources, not with every earlier output: four times the
-    turns cost about four times as much (every value against every output: 100 turns 6.6 s, 200 turns 23.8 s)."""
+    turns cost about four times as much (3.5-4.4 times measured; every value against every output, 100 turns
+    cost 6.4 s and 400 turns 90 s, 14 times as much)."""
     cpu_for(10, distinct)
     small, large = cpu_for(100, distinct), cpu_for(400, distinct)
     print(f"100 failing turns with distinct outputs: {small:.2f} s CPU; 400: {large:.2f} s")
-    assert large <= 5 * small
+    assert large <= 6 * small
 
 
 def test_a_value_only_the_first_output_states_is_found_there_300_turns_later() -> None:
