@@ -14,6 +14,8 @@ import pytest
 
 from monitor.cli import COMMANDS, build_parser, main
 
+pytestmark = pytest.mark.integration  # runs `aem` processes (CONTRIBUTING.md)
+
 AEM = str(Path(sys.executable).with_name("aem"))
 NAMES = ["score", "review", "calibrate", "run", "replay", "demo", "broker", "tail", "inspect", "redrive", "compare"]
 UNREACHABLE = "127.0.0.1:1"

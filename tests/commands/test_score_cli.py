@@ -12,6 +12,8 @@ import pytest
 from monitor.cli import main
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.integration  # runs `aem` processes (CONTRIBUTING.md)
+
 AEM = str(Path(sys.executable).with_name("aem"))
 
 

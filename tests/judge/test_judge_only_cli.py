@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.integration  # runs `aem` processes (CONTRIBUTING.md)
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "judge_only_booking.json"
 CATALOG = ROOT / "examples" / "catalogs" / "tools_catalog.json"
