@@ -19,13 +19,19 @@ from monitor.equivalence.replies.reply_facts import (
     unsupported_facts,
 )
 from monitor.equivalence.types import ValueComparing
-from monitor.equivalence.values.grounding import word_in
+from monitor.equivalence.values.grounding import grounding_keys, word_in
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
 from monitor.verifier.fusion import Agreement
 from monitor.verifier.grounding import render_source
 
 _MAX_RECORDS = 64  # tool records a sentence's values are traced through (more: not traced)
+
+
+def _typed_keys(text: str) -> frozenset[str]:
+    """The keys of the typed values a text states (``grounding_keys``: an amount's size, a date's month and day,
+    a clock time, an id): a record shares one with every value it states."""
+    return frozenset(k for k in grounding_keys(text) if k[:2] in ("n:", "d:", "t:", "i:"))
 
 
 @dataclass(frozen=True)
@@ -146,10 +152,17 @@ class TypedValueEvidence:
             return ()
         out: list[str] = []
         holding = {a: [r for r in records if word_in(fold(a.text), fold(r[1]))] for a in anchors}
+        keys = [_typed_keys(line) for _, line in records]  # which records a value can be in, before comparing
+
+        def states(v: Fact, lines: Sequence[str]) -> bool:
+            return self.values.supported(v.text, list(lines), typed_only=True).equivalent
+
         for v in said:
-            if users and self.values.supported(v.text, users, typed_only=True).equivalent:
+            if users and states(v, users):
                 continue
-            with_value = [r for r in records if self.values.supported(v.text, [r[1]], typed_only=True).equivalent]
+            found = _typed_keys(v.text)
+            with_value = [r for r, k in zip(records, keys, strict=True)
+                          if (k & found or not found) and states(v, [r[1]])]
             lists = {i for i, _ in with_value}
             # the names of the same tool output as the value; the nearest before it, else the first after it
             near = [a for a in anchors if {i for i, _ in holding[a]} & lists]
@@ -157,8 +170,9 @@ class TypedValueEvidence:
             anchor = before[-1] if before else next(iter(near), None)
             if anchor is None or set(holding[anchor]) & set(with_value):
                 continue
-            if any(i in lists and self.values.supported(v.text, [line], typed_only=True).equivalent
-                   for i, line in shared):
+            if states(v, [line for _, line in holding[anchor]]):
+                continue  # the anchor's own record states it in a form the keys missed
+            if any(i in lists and states(v, [line]) for i, line in shared):
                 continue  # an output's top-level field speaks of all its records
             out.append(f"{v.text!r} said of {anchor.text!r}")
         return tuple(out)
