@@ -4,7 +4,6 @@ adds those) comes from the training run's log and the pairs' summary, none by ha
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -22,13 +21,23 @@ def _checkpoint(root: Path, name: str, log: dict, pairs: int, sha: str) -> Path:
 
 
 def test_the_exported_card_is_the_shipped_one(tmp_path: Path) -> None:
+    """The shipped model's own training log, continued from a first-stage checkpoint whose log holds what the
+    card says of that run, exports to the shipped card field for field."""
     shipped = json.loads((SHIPPED / "verifier.json").read_text())
-    checkpoint = tmp_path / "verifier-stage1"
-    checkpoint.mkdir()
-    shutil.copy(SHIPPED / "training_log.json", checkpoint)
-    summary = {"pairs": shipped["training_pairs"], "sha256": shipped["training_pairs_sha256"], "seed": 13}
-    (tmp_path / "pairs.summary.json").write_text(json.dumps(summary))
-    card = model_card(shipped["sha256"], shipped["max_length"], checkpoint)
+    first, *later = shipped["training"]
+    stage1 = _checkpoint(tmp_path, "verifier-stage1", {
+        "args": {"pairs": "train/out/pairs.jsonl", "out": "train/out/verifier-stage1", "epochs": str(first["epochs"]),
+                 "batch": str(first["batch"]), "max_length": str(first["max_length"]), "lr": str(first["lr"]),
+                 "seed": str(first["seed"]), "init": "None", "check_every": "500", "resume": "False"},
+        "seconds": first["seconds"],
+    }, first["pairs"], first["pairs_sha256"])
+    assert len(later) == 1  # the shipped model is the second stage
+    log = json.loads((SHIPPED / "training_log.json").read_text())
+    log["args"]["init"] = str(stage1)
+    last = tmp_path / "train" / "out" / "verifier-stage2e"
+    last.mkdir()
+    (last / "training_log.json").write_text(json.dumps(log))
+    card = model_card(shipped["sha256"], shipped["max_length"], last)
     assert card == {k: v for k, v in shipped.items() if not k.startswith("fusion_")}
     assert list(card) == [k for k in shipped if not k.startswith("fusion_")]
 
