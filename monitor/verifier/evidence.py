@@ -70,8 +70,9 @@ class TypedValueEvidence:
         g_norm, p_norm = reply_facts(gold)[0], reply_facts(pred)[0]
         out: list[ChangedValue] = []
         for g, p in diff.changed:
-            if g.fact.kind == "number" and p.kind == "number" and counted_phrase(g_norm, g.fact) != g.fact.text:
-                out.append(ChangedValue("count", counted_phrase(p_norm, p), counted_phrase(g_norm, g.fact), p.text))
+            counted = counted_phrase(g_norm, g.fact) if g.fact.kind == p.kind == "number" else g.fact.text
+            if counted != g.fact.text:
+                out.append(ChangedValue("count", counted_phrase(p_norm, p), counted, p.text))
             elif g.fact.kind != "entity":
                 out.append(ChangedValue(g.fact.kind, p.text, g.fact.text))
             elif p.kind == "entity" and place_relation(g.fact.text, p.text) == "different":
@@ -88,13 +89,12 @@ class TypedValueEvidence:
     def respelled(self, gold: str, pred: str) -> str:
         """``pred`` (number words as digits) with each typed value that states a gold value written as gold
         writes it ("020 7946 0958" for gold's "+44 20 7946 0958")."""
-        g_facts = reply_facts(gold)[1]
+        g_norm, g_facts = reply_facts(gold)
         p_norm, p_facts = reply_facts(pred)
         matched, _ = aligned(gold, pred)
         # One rewrite per predicted value: gold may state a value twice that the prediction states once.
         swaps = list({p_facts[pi].span: (p_facts[pi].span, g_facts[gi].text) for gi, pi in sorted(matched.items())[::-1]
                       if g_facts[gi].kind != "entity" and same_fact(g_facts[gi], p_facts[pi])}.values())
-        g_norm = reply_facts(gold)[0]
         for gi, g in enumerate(g_facts):  # "a checked bag" read as gold's "1 checked bag"
             article = None if gi in matched else article_for_one(g_norm, g, p_norm)
             if article is not None and all(e <= article[0] or s >= article[1] for (s, e), _ in swaps):
@@ -124,22 +124,17 @@ class TypedValueEvidence:
         """Names in ``text`` that no source supports (a place, a hotel, a carrier): for the sentences the typed
         values decide, which the verifier does not read ("Casa Alfama in Porto is 120 EUR" after an output
         that says Lisbon)."""
-        found = unsupported_facts(text, sources, self.values, names=True, stated=stated)
-        return tuple(n for n in found if any(f.kind == "entity" and f.text == n for f in extract_facts(text)))
+        return unsupported_facts(text, sources, self.values, names=True, stated=stated, values_too=False)
 
-    def misattributed(self, sentence: str, sources: Sequence[Any]) -> tuple[str, ...]:
+    def misattributed(self, claims: Sequence[str], sources: Sequence[Any]) -> tuple[str, ...]:
         """Values a sentence says of a name that the tool outputs give to another one: each typed value is said of
-        the nearest name or id before it in the sentence (after it, when none comes before); when both are in
+        the nearest name or id before it in its sentence (after it, when none comes before); when both are in
         tool records and no record holds the two together, the value is misattributed ("Casa Alfama is 95 EUR"
         where 95 EUR is Hotel Baixa's price). A value a user turn states (a request's own parameter) and a value
-        in an output's top-level fields (which speak of all its records) are not held to one record."""
-        facts = reply_facts(sentence)[1]
-        anchors = [f for f in facts if f.kind in ("entity", "id")]
-        said = [f for f in facts if f.kind not in ("entity", "id")]
-        if not anchors or not said:
-            return ()
+        in an output's top-level fields (which speak of all its records) are not held to one record. The sources
+        are rendered and keyed once for all of ``claims``."""
         users = [s for s in sources if isinstance(s, str)]
-        records: list[tuple[int, str]] = []  # (source, folded record line); top-level lines apart
+        records: list[tuple[int, str]] = []  # (source, record line); top-level lines apart
         shared: list[tuple[int, str]] = []
         for i, src in enumerate(sources):
             if isinstance(src, str):
@@ -150,31 +145,39 @@ class TypedValueEvidence:
                 (shared if top else records).append((i, line))
         if len(records) < 2 or len(records) > _MAX_RECORDS:
             return ()
-        out: list[str] = []
-        holding = {a: [r for r in records if word_in(fold(a.text), fold(r[1]))] for a in anchors}
+        folded = [fold(line) for _, line in records]
         keys = [_typed_keys(line) for _, line in records]  # which records a value can be in, before comparing
 
         def states(v: Fact, lines: Sequence[str]) -> bool:
             return self.values.supported(v.text, list(lines), typed_only=True).equivalent
 
-        for v in said:
-            if users and states(v, users):
+        out: list[str] = []
+        for sentence in claims:
+            facts = reply_facts(sentence)[1]
+            anchors = [f for f in facts if f.kind in ("entity", "id")]
+            said = [f for f in facts if f.kind not in ("entity", "id")]
+            if not anchors or not said:
                 continue
-            found = _typed_keys(v.text)
-            with_value = [r for r, k in zip(records, keys, strict=True)
-                          if (k & found or not found) and states(v, [r[1]])]
-            lists = {i for i, _ in with_value}
-            # the names of the same tool output as the value; the nearest before it, else the first after it
-            near = [a for a in anchors if {i for i, _ in holding[a]} & lists]
-            before = [a for a in near if a.span[1] <= v.span[0]]
-            anchor = before[-1] if before else next(iter(near), None)
-            if anchor is None or set(holding[anchor]) & set(with_value):
-                continue
-            if states(v, [line for _, line in holding[anchor]]):
-                continue  # the anchor's own record states it in a form the keys missed
-            if any(i in lists and states(v, [line]) for i, line in shared):
-                continue  # an output's top-level field speaks of all its records
-            out.append(f"{v.text!r} said of {anchor.text!r}")
+            holding = {a: [r for r, line in zip(records, folded, strict=True) if word_in(fold(a.text), line)]
+                       for a in anchors}
+            for v in said:
+                if users and states(v, users):
+                    continue
+                found = _typed_keys(v.text)
+                with_value = [r for r, k in zip(records, keys, strict=True)
+                              if (k & found or not found) and states(v, [r[1]])]
+                lists = {i for i, _ in with_value}
+                # the names of the same tool output as the value; the nearest before it, else the first after it
+                near = [a for a in anchors if {i for i, _ in holding[a]} & lists]
+                before = [a for a in near if a.span[1] <= v.span[0]]
+                anchor = before[-1] if before else next(iter(near), None)
+                if anchor is None or set(holding[anchor]) & set(with_value):
+                    continue
+                if states(v, [line for _, line in holding[anchor]]):
+                    continue  # the anchor's own record states it in a form the keys missed
+                if any(i in lists and states(v, [line]) for i, line in shared):
+                    continue  # an output's top-level field speaks of all its records
+                out.append(f"{v.text!r} said of {anchor.text!r}")
         return tuple(out)
 
     def has_values(self, text: str) -> bool:

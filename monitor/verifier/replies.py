@@ -228,11 +228,10 @@ class VerifierReplyComparator:
         found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip, retrieval)
         typed: tuple[str, ...] = ()
         if self.facts is not None and self.config.typed_values:
-            decided = " ".join(s for s in sentences(reply) if self.facts.has_values(s))
+            decided = [s for s in sentences(reply) if self.facts.has_values(s)]  # the verifier skipped these
             typed = self.facts.unsupported_values(reply, sources, stated)
-            typed += self.facts.unsupported_names(decided, sources, stated) if decided else ()
-            typed += tuple(m for s in sentences(reply) if self.facts.has_values(s)
-                           for m in self.facts.misattributed(s, sources))
+            typed += self.facts.unsupported_names(" ".join(decided), sources, stated) if decided else ()
+            typed += self.facts.misattributed(decided, sources) if decided else ()
         return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 
     def _needs_reverse(self, forward: Probabilities) -> bool:

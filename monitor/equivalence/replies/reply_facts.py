@@ -368,11 +368,12 @@ def unsupported_facts(
     values: ValueComparing,
     names: bool = True,
     stated: Callable[[str], bool] | None = None,
+    values_too: bool = True,
 ) -> tuple[str, ...]:
     """The typed facts of ``reply`` that no source supports under the value comparators (``names``: names too,
-    not only numbers, money, dates, times, ids...), each once, in order. A fact a source states word for word
-    is supported without a comparator (``states_word_for_word``; ``stated``: that scan over sources folded
-    once already, the conversation's ``SourceIndex.states``)."""
+    not only numbers, money, dates, times, ids...; ``values_too=False``: names only), each once, in order. A
+    fact a source states word for word is supported without a comparator (``states_word_for_word``; ``stated``:
+    that scan over sources folded once already, the conversation's ``SourceIndex.states``)."""
     if stated is None:
         folded = [folded_source(s) for s in sources]
 
@@ -383,7 +384,7 @@ def unsupported_facts(
         dict.fromkeys(
             f.text
             for f in extract_facts(reply)
-            if (names or f.kind != "entity")
+            if (names if f.kind == "entity" else values_too)
             and not stated(f.text)
             and not values.supported(f.text, sources, typed_only=f.kind != "entity").equivalent
         )
