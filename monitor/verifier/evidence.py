@@ -4,6 +4,7 @@ value in the prediction is a change whatever the verifier reads: a different num
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,36 @@ from monitor.verifier.fusion import Agreement
 from monitor.verifier.grounding import render_source
 
 _MAX_RECORDS = 64  # tool records a sentence's values are traced through (more: not traced)
+
+
+def _identifying_values(records: Sequence[tuple[int, str]]) -> tuple[str, ...]:
+    """The values of the fields that tell one record of an output from the others (a name, an event: every record
+    of the output that has the field gives it another value), worded, not typed values ("the clement hotel", not
+    "5 miles"): what a sentence names when it speaks of one record, capitals or not."""
+    fields: dict[tuple[int, str], list[str]] = {}
+    for i, line in records:
+        for pair in line.split(": ", 1)[-1].split("; "):
+            name, _, value = pair.partition(": ")
+            if value:
+                fields.setdefault((i, name), []).append(value.strip())
+    out: list[str] = []
+    for values in fields.values():
+        folded = [fold(v) for v in values]
+        if len(values) >= 2 and len(set(folded)) == len(folded):
+            out += [v for v in values if len(v) >= 3 and any(c.isalpha() for c in v) and not extract_facts(v)]
+    return tuple(dict.fromkeys(out))
+
+
+def _named_records(norm: str, names: Sequence[str], taken: Sequence[Fact]) -> list[Fact]:
+    """The identifying values (``_identifying_values``) a sentence states word for word, as names, where no fact
+    of the sentence already stands."""
+    lowered = norm.lower()
+    out: list[Fact] = []
+    for name in names:
+        for m in re.finditer(r"(?<![\w])" + re.escape(name.lower()) + r"(?![\w])", lowered):
+            if not any(f.span[0] < m.end() and m.start() < f.span[1] for f in (*taken, *out)):
+                out.append(Fact("entity", norm[m.start():m.end()], name, (m.start(), m.end())))
+    return out
 
 
 def _typed_keys(text: str) -> frozenset[str]:
@@ -128,7 +159,9 @@ class TypedValueEvidence:
 
     def misattributed(self, claims: Sequence[str], sources: Sequence[Any]) -> tuple[str, ...]:
         """Values a sentence says of a name that the tool outputs give to another one: each typed value is said of
-        the nearest name or id before it in its sentence (after it, when none comes before); when both are in
+        the nearest name or id before it in its sentence (after it, when none comes before) — a name as the
+        sentence writes it, or a record's identifying value it states (``_identifying_values``: "the clement
+        hotel is 4 miles away" in lower case); when both are in
         tool records and no record holds the two together, the value is misattributed ("Casa Alfama is 95 EUR"
         where 95 EUR is Hotel Baixa's price). A value a user turn states (a request's own parameter) and a value
         in an output's top-level fields (which speak of all its records) are not held to one record. The sources
@@ -147,15 +180,18 @@ class TypedValueEvidence:
             return ()
         folded = [fold(line) for _, line in records]
         keys = [_typed_keys(line) for _, line in records]  # which records a value can be in, before comparing
+        names = _identifying_values(records)
 
         def states(v: Fact, lines: Sequence[str]) -> bool:
             return self.values.supported(v.text, list(lines), typed_only=True).equivalent
 
         out: list[str] = []
         for sentence in claims:
-            facts = reply_facts(sentence)[1]
-            anchors = [f for f in facts if f.kind in ("entity", "id")]
+            norm, facts = reply_facts(sentence)
             said = [f for f in facts if f.kind not in ("entity", "id")]
+            anchors = [f for f in facts if f.kind in ("entity", "id")]
+            anchors += _named_records(norm, names, facts)
+            anchors.sort(key=lambda f: f.span)
             if not anchors or not said:
                 continue
             holding = {a: [r for r, line in zip(records, folded, strict=True) if word_in(fold(a.text), line)]
