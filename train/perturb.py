@@ -300,6 +300,15 @@ def _is_name(word: str) -> bool:
     return any(n[:1].isupper() and n.lower() == key for s in first for n in s.lemma_names())
 
 
+def is_base_noun(word: str) -> bool:
+    """Is ``word`` a WordNet noun in its base form and not also a verb ('have', 'want' are not nouns here)?"""
+    wn = wordnet.reader()
+    key = word.lower()
+    if wn is None or wn.lemmas(key, "v"):
+        return False
+    return any(lemma.name().lower() == key for lemma in wn.lemmas(key, "n"))
+
+
 def _is_noun(word: str) -> bool:
     """Is ``word`` itself (not an inflection of it) a WordNet noun?"""
     wn = wordnet.reader()
