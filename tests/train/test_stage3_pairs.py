@@ -50,8 +50,9 @@ def test_a_kind_change_uses_the_turns_own_words_and_leaves_courtesies_alone() ->
 
 def test_edited_pairs_are_changes_both_ways_without_questions_and_a_seed_repeats() -> None:
     asked = {**FLIGHT, "dialogue_id": "d5", "utterance": FLIGHT["utterance"].replace(".", "?")}
-    pairs = stage3_pairs.edited_pairs([FLIGHT, asked], random.Random(2), stage3_pairs.swap_values, CHANGED, "sgd_swap", 10)
+    edit = stage3_pairs.swap_values
+    pairs = stage3_pairs.edited_pairs([FLIGHT, asked], random.Random(2), edit, CHANGED, "sgd_swap", 10)
     assert len(pairs) == 2 and {p["label"] for p in pairs} == {CHANGED}
     assert (pairs[0]["premise"], pairs[0]["hypothesis"]) == (pairs[1]["hypothesis"], pairs[1]["premise"])
-    again = stage3_pairs.edited_pairs([FLIGHT, asked], random.Random(2), stage3_pairs.swap_values, CHANGED, "sgd_swap", 10)
+    again = stage3_pairs.edited_pairs([FLIGHT, asked], random.Random(2), edit, CHANGED, "sgd_swap", 10)
     assert pairs == again
