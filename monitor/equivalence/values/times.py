@@ -298,13 +298,47 @@ def _named(words: list[str]) -> int | None:
     return None
 
 
+# The words a clock time is made of, as ``_normalise`` writes them (every form of the grammar, its hedges and
+# day-parts); besides these, only numbers of at most four digits ("6", "0815", "6:30", "18.30:00").
+_TIME_WORDS = frozenset(
+    {*_UNITS, *_TENS, *_DAYPART_WORDS, *_DAYPART_FILLER, *_MERIDIEM, *_PAST, *_TO, *_HEDGE_BEFORE}
+    | {w for tail in _HEDGE_AFTER for w in tail}
+    | {"noon", "midday", "noontime", "midnight", "half", "quarter", "a", "p", "m", "o", "oh", "clock", "oclock"}
+    | {"minutes", "minute", "mins", "min", "hours", "hrs", "hr", "h"}
+)
+_QUOTES = frozenset("'\"’`´")
+
+
+def _time_part(token: str) -> bool:
+    if token in _TIME_WORDS or (token and set(token) <= _QUOTES):
+        return True
+    parts = re.split(r"[:.]", token)
+    return len(parts) <= 3 and all(p.isdigit() and len(p) <= 4 for p in parts)
+
+
+@lru_cache(maxsize=65536)
+def _in_times(word: str) -> bool:
+    """Whether ``word`` can be part of a clock time: each piece of it, normalised, is a word of the grammar or a
+    number of at most four digits (a run of words with another one in it is no time, and is not parsed)."""
+    if word.isascii() and word.isalpha():  # the common word: no normalising to do but lower case
+        return word.lower() in _TIME_WORDS
+    if word.isascii() and word.isdigit():
+        return len(word) <= 4
+    return all(_time_part(t) for t in _normalise(word).split())
+
+
 @lru_cache(maxsize=4096)
 def clock_times_in(text: str, longest: int = 7) -> frozenset[int]:
     """Every clock time stated in free text ("see you at half past six in the evening" -> {1110})."""
     words = [w.strip(",.;!?()\"") for w in text.split()]
     found: set[int] = set()
+    end = 0  # the runs of words from i that can be times end before words[end] (the first that cannot be in one)
     for i in range(len(words)):
-        for j in range(min(len(words), i + longest), i, -1):
+        if end <= i:
+            end = i
+            while end < len(words) and _in_times(words[end]):
+                end += 1
+        for j in range(min(end, i + longest), i, -1):
             minute = parse_clock(" ".join(words[i:j]))
             if minute is not None:
                 found.add(minute)
