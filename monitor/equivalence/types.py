@@ -107,5 +107,12 @@ class ReplyComparing(Protocol):
         ...
 
     def unsupported_facts(
-        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
-    ) -> tuple[str, ...]: ...
+        self,
+        reply: str,
+        sources: Sequence[Any],
+        stated: Callable[[str], bool] | None = None,
+        sources_for: Callable[[str], Sequence[Any]] | None = None,
+    ) -> tuple[str, ...]:
+        """The reply's facts (and claims) that ``sources`` do not support; ``sources_for``: the sources each fact
+        or sentence is compared with instead (its candidates in a long conversation), else all of ``sources``."""
+        ...

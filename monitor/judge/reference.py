@@ -50,7 +50,11 @@ class LLMReplyComparator:
         return ReplyMatch(True, False, verdict.score, (), tuple(verdict.missing), "llm", detail, decision)
 
     def unsupported_facts(
-        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+        self,
+        reply: str,
+        sources: Sequence[Any],
+        stated: Callable[[str], bool] | None = None,
+        sources_for: Callable[[str], Sequence[Any]] | None = None,
     ) -> tuple[str, ...]:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
-        return unsupported_facts(reply, sources, self.values, stated=stated)
+        return unsupported_facts(reply, sources, self.values, stated=stated, sources_for=sources_for)

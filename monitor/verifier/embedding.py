@@ -39,7 +39,11 @@ class EmbeddingReplyComparator:
         return ReplyMatch(False, True, round(cos, 4), (gold.strip(),), (), "embedding", detail, decision)
 
     def unsupported_facts(
-        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+        self,
+        reply: str,
+        sources: Sequence[Any],
+        stated: Callable[[str], bool] | None = None,
+        sources_for: Callable[[str], Sequence[Any]] | None = None,
     ) -> tuple[str, ...]:
         """Typed facts of ``reply`` that no source supports (the value comparators' grounding)."""
-        return unsupported_facts(reply, sources, self.values, stated=stated)
+        return unsupported_facts(reply, sources, self.values, stated=stated, sources_for=sources_for)

@@ -144,18 +144,28 @@ class TypedValueEvidence:
         return reply_facts(gold)[0], self.respelled(gold, pred)
 
     def unsupported_values(
-        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+        self,
+        reply: str,
+        sources: Sequence[Any],
+        stated: Callable[[str], bool] | None = None,
+        sources_for: Callable[[str], Sequence[Any]] | None = None,
     ) -> tuple[str, ...]:
-        """Typed values of ``reply`` (not names) that no source supports."""
-        return unsupported_facts(reply, sources, self.values, names=False, stated=stated)
+        """Typed values of ``reply`` (not names) that no source supports (``sources_for``: each value's own)."""
+        return unsupported_facts(reply, sources, self.values, names=False, stated=stated, sources_for=sources_for)
 
     def unsupported_names(
-        self, text: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+        self,
+        text: str,
+        sources: Sequence[Any],
+        stated: Callable[[str], bool] | None = None,
+        sources_for: Callable[[str], Sequence[Any]] | None = None,
     ) -> tuple[str, ...]:
         """Names in ``text`` that no source supports (a place, a hotel, a carrier): for the sentences the typed
         values decide, which the verifier does not read ("Casa Alfama in Porto is 120 EUR" after an output
         that says Lisbon)."""
-        return unsupported_facts(text, sources, self.values, names=True, stated=stated, values_too=False)
+        return unsupported_facts(
+            text, sources, self.values, names=True, stated=stated, values_too=False, sources_for=sources_for
+        )
 
     def misattributed(self, claims: Sequence[str], sources: Sequence[Any]) -> tuple[str, ...]:
         """Values a sentence says of a name that the tool outputs give to another one: each typed value is said of

@@ -104,19 +104,26 @@ def unsupported_sentences(
     cut: float,
     skip: Callable[[str], bool] | None = None,
     similarity: Callable[[Sequence[tuple[str, str]]], list[float]] | None = None,
+    premises_for: Callable[[str], Sequence[str]] | None = None,
 ) -> tuple[tuple[str, Probabilities], ...]:
     """The reply's sentences that the premise texts (rendered sources, or passages) do not support, in order,
     each with the verifier's probabilities. With ``similarity`` (the bi-encoder), each claim is read against
     the premise sentences most similar to it (``retrieve``); without, against the run of lines sharing most of
-    its words."""
+    its words. ``premises_for``: each claim's own premise texts (the lines of its candidate sources in a long
+    conversation) instead of ``premises``; the claims with the same premise are ranked together."""
     claims = [s for s in sentences(reply) if checkable(s) and not (skip and skip(s))]
     if not claims:
         return ()
-    lines = tuple(premises) or ("",)
-    if similarity is not None:
-        chunks = retrieve(claims, lines, similarity)
-    else:
-        chunks = [_premise(claim, lines) for claim in claims]
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for c, claim in enumerate(claims):
+        lines = tuple(premises if premises_for is None else premises_for(claim)) or ("",)
+        groups.setdefault(lines, []).append(c)
+    chunks = [""] * len(claims)
+    for lines, members in groups.items():
+        ranked = [claims[c] for c in members]
+        found = retrieve(ranked, lines, similarity) if similarity is not None else [_premise(x, lines) for x in ranked]
+        for c, chunk in zip(members, found, strict=True):
+            chunks[c] = chunk
     probs = scorer.probabilities(list(zip(chunks, claims, strict=True)))
     return tuple((claim, p) for claim, p in zip(claims, probs, strict=True) if p.changed >= cut)
 

@@ -216,21 +216,28 @@ class VerifierReplyComparator:
         return ReplyMatch(True, True, 1.0, (), (), "repeated", detail, Decision("repeated"))
 
     def unsupported_facts(
-        self, reply: str, sources: Sequence[Any], stated: Callable[[str], bool] | None = None
+        self,
+        reply: str,
+        sources: Sequence[Any],
+        stated: Callable[[str], bool] | None = None,
+        sources_for: Callable[[str], Sequence[Any]] | None = None,
     ) -> tuple[str, ...]:
         """The sentences of ``reply`` that what the conversation has said (``sources``) does not support, and
-        its typed values no source supports."""
-        lines = [line for source in sources for line in render_source(source)]
+        its typed values no source supports (``sources_for``: the sources each sentence or value is compared
+        with instead, its candidates in a long conversation)."""
+        lines = [line for source in sources for line in render_source(source)] if sources_for is None else []
+        own = None if sources_for is None else lambda claim: [ln for s in sources_for(claim) for ln in render_source(s)]
         # A sentence that states typed values (times, amounts, ids...) is decided by the typed comparators, which
         # read "08:15" as "8:15 am"; the verifier reads the claims that carry none.
         skip = self.facts.has_values if self.facts is not None and self.config.typed_values else None
         retrieval = self.semantic.similarity if self.semantic is not None else None
-        found = unsupported_sentences(self.scorer, reply, lines, self.config.grounding_threshold, skip, retrieval)
+        cut = self.config.grounding_threshold
+        found = unsupported_sentences(self.scorer, reply, lines, cut, skip, retrieval, own)
         typed: tuple[str, ...] = ()
         if self.facts is not None and self.config.typed_values:
             decided = [s for s in sentences(reply) if self.facts.has_values(s)]  # the verifier skipped these
-            typed = self.facts.unsupported_values(reply, sources, stated)
-            typed += self.facts.unsupported_names(" ".join(decided), sources, stated) if decided else ()
+            typed = self.facts.unsupported_values(reply, sources, stated, sources_for)
+            typed += self.facts.unsupported_names(" ".join(decided), sources, stated, sources_for) if decided else ()
             typed += self.facts.misattributed(decided, sources) if decided else ()
         return tuple(dict.fromkeys([*typed, *(claim for claim, _ in found)]))
 

@@ -369,11 +369,13 @@ def unsupported_facts(
     names: bool = True,
     stated: Callable[[str], bool] | None = None,
     values_too: bool = True,
+    sources_for: Callable[[str], Sequence[Any]] | None = None,
 ) -> tuple[str, ...]:
     """The typed facts of ``reply`` that no source supports under the value comparators (``names``: names too,
     not only numbers, money, dates, times, ids...; ``values_too=False``: names only), each once, in order. A
     fact a source states word for word is supported without a comparator (``states_word_for_word``; ``stated``:
-    that scan over sources folded once already, the conversation's ``SourceIndex.states``)."""
+    that scan over sources folded once already, the conversation's ``SourceIndex.states``). ``sources_for``: the
+    sources each fact is compared with (its candidates, ``SourceIndex.candidates``), else all of ``sources``."""
     if stated is None:
         folded = [folded_source(s) for s in sources]
 
@@ -386,6 +388,8 @@ def unsupported_facts(
             for f in extract_facts(reply)
             if (names if f.kind == "entity" else values_too)
             and not stated(f.text)
-            and not values.supported(f.text, sources, typed_only=f.kind != "entity").equivalent
+            and not values.supported(
+                f.text, sources if sources_for is None else sources_for(f.text), typed_only=f.kind != "entity"
+            ).equivalent
         )
     )
