@@ -57,7 +57,6 @@ from monitor.judge.pool import PoolFull
 from monitor.judge.prompts import Transcript, render_transcript
 from monitor.models.dialog import Reply, ToolCall, ToolSpec, UserMessage
 from monitor.models.vocabulary import FailureReason
-from monitor.scoring.bounds import grounding_oversize
 from monitor.scoring.sources import JudgeHistory
 from monitor.scoring.types import COMPLETENESS, TOO_LARGE, TRUTHFULNESS, CheckResult, ObservedTurn, PendingCheck
 from monitor.verifier.sentences import sentences
@@ -237,14 +236,16 @@ class GroundingChecker:
         remaining = [leaf for leaf in leaves if not view.source_index.states(leaf.value)]
         if not remaining:
             return CheckResult(success=True, score=1.0, detail=note)
-        over = grounding_oversize(len(remaining), view.source_index.units, view.work)
+        # each is compared with the sources that could state it (a bounded number, however long the
+        # conversation): the work is theirs, counted before any is done
+        retrieval = view.retrieval()
+        over = retrieval.oversize([leaf.value for leaf in remaining])
         if over is not None:
             return _too_large(over.detail)
         worst = 1.0
         unsupported: list[Leaf] = []
         for leaf in remaining:
-            # compared with the sources that could state it: a bounded number, however long the conversation
-            sources = view.sources_for(leaf.value)
+            sources = retrieval(leaf.value)
             match = self.values.supported(leaf.value, sources, typed_only=is_typed_value(leaf.value))
             worst = min(worst, float(match.score))
             if not match.equivalent:
@@ -312,15 +313,19 @@ class GroundingChecker:
                 )
             return CheckResult.passed()
         view = JudgeHistory.of(history)
-        # a fact no source states word for word is compared with the sources' leaves and facts, every sentence
-        # ranked against their lines (at most one per leaf)
-        index = view.source_index
-        facts = sum(1 for f in extract_facts(text) if not index.states(f.text))
-        over = grounding_oversize(facts, index.units, view.work, len(sentences(text)), index.leaves)
+        # a fact no source states word for word is compared with the leaves and facts of the sources that could
+        # state it, each sentence ranked against the lines of the sources that could support it (at most one per
+        # leaf): a bounded number of sources each, however long the conversation; the work is counted first
+        index, retrieval = view.source_index, view.retrieval()
+        facts = [f.text for f in extract_facts(text) if not index.states(f.text)]
+        split = sentences(text)
+        over = retrieval.oversize(facts, split)
         if over is not None:
             return _too_large(over.detail)
         claims = unsupported_claims(text, index.actions)
-        unsupported = tuple(self.replies.unsupported_facts(text, view.sources(), index.states))
+        # the sentences' sources are what the reply as a whole is read against (a value said of the wrong record)
+        found = self.replies.unsupported_facts(text, retrieval.union(split), index.states, sources_for=retrieval)
+        unsupported = tuple(found)
         if not unsupported and not claims:
             return None
         total = _count_facts(text)

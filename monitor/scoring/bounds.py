@@ -5,11 +5,11 @@ of the text embedded, the numbers scanned in replies (and the pairs of a gold an
 a typed comparison when they disagree), and a reply's length and sentences (a long reply pair is
 read by the verifier sentence by sentence: one model run per gold sentence, each matched against the other
 side's sentences). A judge-only turn (no reference) is grounded instead: each of its argument values or reply
-facts is compared with every leaf and fact of the sources so far (monitor/scoring/sources.py), so its work is
-the product of the two, known before any of it is done (`grounding_oversize`), whatever then decides the
-reply. One pathological event must not stall
-every partition (or `aem score` on one file), so past any of these limits the turn is `unscored` with reason `too_large`
-(counted in `aem_turns_too_large_total{limit}`) instead of being scored.
+facts is compared with every leaf and fact of its candidate sources, a bounded number of the sources so far, and
+each of a reply's sentences ranked against their lines (monitor/scoring/sources.py), so its work is the sum of
+those, known before any of it is done (`grounding_oversize`), whatever then decides the reply. One pathological
+event must not stall every partition (or `aem score` on one file), so past any of these limits the turn is
+`unscored` with reason `too_large` (counted in `aem_turns_too_large_total{limit}`) instead of being scored.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ class WorkLimits:
     max_reply_chars: int = 10_000  # characters of one reply (gold or predicted) read by the verifier
     max_reply_sentences: int = 24  # sentences of one reply, as the verifier splits them: each a question
     max_number_pairs: int = 2_500  # numbers in the gold reply x numbers in the predicted one (typed comparisons)
-    # judge-only: values to ground (argument leaves, reply facts and sentences) x the sources' leaves and facts
+    # judge-only: values to ground (argument leaves, reply facts) x their candidate sources' leaves and facts,
+    # plus a reply's sentences x their candidate sources' lines
     max_grounding_pairs: int = 10_000
 
 
@@ -123,17 +124,18 @@ def work_oversize(
 
 
 def grounding_oversize(
-    values: int, units: int, limits: WorkLimits, sentences: int = 0, lines: int = 0
+    values: int, units: int, limits: WorkLimits, sentences: int = 0, lines: int = 0, least: bool = False
 ) -> Oversize | None:
-    """Whether grounding `values` (argument leaves or reply facts no source states word for word) against
-    sources of `units` leaves and facts, and `sentences` of a reply against the sources' `lines`, would pass
-    `max_grounding_pairs` (each value is compared with each unit, each sentence ranked against each line)."""
-    pairs = values * units + sentences * lines
+    """Whether grounding `values` (argument leaves or reply facts no source states word for word), each compared
+    with the leaves and facts of its candidate sources (`units` comparisons in all), and `sentences` of a reply,
+    each ranked against the lines of its candidate sources (`lines` in all), would pass `max_grounding_pairs`
+    (`least`: the counts are what the work holds at least, the candidates not chosen yet)."""
+    pairs = units + lines
     if pairs <= limits.max_grounding_pairs:
         return None
-    read = f" + {sentences} sentences x {lines} source lines" if sentences else ""
+    read = f" + {sentences} sentences x their sources' lines ({lines})" if sentences else ""
     detail = (
-        f"{values} values to ground x {units} leaves and facts in the sources{read} = {pairs} comparisons, "
-        f"above the limit of {limits.max_grounding_pairs}"
+        f"{values} values to ground x their sources' leaves and facts ({units}){read} = "
+        f"{'at least ' if least else ''}{pairs} comparisons, above the limit of {limits.max_grounding_pairs}"
     )
     return Oversize("grounding_pairs", detail)

@@ -1,9 +1,11 @@
 """The sources a judge-only turn is grounded on, kept per conversation as they arrive, with what grounding them costs.
 
-Grounding (monitor/judge/grounding.py) compares every argument value or reply fact of a turn with every source
-of the conversation so far (user messages, earlier tool outputs): a value that no source holds word for word
-goes through the typed comparators against each source's leaves and each fact in them. That work is the
-product of the turn's values and the sources' *units* (a leaf, or a fact inside a leaf: one comparison each).
+Grounding (monitor/judge/grounding.py) compares every argument value or reply fact of a turn with the sources
+of the conversation so far that could state it (user messages, earlier tool outputs), and reads each sentence
+of a reply against the lines of those that could support it: a value that no source holds word for word goes
+through the typed comparators against each candidate source's leaves and each fact in them. That work is the
+sum, over the turn's values, of their candidate sources' *units* (a leaf, or a fact inside a leaf: one
+comparison each), and over its sentences of their candidate sources' lines (``Retrieval``).
 
 A :class:`SourceIndex` keeps, per conversation and once (never rebuilt per turn):
 
@@ -11,17 +13,18 @@ A :class:`SourceIndex` keeps, per conversation and once (never rebuilt per turn)
   word is found by a substring scan instead of the comparators (the candidate selection: such a value is
   supported, and costs nothing of the budget); only the sources holding every run of letters and digits of the
   value are scanned (``words_of``: an index of them, kept as the sources come);
-* each source's units, and their running total, so the work a turn would ask for is known before any of it
-  is done (``monitor.scoring.bounds.grounding_oversize``);
+* each source's units and leaves, so the work a turn would ask for is known before any of it is done
+  (``Retrieval.oversize``, ``monitor.scoring.bounds.grounding_oversize``);
 * each distinct source once: an output that repeats an earlier source leaf for leaf (a status answer after
   every call) supports nothing the first did not, and is neither compared nor counted again;
-* each source's retrieval keys (``grounding_keys``: its content words and typed values' keys), read once, the
-  first time a value needs the comparators, in an inverted index. A value is compared only with the sources
-  that could state it (``candidates``): the last ``RECENT_SOURCES`` whatever they say (support that shares no
-  key, such as embedding similarity, mostly comes from the last outputs), and the sources sharing most of its
-  keys, rarest keys first, up to ``SOURCES_PER_VALUE`` in all. A conversation of at most ``SOURCES_PER_VALUE``
-  distinct sources is compared whole, as before; a longer one costs the same per value whatever its length
-  (400 failing tool calls with distinct outputs cost 33 s of CPU when every value met every source).
+* each source's retrieval keys (``grounding_keys``: its content words and typed values' keys), read once, in an
+  inverted index, as the sources come once there are more than ``SOURCES_PER_VALUE`` (no turn reads the whole
+  history's keys at once). A value or a sentence is compared only with the sources that could state it
+  (``candidates``): the last ``RECENT_SOURCES`` whatever they say (support that shares no key, such as
+  embedding similarity, mostly comes from the last outputs), and the sources sharing most of its keys, rarest
+  keys first, up to ``SOURCES_PER_VALUE`` in all. A conversation of at most ``SOURCES_PER_VALUE`` distinct
+  sources is compared whole, as before; a longer one costs the same per value and per sentence whatever its
+  length (400 failing tool calls with distinct outputs cost 33 s of CPU when every value met every source).
 
 The raw sources are not copied: the index keeps their position in the session's packed history and unpacks a
 source only when the comparators need it.
@@ -44,7 +47,7 @@ from monitor.equivalence.values.grounding import (
     words_of,
 )
 from monitor.models.dialog import ToolCall, UserMessage
-from monitor.scoring.bounds import WorkLimits
+from monitor.scoring.bounds import Oversize, WorkLimits, grounding_oversize
 from monitor.scoring.packed import PackedTurn, pack_turn
 from monitor.scoring.types import ObservedTurn
 
@@ -107,6 +110,8 @@ class SourceIndex:
                 if source is not None:
                     self._add(position, source)
         self._seen = len(history)
+        if len(self._sources) > SOURCES_PER_VALUE:  # the keys are read as the sources come, each by the turn after it
+            self._index_keys()
 
     def _add(self, position: int, source: Any) -> None:
         raw = list(leaf_texts(source))
@@ -167,6 +172,20 @@ class SourceIndex:
         best = heapq.nlargest(SOURCES_PER_VALUE - RECENT_SOURCES, shared, key=lambda i: (shared[i], i))
         return sorted(best) + list(range(older, count))
 
+    def least_cost(self) -> tuple[int, int]:
+        """The units and leaves every value's candidates hold at least: all the sources' when there are at most
+        ``SOURCES_PER_VALUE`` (each value is compared with all of them), else the last ``RECENT_SOURCES``'."""
+        count = len(self._sources)
+        if count <= SOURCES_PER_VALUE:
+            return self.units, self.leaves
+        return self.cost(range(count - RECENT_SOURCES, count))
+
+    def cost(self, chosen: Sequence[int]) -> tuple[int, int]:
+        """The units (leaves and facts: comparisons grounding one value costs) and the leaves (lines one
+        sentence is ranked against, at most one per leaf) of the sources ``chosen``."""
+        picked = [self._sources[i] for i in chosen]
+        return sum(s.units for s in picked), sum(s.leaves for s in picked)
+
     def _index_keys(self) -> None:
         """Add the sources not yet indexed to the inverted index (each source's keys are read once)."""
         for i in range(self._keyed, len(self._sources)):
@@ -206,9 +225,71 @@ class JudgeHistory(Sequence[ObservedTurn]):
         """The sources ``value`` is compared with (``SourceIndex.candidates``), in order."""
         return self.source_index.values(self.packed, self.source_index.candidates(value))
 
+    def retrieval(self) -> Retrieval:
+        """The candidate sources of the values and sentences of one turn, each chosen and unpacked once."""
+        return Retrieval(self)
+
     @classmethod
     def of(cls, history: Sequence[ObservedTurn], work: WorkLimits | None = None) -> JudgeHistory:
         """``history`` itself when it is one, else a view of a plain list of turns (tests, one-off checks)."""
         if isinstance(history, JudgeHistory):
             return history
         return cls([pack_turn(t, gold=False) for t in history], SourceIndex(), work or WorkLimits())
+
+
+class Retrieval:
+    """What one turn's values and sentences are compared with: each text's candidate sources
+    (``SourceIndex.candidates``), chosen once, what comparing with them costs known before the work
+    (``units``, ``lines``), and each source unpacked once for the comparators (calling it with a text gives
+    that text's sources, in order)."""
+
+    def __init__(self, view: JudgeHistory) -> None:
+        self.view = view
+        self._chosen: dict[str, list[int]] = {}
+        self._unpacked: dict[int, Any] = {}
+
+    def chosen(self, text: Any) -> list[int]:
+        """The numbers of the sources ``text`` is compared with, in order."""
+        key = str(text)
+        found = self._chosen.get(key)
+        if found is None:
+            found = self._chosen[key] = self.view.source_index.candidates(key)
+        return found
+
+    def units(self, text: Any) -> int:
+        """Comparisons grounding the value ``text`` costs: the leaves and facts of its candidate sources."""
+        return self.view.source_index.cost(self.chosen(text))[0]
+
+    def lines(self, text: Any) -> int:
+        """Lines the sentence ``text`` is ranked against: at most the leaves of its candidate sources."""
+        return self.view.source_index.cost(self.chosen(text))[1]
+
+    def oversize(self, values: Sequence[Any], sentences: Sequence[str] = ()) -> Oversize | None:
+        """Whether comparing ``values`` with their candidate sources' leaves and facts and ranking ``sentences``
+        against their candidate sources' lines would pass ``max_grounding_pairs``: first what every value's
+        candidates hold at least (the sources' keys are not read for a turn that is too large whatever they
+        choose), then what the chosen candidates hold; before any comparison."""
+        index, work = self.view.source_index, self.view.work
+        units, lines = index.least_cost()
+        over = grounding_oversize(
+            len(values), len(values) * units, work, len(sentences), len(sentences) * lines, least=True
+        )
+        if over is not None or len(index) <= SOURCES_PER_VALUE:  # a short conversation: all compared, as counted
+            return over
+        units = sum(self.units(v) for v in values)
+        lines = sum(self.lines(s) for s in sentences)
+        return grounding_oversize(len(values), units, work, len(sentences), lines)
+
+    def __call__(self, text: Any) -> list[Any]:
+        return self.sources(self.chosen(text))
+
+    def union(self, texts: Sequence[Any]) -> list[Any]:
+        """The sources any of ``texts`` is compared with, in order (once each)."""
+        return self.sources(sorted({i for t in texts for i in self.chosen(t)}))
+
+    def sources(self, chosen: Sequence[int]) -> list[Any]:
+        index, packed = self.view.source_index, self.view.packed
+        missing = [i for i in chosen if i not in self._unpacked]
+        for i, value in zip(missing, index.values(packed, missing), strict=True):
+            self._unpacked[i] = value
+        return [self._unpacked[i] for i in chosen]
