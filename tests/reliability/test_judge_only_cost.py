@@ -68,11 +68,16 @@ def judge_engine(engine):
 
 
 def test_a_reply_with_80_facts_after_100_sources_is_too_large_within_seconds(judge_engine):
+    """The reply is known too large before any comparison: at once. The conversation before it reads each
+    source's retrieval keys once, as it comes (past 16 sources), in time linear in its length."""
     seconds, result = timed_score(judge_engine, hostile_dialog())
     reply = result.turns[-1]
     assert reply.success is None and reply.failure_reason == FailureReason.TOO_LARGE  # never a pass
     assert "above the limit of" in (reply.detail or "")
-    assert seconds < 3.0, f"the whole 101-event conversation took {seconds:.1f}s (it took 244s unbounded)"
+    assert seconds < 15.0, f"the whole 101-event conversation took {seconds:.1f}s (it took 244s unbounded)"
+    cpu, turns = last_turn_cpu(judge_engine, hostile_dialog())
+    assert turns[-1].failure_reason == FailureReason.TOO_LARGE
+    assert cpu < 0.5, f"the reply alone took {cpu:.2f}s of CPU"
 
 
 def test_a_tool_call_with_10_invented_arguments_after_50_sources_is_bounded(judge_engine):
@@ -170,3 +175,67 @@ def test_a_reply_citing_a_4kb_tool_output_is_scored_and_cheap(judge_engine):
     assert reply.success is False and reply.failure_reason == FailureReason.INCONSISTENT_RESPONSE
     assert "23:55" in (reply.detail or "") and "45 USD" in (reply.detail or "")
     assert cpu < 0.5, f"{cpu:.2f}s of CPU for one judge-only reply turn (about 0.05s on a 2-core host)"
+
+
+def booked_then_failing(outputs: int, reply: str) -> Dialog:
+    """A user asks for a table, turn 2's output is the only source of the booking, its date and time; then
+    `outputs` lookups each failing with a different output; then a confirming call and `reply`, both stating
+    the booking written differently (no source states it word for word: the comparators decide)."""
+    turns: list[dict[str, Any]] = [
+        {"turn_no": 1, "turn": "User", "predict_turn": {"content": "Please book a table for two at Luigi's."}},
+        {"turn_no": 2, "turn": "Tool", "predict_turn": {
+            "tool_id": "tables", "action": "book", "args": {"restaurant": "Luigi's"},
+            "output": {"booking": "AB-123", "date": "2024-06-20", "time": "19:30"}}},
+    ]
+    for i in range(outputs):
+        failed = {"status": "failed", "code": 4000 + i, "message": f"no record number {i * 7 + 3} in region R{i % 13}"}
+        call = {"tool_id": "records", "action": "lookup", "args": {}, "output": failed}
+        turns.append({"turn_no": i + 3, "turn": "Tool", "predict_turn": call})
+    confirm = {"tool_id": "tables", "action": "confirm", "args": {"booking": "AB123", "date": "June 20th, 2024"}}
+    turns.append({"turn_no": outputs + 3, "turn": "Tool", "predict_turn": confirm})
+    turns.append({"turn_no": outputs + 4, "turn": "Agent", "predict_turn": {"response": reply}})
+    return Dialog.model_validate({"dialog_id": f"booked-{outputs}", "turns": turns})
+
+
+def last_turn_cpu(engine: Any, dialog: Dialog) -> tuple[float, Any]:
+    """CPU seconds of scoring the dialog's last turn alone (its history added first), and the scored turns."""
+    session = engine.session(dialog.dialog_id)
+    turns = engine.bounded_turns(dialog)
+    for turn in turns[:-1]:
+        session.add(turn)
+    started = time.process_time()
+    session.add(turns[-1])
+    cpu = time.process_time() - started
+    return cpu, session.finish()[1].turns
+
+
+SAID = "Reservation AB123 is on June 20th, 2024 at 7:30 pm. Luigi's has a table for two for you."
+
+
+def test_a_reply_after_1200_distinct_outputs_is_grounded_in_turn_2_and_not_too_large(judge_engine):
+    """The bound counts what is compared: each value with its candidate sources, each sentence with theirs,
+    not the whole conversation (1,200 outputs of ~7 leaves and facts each made every value here `too_large`)."""
+    cpu, scored = last_turn_cpu(judge_engine, booked_then_failing(1200, SAID))
+    confirm, reply = scored[-2], scored[-1]
+    assert confirm.success is True, confirm.detail  # the tool call: found in turn 2's output
+    assert reply.success is True and reply.failure_reason is None, reply.detail
+    print(f"the reply after 1,200 outputs: {cpu:.3f} s of CPU")
+
+
+def test_an_unsupported_value_after_1200_distinct_outputs_is_still_caught(judge_engine):
+    wrong = SAID.replace("June 20th", "June 21st")
+    _, scored = last_turn_cpu(judge_engine, booked_then_failing(1200, wrong))
+    reply = scored[-1]
+    assert reply.success is False and reply.failure_reason == FailureReason.INCONSISTENT_RESPONSE, reply.detail
+    assert "June 21st, 2024" in (reply.detail or "")
+    assert "June 20th" not in (reply.detail or "") and "AB123" not in (reply.detail or ""), reply.detail
+
+
+def test_a_reply_after_1200_outputs_costs_about_what_it_does_after_20(judge_engine):
+    """A reply's cost is bounded by its size, not by the history: its facts and sentences meet a bounded number
+    of sources each."""
+    last_turn_cpu(judge_engine, booked_then_failing(20, SAID))  # warm the caches of the values compared
+    short = min(last_turn_cpu(judge_engine, booked_then_failing(20, SAID))[0] for _ in range(2))
+    long = last_turn_cpu(judge_engine, booked_then_failing(1200, SAID))[0]
+    print(f"CPU of the reply: after 20 outputs {short:.3f} s, after 1,200 {long:.3f} s")
+    assert long <= 5 * short + 0.2, f"{long:.3f}s after 1,200 outputs against {short:.3f}s after 20"
