@@ -65,7 +65,7 @@ class MonitorSettings(LayeredSettings):
     max_reply_chars: int = Field(10_000, ge=1)
     max_reply_sentences: int = Field(24, ge=1)
     max_number_pairs: int = Field(2_500, ge=1)
-    max_grounding_pairs: int = Field(10_000, ge=1)  # judge-only: values to ground x the sources' leaves and facts
+    max_grounding_pairs: int = Field(10_000, ge=1)  # judge-only: values x their candidate sources' leaves and facts
     max_open_dialog_bytes: int = Field(1 << 30, ge=1024)  # event bytes held by open conversations
     # One conversation past these finishes early as too_large (its neighbours are not evicted for it).
     max_dialog_bytes: int = Field(32 << 20, ge=1024)
