@@ -102,9 +102,7 @@ class Checkpoint:
         """Per polled partition, the offset to commit: the next to read, or the oldest one the source holds or
         a stop left unprocessed."""
         held = self.holding()
-        return {
-            tp: min(offset, held.get(tp, offset), self.left.get(tp, offset)) for tp, offset in self.polled.items()
-        }
+        return {tp: min(offset, held.get(tp, offset), self.left.get(tp, offset)) for tp, offset in self.polled.items()}
 
     def commit(self, timeout: float = 30.0) -> dict[TopicPartition, int]:
         """Run the four steps (see the class docstring); returns the offsets committed."""

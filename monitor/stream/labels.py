@@ -101,4 +101,3 @@ class LabelGuard:
 
     def __len__(self) -> int:
         return len(self._pairs)
-

@@ -88,8 +88,8 @@ class TurnProcessor:
         self.open: OrderedDict[str, Conversation] = OrderedDict()  # least recently active first
         self.finished: OrderedDict[str, TurnSet] = OrderedDict()
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
-        self.gone: dict[str, TurnSet] = {}  # finished since the last checkpoint: their saved turns
-        self.gone_checks: dict[str, TurnSet] = {}  # ... and their turns with a checks record of their own
+        # finished since the last checkpoint: their saved turns, and those with a checks record of their own
+        self.gone: dict[str, tuple[TurnSet, TurnSet]] = {}
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
@@ -140,7 +140,7 @@ class TurnProcessor:
             return out
         conv = self.open.get(cid)
         if conv is None:
-            out.extend(self._evict())
+            self._evict(out)
             conv = self._open(event, now)
         else:
             self.open.move_to_end(cid)
@@ -155,14 +155,15 @@ class TurnProcessor:
         size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
         past = self._past_cap(conv, size)
         if past is not None:
-            return self._cap(conv, event, past, out)
+            self._cap(conv, event, past, out)
+            return out
         if self.changelog:
             conv.unsaved.append((event, raw))
         conv.size += size
         conv.turns += 1
         self.open_bytes += size
         if self.open_bytes > self.limits.max_open_bytes:
-            out.extend(self._evict(keep=cid))
+            self._evict(out, keep=cid)
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if event.turn != "User":  # the latency of its verdict counts from here
@@ -172,9 +173,9 @@ class TurnProcessor:
             if conv.gap_since is None and not conv.blocked:
                 self._start_gap(conv, now)
             if len(conv.held) > self.limits.max_held:
-                out.extend(self._skip_gap(conv))
+                self._skip_gap(conv, out)
             return out
-        self._apply(conv, event, size, out=out)
+        self._apply(conv, event, out, size)
         self._drain(conv, out)
         return out
 
@@ -211,20 +212,22 @@ class TurnProcessor:
             if judging.pending is None and not self.judge_saturated():
                 judging.pending = self._start_judge(conv, judging.turn)
                 failed = judging.pending is None  # it could not be started: scored here, waiting for the judge
-            if failed or judging.due():
-                out.extend(self._judged(conv, now=failed))
-                out.extend(self._resume(conv, now))
+            if failed or judging.due():  # then the turns held behind it; a real gap among them starts its timer
+                self._judged(conv, out, now=failed)
+                self._drain(conv, out)
+                if conv.held and conv.gap_since is None and not conv.blocked and cid in self.open:
+                    self._start_gap(conv, now)
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
             conv = self.open.get(cid)
             if conv is None or conv.gap_since is None or conv.gap_since + self.limits.gap_timeout_s != deadline:
                 continue  # stale: the gap filled, or restarted with a later deadline of its own
-            out.extend(self._skip_gap(conv))
+            self._skip_gap(conv, out)
         while self.open:
             oldest = next(iter(self.open.values()))
             if now - oldest.last_activity < self.limits.idle_timeout_s:
                 break
-            out.extend(self._finish(oldest, reason="idle"))
+            self._finish(oldest, "idle", out)
         return out
 
     def drop(self, conversation_ids: Sequence[str]) -> None:
@@ -235,7 +238,6 @@ class TurnProcessor:
             self.capped.pop(cid, None)
             self.dirty.discard(cid)
             self.gone.pop(cid, None)
-            self.gone_checks.pop(cid, None)
 
     def resume_point(self, cid: str) -> Resume | None:
         """Where a conversation is, for an OTLP assembler that does not know it (restored after a restart):
@@ -267,8 +269,9 @@ class TurnProcessor:
             elif cid in self.finished:
                 seen = sorted(self.finished[cid])
                 head = {"v": STATE_VERSION, "cid": cid, "status": "finished", "seen": seen, "at": time.time()}
-                out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(self.gone.pop(cid, ()))]
-                out += [StateRecord(cid, checks_key(cid, n), None) for n in sorted(self.gone_checks.pop(cid, ()))]
+                events, checks = self.gone.pop(cid, ((), ()))
+                out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(events)]
+                out += [StateRecord(cid, checks_key(cid, n), None) for n in sorted(checks)]
                 out.append(StateRecord(cid, cid, dump_head(head)))
         self.dirty.clear()
         return out
@@ -326,7 +329,7 @@ class TurnProcessor:
         next_turn = parsed_head.next_turn
         applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
         held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
-        out.extend(self._evict())
+        self._evict(out)
         conv = self._open(parsed[0], self.clock())
         conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = size
@@ -341,7 +344,7 @@ class TurnProcessor:
                     conv.session.tape.play(load_entries(recorded[n]))
                 except (ValueError, TypeError) as exc:  # the turn is scored again
                     log.warning("restore_checks_unreadable", conversation=cid, turn_no=n, error=repr(exc)[:200])
-            self._apply(conv, event, replay=True, out=replayed)
+            self._apply(conv, event, replayed, replay=True)
         conv.checks = {n: c for n, c in conv.checks.items() if n not in recorded}  # the rest are saved next
         already, chains_already = parsed_head.emitted, parsed_head.chains_emitted
         turns = [e for e in replayed.emissions if e.kind == "turn"]
@@ -362,7 +365,7 @@ class TurnProcessor:
             conv.next_turn = parsed_head.next_turn
         conv.emitted = max(conv.emitted, already)
         conv.chains_emitted = max(conv.chains_emitted, chains_already)
-        out.extend(self._drain(conv))
+        self._drain(conv, out)
         return out
 
     def close_unrestored(self, cid: str, turns: Sequence[int]) -> None:
@@ -372,8 +375,7 @@ class TurnProcessor:
         self._close(cid)
         self.finished[cid] = TurnSet(turns)
         self.capped[cid] = None
-        self.gone[cid] = TurnSet(turns)
-        self.gone_checks[cid] = TurnSet(turns)
+        self.gone[cid] = (TurnSet(turns), TurnSet(turns))
         self.dirty.add(cid)
 
     def _dialog_bytes(self) -> int:
@@ -412,17 +414,16 @@ class TurnProcessor:
         if conv is not None:
             self.open_bytes -= conv.size
 
-    def _evict(self, keep: str | None = None) -> Outcome:
+    def _evict(self, out: Outcome, keep: str | None = None) -> None:
         """Finish the least recently active conversations: before one opens (`keep` None), while `max_open` are
         open; else, while open ones hold more than `max_open_bytes` (never `keep`, the one that grew)."""
-        out, most, most_bytes = Outcome(), self.limits.max_open, self.limits.max_open_bytes
+        most, most_bytes = self.limits.max_open, self.limits.max_open_bytes
         while self.open and (len(self.open) >= most if keep is None else self.open_bytes > most_bytes):
             oldest = next(iter(self.open.values()))
             if oldest.conversation_id == keep:
                 break
-            out.extend(self._finish(oldest, reason="evicted" if keep is None else "evicted_bytes"))
+            self._finish(oldest, "evicted" if keep is None else "evicted_bytes", out)
             out.evicted += 1
-        return out
 
     def _start_gap(self, conv: Conversation, now: float) -> None:
         conv.gap_since = now
@@ -438,9 +439,7 @@ class TurnProcessor:
             return Oversize("dialog_turns", f"the conversation has more than {limits.max_dialog_turns} turns")
         return None
 
-    def _cap(
-        self, conv: Conversation, event: TraceEvent, capped: Oversize, out: Outcome
-    ) -> Outcome:
+    def _cap(self, conv: Conversation, event: TraceEvent, capped: Oversize, out: Outcome) -> None:
         """Finish a conversation past a per-conversation cap: the event that passed it is unscored `too_large`
         (a verdict of its own when it is the next turn), what it held is scored, its later events count as
         too_large; its neighbours keep their place."""
@@ -453,25 +452,18 @@ class TurnProcessor:
             self._add(conv, event, to_observed(event, capped.detail), out)
         else:
             out.event_outcome = "unscored"
-        out.extend(self._finish(conv, reason="too_large"))
+        self._finish(conv, "too_large", out)
         self.capped[cid] = capped.limit
-        return out
 
     def _apply(
-        self,
-        conv: Conversation,
-        event: TraceEvent,
-        size: int | None = None,
-        replay: bool = False,
-        out: Outcome | None = None,
-    ) -> Outcome:
-        """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk;
+        self, conv: Conversation, event: TraceEvent, out: Outcome, size: int | None = None, replay: bool = False
+    ) -> None:
+        """Score one in-order event into `out`; `size` (its JSON bytes, when known) spares the work-limit walk;
         `replay` (a restore replaying its changelog in order): a judged turn waits for its judge here, and a
-        failure is not dead-lettered again. What it produces goes into `out` (new when None), which is returned."""
+        failure is not dead-lettered again."""
         conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
-        out = Outcome() if out is None else out
         too_large = work_oversize(event.predict_turn, event.gold_turn, self.limits.work, size)
         if too_large is not None:
             out.too_large.append(too_large.limit)
@@ -483,29 +475,19 @@ class TurnProcessor:
             # `tick` completes it; later turns are held
             full = self.judge_saturated()
             pending = None if full else self._start_judge(conv, turn)
-            if full or pending is not None:
-                conv.judging = Judging(event, turn, pending, time.monotonic() + self.judge_budget_s())
+            if full or pending is not None:  # a turn without a worker of the judge's pool waits this long for one
+                judge = self.engine.judge
+                budget = judge.turn_budget_s if isinstance(judge, BoundedPool) else None
+                wait = float(budget) if budget is not None else self.limits.gap_timeout_s
+                conv.judging = Judging(event, turn, pending, time.monotonic() + wait)
                 self.judging.add(conv.conversation_id)
-                return out
-        return self._add(conv, event, turn, out, replay)
-
-    def _resume(self, conv: Conversation, now: float) -> Outcome:
-        """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""
-        out = self._drain(conv)
-        if conv.held and conv.gap_since is None and not conv.blocked and conv.conversation_id in self.open:
-            self._start_gap(conv, now)
-        return out
+                return
+        self._add(conv, event, turn, out, replay)
 
     def judge_saturated(self) -> bool:
         """The judge's worker pool is full: judged turns wait for a slot (their conversations only)."""
         judge = self.engine.judge
         return isinstance(judge, BoundedPool) and judge.saturated
-
-    def judge_budget_s(self) -> float:
-        """How long a judged turn may wait for a worker of the judge's pool before it is left unscored."""
-        judge = self.engine.judge
-        budget = judge.turn_budget_s if isinstance(judge, BoundedPool) else None
-        return float(budget) if budget is not None else self.limits.gap_timeout_s
 
     def _start_judge(self, conv: Conversation, turn: ObservedTurn) -> PendingCheck | None:
         try:
@@ -514,31 +496,25 @@ class TurnProcessor:
             log.error("judge_start_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             return None
 
-    def _judged(self, conv: Conversation, now: bool = False) -> Outcome:
+    def _judged(self, conv: Conversation, out: Outcome, now: bool = False) -> None:
         """Complete the turn whose judge call is done or past its budget (then unscored); `now`: score it
         here, the judge called in the loop."""
         judging, conv.judging = conv.judging, None
         self.judging.discard(conv.conversation_id)
         assert judging is not None
         self.dirty.add(conv.conversation_id)
-        if now:
-            return self._add(conv, judging.event, judging.turn)
-        if judging.pending is None:  # never got a slot of the judge's pool
-            check = CheckResult.unscored("LLM judge unavailable: judge busy (no free slot before the turn had to end)")
-        else:
-            check = judging.pending.result()
-        return self._add(conv, judging.event, replace(judging.turn, judged=check))
+        turn = judging.turn
+        if not now and judging.pending is not None:
+            turn = replace(turn, judged=judging.pending.result())
+        elif not now:  # never got a slot of the judge's pool
+            busy = "LLM judge unavailable: judge busy (no free slot before the turn had to end)"
+            turn = replace(turn, judged=CheckResult.unscored(busy))
+        self._add(conv, judging.event, turn, out)
 
     def _add(
-        self,
-        conv: Conversation,
-        event: TraceEvent,
-        turn: ObservedTurn,
-        out: Outcome | None = None,
-        replay: bool = False,
-    ) -> Outcome:
-        """Add a turn to its session; the verdicts and chains it releases go into `out` (new when None)."""
-        out = Outcome() if out is None else out
+        self, conv: Conversation, event: TraceEvent, turn: ObservedTurn, out: Outcome, replay: bool = False
+    ) -> None:
+        """Add a turn to its session; the verdicts and chains it releases go into `out`."""
         try:
             verdicts = conv.session.add(turn)
             checks = conv.session.take_checks()
@@ -552,34 +528,29 @@ class TurnProcessor:
             conv.received.pop(event.turn_no, None)
             if not replay and event.turn != "User":
                 out.failed.append(Failure(event, failure_reason("processing", exc)))
-            return out
+            return
         self._released(conv, verdicts, out)
         if event.final:
             conv.final_seen = True
-        return out
 
-    def _drain(self, conv: Conversation, out: Outcome | None = None) -> Outcome:
-        """Apply the held turns that are next in order; into `out` (new when None), which is returned."""
-        out = Outcome() if out is None else out
+    def _drain(self, conv: Conversation, out: Outcome) -> None:
+        """Apply the held turns that are next in order, into `out`."""
         while conv.next_turn in conv.held and not conv.blocked:
-            self._apply(conv, conv.held.pop(conv.next_turn), out=out)
+            self._apply(conv, conv.held.pop(conv.next_turn), out)
         if not conv.held:
             conv.gap_since = None
         if conv.final_seen and not conv.held and not conv.blocked:
-            out.extend(self._finish(conv, reason="final"))
-        return out
+            self._finish(conv, "final", out)
 
-    def _skip_gap(self, conv: Conversation) -> Outcome:
+    def _skip_gap(self, conv: Conversation, out: Outcome) -> None:
         """Stop waiting for missing turns: resume at the lowest held turn."""
-        out = Outcome()
         if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
             self.dirty.add(conv.conversation_id)
             self._gap_given_up(conv)
-            out.extend(self._drain(conv))
+            self._drain(conv, out)
         if conv.held and conv.conversation_id in self.open:
             self._start_gap(conv, self.clock())
-        return out
 
     def _gap_given_up(self, conv: Conversation) -> None:
         """Log a given-up gap, at most one line per `GAP_LOG_INTERVAL_S` (with how many since the last one):
@@ -593,14 +564,14 @@ class TurnProcessor:
         )
         self._gap_logged_at, self._gaps_unlogged = now, 0
 
-    def _finish(self, conv: Conversation, reason: str) -> Outcome:
-        early = self._judged(conv) if conv.judging is not None else Outcome()  # unscored if still running
+    def _finish(self, conv: Conversation, reason: str, out: Outcome) -> None:
+        if conv.judging is not None:
+            self._judged(conv, out)  # unscored if still running
         try:
             verdicts, result = conv.session.finish()
         except Exception as exc:  # finished all the same: a conversation that cannot end would stay forever
             log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
-        out = early
         self._released(conv, verdicts, out)
         conv.received.clear()
         conv.held.clear()
@@ -610,15 +581,13 @@ class TurnProcessor:
             )
         self._close(conv.conversation_id)
         self.finished[conv.conversation_id] = conv.seen
-        self.gone[conv.conversation_id] = conv.saved
-        self.gone_checks[conv.conversation_id] = conv.checks_saved
+        self.gone[conv.conversation_id] = (conv.saved, conv.checks_saved)
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             forgotten, _ = self.finished.popitem(last=False)
             self.capped.pop(forgotten, None)
         if reason.startswith("evicted"):  # not per finished conversation: a log call costs more than the rest
             log.debug("conversation_evicted", conversation=conv.conversation_id, reason=reason)
-        return out
 
     def _released(self, conv: Conversation, verdicts: list[TurnVerdict], out: Outcome) -> None:
         """The turn verdicts a session released, then the chains they closed, into `out`."""

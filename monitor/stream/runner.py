@@ -36,6 +36,7 @@ from monitor.stream.settings import MonitorSettings
 
 log = structlog.get_logger(__name__)
 
+
 class Monitor:
     """One consumer-group member: decode, score and record every trace event of its partitions.
 

@@ -29,7 +29,11 @@ _NOT_IN_DIALOG_BODY = {"dialog_id", "agent", "release", "mode"}
 def verdict_record(emission: Emission, calibration_id: str | None = None) -> bytes:
     """The verdict-topic value of one emission; `calibration_id` is added when the monitor runs calibrated."""
     kind, cid, agent, release, mode = (
-        emission.kind, emission.conversation_id, emission.agent, emission.release, emission.mode
+        emission.kind,
+        emission.conversation_id,
+        emission.agent,
+        emission.release,
+        emission.mode,
     )
     head = head_json(kind, cid, agent, release, mode)
     if head is None:
@@ -59,4 +63,3 @@ def head_json(kind: str, conversation_id: str, agent: str, release: str, mode: s
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: pydantic decides what happens, as before
         return None
-
