@@ -1,15 +1,11 @@
 """The state changelog's records: one per received event (keyed by conversation and turn) and a head per
 conversation (status, next turn, verdicts emitted); a tombstone (value None) forgets a key.
 
-An event record of a turn already scored when it is written carries the checks its scoring obtained
+An event record of a turn already scored carries the checks its scoring obtained
 (`{"turn_no": n, "checks": [...], "event": {...}}`); a turn scored after its event was written gets a
-checks record of its own (`{"cid": ..., "turn_no": n, "checks": [...]}`, key `checks_key`). A restore plays
-them back instead of scoring again (monitor/scoring/tape.py).
-
-The state topic is read as untrusted input: a record whose key does not match what it holds, a head whose
-fields are not the documented ones, or a record that is not JSON is reported against its conversation
-(`group_changelog`'s `skipped`), and the restore closes that conversation instead of continuing with a hole
-(monitor/stream/partitions.py)."""
+checks record of its own (`{"cid": ..., "turn_no": n, "checks": [...]}`). A restore plays them back
+instead of scoring again (monitor/scoring/tape.py). The topic is read as untrusted input: a record that is
+not what this module writes is reported (`group_changelog`'s `skipped`) and its conversation closed."""
 
 from __future__ import annotations
 

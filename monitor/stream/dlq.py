@@ -1,16 +1,10 @@
 """The dead-letter sink: every event the monitor cannot score leaves a record on the DLQ topic.
 
-A record carries the original bytes, key and headers, plus `aem-error` (the reason) and
-`aem-source` (topic/partition/offset). A record that cannot be sent whole is reduced, never lost:
-
-1. above `max_bytes` the value is cut to its first `max_bytes` bytes (`aem-truncated: 1`);
-2. if the broker or client still refuses it, the value becomes a small JSON document with the
-   reason, original size, sha256 and source (`aem-truncated: metadata`).
-
-Headers `aem-size` and `aem-sha256` always describe the original value, so an operator can match
-a reduced record with the producer's copy. Before all this the payload policy (`dlq_payload`:
-`full`, `truncate:N`, `redact`; :mod:`monitor.stream.dlq_policy`) decides what of the value is kept;
-a policy other than `full` adds `aem-payload-policy`.
+A record carries the original bytes (as the payload policy keeps them, dlq_policy.py), key and headers, plus
+`aem-error` (the reason) and `aem-source` (topic/partition/offset). A record that cannot be sent whole is
+reduced, never lost: cut to `max_bytes` (`aem-truncated: 1`), or, refused still, a small JSON document of
+reason, size, sha256 and source (`aem-truncated: metadata`). `aem-size` and `aem-sha256` always describe the
+original value.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
-"""Sinks: where the processor's emissions go — the verdict topic, Prometheus, the live stats.
-
-A sink takes each emission as it is produced (`add`), and is
-flushed by the checkpoint before any offset is committed (`flush`): whatever it buffers must be handed on
-by then, or `flush` raises and nothing is committed. A sink that holds too much says so (`saturated`): the
-loop then commits (which flushes every sink) before it reads on.
-"""
+"""Sinks: where the processor's emissions go — the verdict topic, Prometheus, the live stats (the `Sink`
+contract: docs/architecture.md)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -53,9 +47,7 @@ class VerdictTopicSink:
         self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=value)
         self.unflushed += 1
 
-    def flush(self) -> None:
-        """Every record is with the producer from `add` on: the checkpoint's next step flushes the producer
-        once for verdicts, DLQ and changelog records together (one round trip per commit, not two)."""
+    def flush(self) -> None:  # the records are with the producer: the checkpoint flushes it once for all records
         self.unflushed = 0
 
     @property
@@ -97,7 +89,6 @@ class RunStats:
     verdicts: int = 0
     dialogs: int = 0
     invalid: int = 0
-    started: float = field(default_factory=time.monotonic)
     by_release: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (agent, release) -> [pass, all]
     root_causes: dict[str, int] = field(default_factory=dict)
 

@@ -1,10 +1,8 @@
 """Sources: a polled Kafka record → the trace events it holds, each with its source position.
 
-The loop reads every input format through one `Source`: native JSON trace events (`NativeSource`, one
-event per record) or OTLP trace batches (`otlp.OtlpInput`, many spans per record, a turn ready when its
-trace is). A record that cannot be read raises `InvalidEvent` (it goes to the DLQ whole). A source that holds
-part of a record for later (spans waiting for their trace) says from which offset on (`holding`): the
-checkpoint commits no further. `aem score` reads dialog files instead (`monitor/sources/files.py`).
+The loop reads every input format through one `Source`: native JSON trace events (`NativeSource`) or OTLP
+trace batches (`otlp.OtlpInput`). A record that cannot be read raises `InvalidEvent` (it goes to the DLQ
+whole).
 """
 
 from __future__ import annotations

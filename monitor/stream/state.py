@@ -1,15 +1,9 @@
-"""Recoverable conversation state: a changelog on a compacted Kafka topic, restored per partition.
+"""Recoverable conversation state: a key/value changelog on a compacted Kafka topic, restored per partition.
 
-The store is a key/value changelog: the processor decides what the records mean (see
-`processor.TurnProcessor.checkpoint`: each received event once, plus a small head per
-conversation). Records go to the state topic's partition with the same number as the trace
-partition the conversation lives on, with the source in a header; with `cleanup.policy=compact`
-Kafka keeps the latest record per key, and a tombstone (value None) removes the key.
-
-The state topic should be writable by the monitor's principal alone (docs/operating.md). Where that cannot
-be ensured, a key (`state_mac_key`) authenticates every record: each carries an HMAC-SHA256 of its key and
-value in the `aem-mac` header, and a record without a valid one is left out of the restore and reported
-(`rejected`), so its conversation is closed instead of restored from forged state.
+The records (changelog.py) go to the state topic's partition with the number of the conversation's trace
+partition. The topic should be writable by the monitor alone (docs/operating.md); where that cannot be
+ensured, `state_mac_key` authenticates every record (an HMAC-SHA256 of key and value in the `aem-mac` header)
+and a record without a valid one is left out of the restore and reported (`rejected`).
 """
 
 from __future__ import annotations
