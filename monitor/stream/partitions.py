@@ -83,9 +83,6 @@ class PartitionState:
         """Events are scored only outside a rebalance, once their partition's conversations are restored."""
         return not self.rebalancing and (self.store is None or tp in self.restored)
 
-    def track(self, conversation_id: str, tp: TopicPartition) -> None:
-        self.owner[conversation_id] = tp
-
     def sync(self, assignment: set[TopicPartition]) -> tuple[set[TopicPartition], Outcome]:
         """Act on recorded rebalances: returns the partitions given up and what restoring emitted."""
         moved, assigned, pending = self.rebalances.take()

@@ -1,15 +1,10 @@
 """Sessionize and score: trace events in, verdicts and dialog summaries out. No Kafka here.
 
-Per conversation it keeps the scoring session, the next expected `turn_no`, turns held while a gap
-fills and the turn numbers already seen (redeliveries are duplicates). It knows nothing of source
-positions: every event it takes is on the changelog before its offset is committed (checkpoint.py).
-
-Conversation state is saved as a changelog (`checkpoint()`, records in `changelog.py`): each received
-event once, keyed by conversation and turn, plus a small head record (status, next turn, verdicts
-emitted), and the checks each turn's scoring obtained. Bytes per conversation grow linearly with its
-turns; `restore` replays the events through a fresh session that answers from the recorded checks, so the
-restored conversation continues from the verdicts that were sent (nothing is asked of the verifier or the
-judge again). A conversation's own state is `conversation.py`; what a step produces, `emissions.py`.
+Per conversation (`conversation.py`) it keeps the scoring session, the next expected `turn_no`, turns held
+while a gap fills and the turns already seen (redeliveries are duplicates). It knows no source position:
+every event it takes is on the changelog (`checkpoint`, records in `changelog.py`) before its offset is
+committed, and `restore` replays a conversation's events through a fresh session that answers from the
+recorded checks, so it continues from the verdicts that were sent without asking any model again.
 """
 
 from __future__ import annotations
@@ -255,11 +250,8 @@ class TurnProcessor:
     # -- checkpoints ---------------------------------------------------------------------------
 
     def checkpoint(self) -> list[StateRecord]:
-        """Changelog records of the conversations changed since the last call (then forgets them).
-
-        An open conversation writes the events it received since (each once) and its head; a
-        finished one writes a `finished` head and tombstones for its events.
-        """
+        """Changelog records of the conversations changed since the last call: an open one's events received since
+        (each once) and its head; a finished one's tombstones and `finished` head."""
         out: list[StateRecord] = []
         for cid in sorted(self.dirty):
             conv = self.open.get(cid)
@@ -298,17 +290,13 @@ class TurnProcessor:
         return out
 
     def restore(self, cid: str, head: dict[str, Any], events: Sequence[bytes] = ()) -> Outcome:
-        """Rebuild a conversation from its changelog by replaying its events.
-
-        The replay answers from the checks recorded for each turn (tape.py), so it reproduces the verdicts
-        already emitted (suppressed here) and the attribution state later turns need — a cascade stays a
-        cascade — without asking the verifier or the judge again. A turn without recorded checks (an older
-        changelog, or scored after the last checkpoint) is scored again.
+        """Rebuild a conversation from its changelog by replaying its events, answered from each turn's recorded
+        checks (tape.py; a turn without them is scored again): the verdicts already emitted are suppressed, and
+        later turns find the attribution state they need (a cascade stays a cascade).
 
         Raises ValueError when the records are not what this monitor writes (a head out of bounds, an event
         that does not validate, more verdicts sent than its events give): the caller closes the conversation
-        (`close_unrestored`) instead of continuing it with a hole. Restoring past `max_open` finishes the
-        least recently active conversation first, one per restored one.
+        (`close_unrestored`) instead of continuing it with a hole.
         """
         out = Outcome()
         if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
@@ -547,22 +535,15 @@ class TurnProcessor:
         if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
             self.dirty.add(conv.conversation_id)
-            self._gap_given_up(conv)
+            self._gaps_unlogged += 1  # one line at most per GAP_LOG_INTERVAL_S: not one per event of a gappy stream
+            now = self.clock()
+            if now - self._gap_logged_at >= GAP_LOG_INTERVAL_S:
+                cid, given_up = conv.conversation_id, self._gaps_unlogged
+                log.info("gap_given_up", conversation=cid, resume_at=conv.next_turn, given_up=given_up)
+                self._gap_logged_at, self._gaps_unlogged = now, 0
             self._drain(conv, out)
         if conv.held and conv.conversation_id in self.open:
             self._start_gap(conv, self.clock())
-
-    def _gap_given_up(self, conv: Conversation) -> None:
-        """Log a given-up gap, at most one line per `GAP_LOG_INTERVAL_S` (with how many since the last one):
-        a conversation with a gap before every turn would otherwise log a line per event."""
-        self._gaps_unlogged += 1
-        now = self.clock()
-        if now - self._gap_logged_at < GAP_LOG_INTERVAL_S:
-            return
-        log.info(
-            "gap_given_up", conversation=conv.conversation_id, resume_at=conv.next_turn, given_up=self._gaps_unlogged
-        )
-        self._gap_logged_at, self._gaps_unlogged = now, 0
 
     def _finish(self, conv: Conversation, reason: str, out: Outcome) -> None:
         if conv.judging is not None:

@@ -1,16 +1,9 @@
-"""`aem run`: the poll loop, in five steps — poll → decode → process → emit → commit.
+"""`aem run`: the poll loop, in five steps — poll → decode → process → emit → commit (docs/architecture.md).
 
-1. **poll** the consumer (after acting on rebalances: `partitions.py` drops, keeps and restores conversations);
-2. **decode** each record into trace events with their positions (a `Source`, `sources.py`; an unreadable
-   record goes to the DLQ whole);
-3. **process** them (the `TurnProcessor`, `processor.py`: no Kafka in it): the poll's turns decided in one
-   batch, then each turn applied in order;
-4. **emit** what that produced: emissions to every sink (`sinks.py`), failures to the DLQ (`dlq.py`);
-5. **commit** when due (`checkpoint.py`: sinks → changelog → producer → offsets; the changelog is the commit
-   point, its docstring states why nothing is lost).
-
-`Monitor` only polls and hands on: the composition root (`monitor/wiring.py`) builds every part, and the ones
-that need the broker through the pipeline's `connect` factory.
+Each poll acts on rebalances first (`partitions.py`), decodes each record through the `Source` (an unreadable
+one goes to the DLQ whole), processes the events (`TurnProcessor`: the poll's turns decided in one batch, then
+each applied in order), emits what that produced (sinks, the DLQ) and commits when due (`checkpoint.py`).
+`Monitor` builds no part: the composition root (`monitor/wiring.py`) does, the broker's through `connect`.
 """
 
 from __future__ import annotations
@@ -206,7 +199,7 @@ class Monitor:
     def _process(self, item: SourceEvent) -> Outcome:
         """One decoded event through the processor (latency counts from when it was received)."""
         event = item.event
-        self.partitions.track(event.conversation_id, item.position[0])
+        self.partitions.owner[event.conversation_id] = item.position[0]
         self.pipeline.prometheus.saw_release(event.agent, event.release, item.received)
         result = self.processor.process(event, item.received, item.raw)
         self.progress.saw(result.event_outcome, event.conversation_id)

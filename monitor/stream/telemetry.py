@@ -1,8 +1,5 @@
-"""The monitor's own health, apart from what it measures: events by outcome, lag, latency, memory, the DLQ.
-
-The verdict metrics (turns, failures, chains, dialogs: `metrics.py`) are written by the Prometheus sink
-only; everything here is written by the loop and the DLQ sink, through this object, and each figure in
-one place: an event is counted under exactly one outcome, when that outcome is known.
+"""The monitor's own health, apart from the verdict metrics (`metrics.py`): events by outcome (each under
+exactly one, when it is known), lag, latency, memory, the DLQ; written by the loop and the DLQ sink.
 """
 
 from __future__ import annotations
