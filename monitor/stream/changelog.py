@@ -23,33 +23,31 @@ TurnNo = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO)]
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO + 1)]
 
 
-class OpenHead(BaseModel):
-    """An open conversation's head: where it stands and how many verdicts it has sent (its events are records
-    of their own)."""
-
+class _Head(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     v: Literal[1, 2] = 1
     cid: StrictStr | None = None  # none: the record's key is it
+    at: float = 0.0
+
+
+class OpenHead(_Head):
+    """An open conversation's head: where it stands and how many verdicts it has sent (its events are records
+    of their own)."""
+
     status: Literal["open"]
     agent: StrictStr | None = None
     release: StrictStr | None = None
     next_turn: TurnNo | None = None
     emitted: Count = 0
     chains_emitted: Count = 0
-    at: float = 0.0
 
 
-class FinishedHead(BaseModel):
+class FinishedHead(_Head):
     """A finished conversation's head: the turns it had (redeliveries of them are duplicates)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    v: Literal[1, 2] = 1
-    cid: StrictStr | None = None
     status: Literal["finished"]
     seen: list[TurnNo] = Field(default_factory=list, max_length=MAX_TURN_NO + 1)
-    at: float = 0.0
 
 
 def parse_head(doc: Any) -> OpenHead | FinishedHead:
@@ -92,11 +90,8 @@ class StateRecord:
 def group_changelog(
     records: Mapping[str, bytes], skipped: Callable[[str, str], None] = lambda key, reason: None
 ) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
-    """The latest changelog records of a partition, per conversation: (head, event records).
-
-    A record that is not a JSON object of either kind, or whose key does not match what it holds, is left
-    out, and `skipped(key, reason)` told (the key names its conversation: `conversation_of_key`).
-    """
+    """The latest changelog records of a partition, per conversation: (head, event records). A record that is
+    neither kind, or whose key does not match what it holds, is left out and `skipped(key, reason)` told."""
     heads: dict[str, dict[str, Any]] = {}
     events: dict[str, list[bytes]] = {}
     for key, value in records.items():

@@ -47,11 +47,8 @@ class LabelGuard:
         self._lock = threading.Lock()
 
     def admit(self, agent: str | None, release: str | None, count: bool = True) -> tuple[str, str]:
-        """The labels to record (agent, release) under: cleaned, and within the cap.
-
-        An overflow is counted when ``count`` (once per event: the sink's other uses pass False). A raw
-        pair already admitted is looked up, not cleaned again (this runs several times per event).
-        """
+        """The labels to record (agent, release) under, cleaned and within the cap (a raw pair admitted before
+        is looked up); an overflow is counted when ``count`` (once per event: the sinks' other uses pass False)."""
         known = self._known.get((agent, release))
         if known is not None:
             return known

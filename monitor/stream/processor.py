@@ -100,11 +100,8 @@ class TurnProcessor:
     # -- events --------------------------------------------------------------------------------
 
     def process(self, event: TraceEvent, received: float | None = None, raw: bytes | None = None) -> Outcome:
-        """Take one event; never raises: a failure comes back in `failed`.
-
-        `received` is when it was received (events.py; its `event_time` when not given): latency is measured
-        from it; `raw` the bytes it was decoded from (the changelog keeps them instead of encoding it again).
-        """
+        """Take one event; never raises: a failure comes back in `failed`. Latency counts from `received` (events.py;
+        its `event_time` when not given); `raw`, the bytes it was decoded from, is what the changelog keeps."""
         try:
             out = self._process(event, event.event_time if received is None else received, raw)
         except Exception as exc:

@@ -106,9 +106,9 @@ class KafkaStateStore(StateStore):
                 drained = not remaining and not polled
                 for tp, records in polled.items():
                     for rec in records:
-                        key = rec.key.decode("utf-8", errors="replace") if rec.key else None
-                        if key is None:
+                        if not rec.key:
                             continue
+                        key = rec.key.decode("utf-8", errors="replace")
                         if not self._authentic(key, rec.value, rec.headers):  # the earlier value stands
                             self._rejected[tp.partition].append(key)
                             continue

@@ -95,11 +95,7 @@ class PipelineTelemetry:
         """Lag per partition: the high-water mark the fetches already brought (no extra request) less the
         committed offset (what a restart re-reads; the fetch position while nothing was committed yet)."""
         assigned = list(consumer.assignment())
-        ends: dict[TopicPartition, int] = {}
-        for tp in assigned:
-            high = consumer.highwater(tp)
-            if high is not None:
-                ends[tp] = high
+        ends = {tp: high for tp in assigned if (high := consumer.highwater(tp)) is not None}
         unknown = [tp for tp in assigned if tp not in ends]
         if unknown:
             try:
