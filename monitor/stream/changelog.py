@@ -100,9 +100,10 @@ def group_changelog(
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, an integer past the digit limit
             skipped(key, f"not JSON ({type(exc).__name__})")
             continue
-        cid = _conversation_of(doc)
-        if cid is not None:  # an event (with its checks or without) or a turn's checks
-            if key not in _keys_of(doc, cid):
+        written = _written_under(doc)
+        if written is not None:  # an event (with its checks or without) or a turn's checks
+            cid, expected = written
+            if key != expected:
                 skipped(key, "key does not match the record")
                 continue
             events.setdefault(cid, []).append(value)
@@ -117,28 +118,22 @@ def group_changelog(
     return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
 
 
-def _keys_of(doc: dict[str, Any], cid: str) -> tuple[str, ...]:
-    """The keys a record of this content is written under (none when its turn number is not one)."""
-    event = doc.get("event", doc) if "checks" in doc else doc
-    turn_no = event.get("turn_no") if isinstance(event, dict) and "conversation_id" in event else doc.get("turn_no")
-    if type(turn_no) is not int or ("checks" in doc and doc.get("turn_no") != turn_no):
-        return ()
-    if "checks" in doc and "event" not in doc:
-        return (checks_key(cid, turn_no),)
-    return (event_key(cid, turn_no),)
-
-
-def _conversation_of(doc: Any) -> str | None:
-    """The conversation of an event record (plain or carrying checks) or a checks record, else None."""
+def _written_under(doc: Any) -> tuple[str, str | None] | None:
+    """The conversation of an event record (plain or carrying checks) or a checks record and the key it is
+    written under (None when its turn number is not one); None for any other record."""
     if not isinstance(doc, dict):
         return None
-    if isinstance(doc.get("conversation_id"), str):
-        return str(doc["conversation_id"])
-    if "checks" in doc:
-        event = doc.get("event")
-        cid = event.get("conversation_id") if isinstance(event, dict) else doc.get("cid")
-        return cid if isinstance(cid, str) else None
-    return None
+    checks, cid = "checks" in doc, doc.get("conversation_id")
+    if not isinstance(cid, str) and checks:
+        inner = doc.get("event")
+        cid = inner.get("conversation_id") if isinstance(inner, dict) else doc.get("cid")
+    if not isinstance(cid, str):
+        return None
+    event = doc.get("event", doc) if checks else doc
+    turn_no = event.get("turn_no") if isinstance(event, dict) and "conversation_id" in event else doc.get("turn_no")
+    if type(turn_no) is not int or (checks and doc.get("turn_no") != turn_no):
+        return cid, None
+    return cid, checks_key(cid, turn_no) if checks and "event" not in doc else event_key(cid, turn_no)
 
 
 MAX_CHECKS_BYTES = 64 * 1024  # a turn's checks beyond this are not saved (the turn is scored again on restore)

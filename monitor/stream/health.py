@@ -138,12 +138,8 @@ class BrokerProbe:
             silence = self.health.broker_silence()
             if self.silence_limit_s and silence > self.silence_limit_s:
                 log.error("broker_unreachable_giving_up", silent_s=round(silence, 1), limit_s=self.silence_limit_s)
-                self.on_silence(
-                    BrokerUnreachable(
-                        f"no contact with the broker at {self.cluster} for {silence:.0f}s "
-                        f"(broker_unreachable_exit_s={self.silence_limit_s:g})"
-                    )
-                )
+                why = f"{silence:.0f}s (broker_unreachable_exit_s={self.silence_limit_s:g})"
+                self.on_silence(BrokerUnreachable(f"no contact with the broker at {self.cluster} for {why}"))
                 return
             self._stop.wait(self.interval_s)
 
