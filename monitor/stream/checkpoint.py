@@ -32,15 +32,10 @@ class Changelog(Protocol):
 
 
 class Checkpoint:
-    """Commits what was consumed, once the changelog that holds it is flushed (the Kafka Streams model).
-
-    Every event the processor took is on the state changelog — held turns, turns waiting for a judge or
-    for their group, scored ones — and a restore rebuilds open conversations from it and sends the
-    verdicts that were never sent. So nothing has to remember which event is "done": `commit` flushes,
-    in order and stopping at the first step that raises, the sinks, the changelog and the producer, then
-    commits every polled partition's next offset (no further than a record the source still `holding`,
-    nor than one a stop left `unprocessed`). A crash before the commit leaves the events to be redelivered;
-    the changelog recognises them as duplicates.
+    """Commits what was consumed once the changelog that holds it is flushed (the Kafka Streams model): every event
+    the processor took is on the state changelog (held turns, turns waiting for a judge, scored ones), and a
+    restore rebuilds open conversations from it and sends the verdicts never sent, so nothing tracks which event
+    is "done". A crash before the commit leaves the events to be redelivered, recognised as duplicates.
     """
 
     def __init__(
@@ -98,7 +93,8 @@ class Checkpoint:
         return {tp: min(offset, held.get(tp, offset), self.left.get(tp, offset)) for tp, offset in self.polled.items()}
 
     def commit(self, timeout: float = 30.0) -> dict[TopicPartition, int]:
-        """Sinks → changelog → producer → offsets; returns the offsets committed."""
+        """Sinks → changelog → producer → offsets, stopping at the first step that raises; returns the offsets
+        committed (no further than a record the source is still `holding`, nor than one left `unprocessed`)."""
         for sink in self.sinks:
             sink.flush()
         self.changelog.write_changes()

@@ -26,6 +26,15 @@ class Sink(Protocol):
         """Holding as much as it should: flush before more is added."""
 
 
+class LiveSink:
+    """A sink whose emissions count the moment they are added (metrics, counters): nothing to flush, never full."""
+
+    saturated = False
+
+    def flush(self) -> None:
+        return None
+
+
 class RecordProducer(Protocol):
     """What the verdict and DLQ sinks need from a producer (ResendingProducer, or a fake in unit tests)."""
 
@@ -56,11 +65,10 @@ class VerdictTopicSink:
 
 
 @dataclass
-class PrometheusSink:
+class PrometheusSink(LiveSink):
     """Turn, failure, score, chain and dialog metrics: the only writer of `VerdictMetrics`."""
 
     metrics: VerdictMetrics
-    saturated: bool = False  # metrics are live the moment they are recorded
 
     def saw_release(self, agent: str, release: str, received: float) -> None:
         """An event of (agent, release) was received: first seen, and still live."""
@@ -77,9 +85,6 @@ class PrometheusSink:
         elif emission.result is not None:
             self.metrics.record_dialog(emission.result)
 
-    def flush(self) -> None:
-        """Metrics are live the moment they are recorded."""
-
 
 @dataclass
 class RunStats:
@@ -94,13 +99,12 @@ class RunStats:
 
 
 @dataclass
-class StatsSink:
+class StatsSink(LiveSink):
     """Live pass rates per (agent, release), bounded like the metric labels: cleaned values, and pairs
     beyond the guard's cap tallied under ``release="other"`` (monitor/stream/labels.py)."""
 
     stats: RunStats
     labels: LabelGuard = field(default_factory=LabelGuard)
-    saturated: bool = False  # counters only
 
     def add(self, emission: Emission) -> None:
         verdict = emission.verdict
@@ -116,6 +120,3 @@ class StatsSink:
         if verdict.success is False and verdict.attribution == "root_cause" and verdict.failure_reason:
             key = f"{verdict.failure_reason}:{verdict.field or '-'}"
             self.stats.root_causes[key] = self.stats.root_causes.get(key, 0) + 1
-
-    def flush(self) -> None:
-        """Counters only."""

@@ -116,9 +116,7 @@ class KafkaStateStore(StateStore):
                             out[tp.partition].pop(key, None)
                         else:
                             out[tp.partition][key] = rec.value
-                for tp in list(remaining):
-                    if consumer.position(tp) >= ends[tp]:
-                        remaining.discard(tp)
+                remaining = {tp for tp in remaining if consumer.position(tp) < ends[tp]}
         finally:
             consumer.close()
         rejected = {p: len(keys) for p, keys in self._rejected.items() if keys}
