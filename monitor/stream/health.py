@@ -341,15 +341,10 @@ class Watch:
     """How the monitor is watched: `/healthz` and `/metrics` (`serve`), and the broker probe (`start_probe`) that
     calls `on_unreachable` after `broker_unreachable_exit_s` without contact."""
 
-    def __init__(
-        self,
-        settings: MonitorSettings,
-        registry: CollectorRegistry,
-        on_unreachable: Callable[[Exception], None] = lambda failure: None,  # the monitor sets its own
-    ) -> None:
+    def __init__(self, settings: MonitorSettings, registry: CollectorRegistry) -> None:
         self.settings = s = settings
         self.registry = registry
-        self.on_unreachable = on_unreachable
+        self.on_unreachable: Callable[[Exception], None] = lambda failure: None  # the monitor sets its own
         self.health = Health(s.healthz_max_poll_age_s, s.healthz_max_broker_silence_s)
         self._http: HealthServer | None = None
         self._probe: BrokerProbe | None = None

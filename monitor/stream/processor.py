@@ -145,9 +145,7 @@ class TurnProcessor:
             out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
             return out
         size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
-        past = self._past_cap(conv, size)
-        if past is not None:
-            self._cap(conv, event, past, out)
+        if self._capped(conv, event, size, out):
             return out
         if self.changelog:
             conv.unsaved.append((event, raw))
@@ -414,20 +412,17 @@ class TurnProcessor:
         conv.gap_since = now
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
-    def _past_cap(self, conv: Conversation, size: int) -> Oversize | None:
-        """The per-conversation cap this event would take its conversation past, if any."""
-        limits = self.limits
-        most = self._dialog_bytes()
-        if conv.size + size > most:
-            return Oversize("dialog_bytes", f"the conversation would hold {conv.size + size} event bytes, over {most}")
-        if conv.turns >= limits.max_dialog_turns:
-            return Oversize("dialog_turns", f"the conversation has more than {limits.max_dialog_turns} turns")
-        return None
-
-    def _cap(self, conv: Conversation, event: TraceEvent, capped: Oversize, out: Outcome) -> None:
-        """Finish a conversation past a per-conversation cap: the event that passed it is unscored `too_large`
-        (a verdict of its own when it is the next turn), what it held is scored, its later events count as
-        too_large; its neighbours keep their place."""
+    def _capped(self, conv: Conversation, event: TraceEvent, size: int, out: Outcome) -> bool:
+        """Finish a conversation this event takes past a per-conversation cap (else False): the event is unscored
+        `too_large` (a verdict of its own when it is the next turn), what it held is scored, its later events
+        count as too_large; its neighbours keep their place."""
+        most, most_turns, would_hold = self._dialog_bytes(), self.limits.max_dialog_turns, conv.size + size
+        if would_hold > most:
+            capped = Oversize("dialog_bytes", f"the conversation would hold {would_hold} event bytes, over {most}")
+        elif conv.turns >= most_turns:
+            capped = Oversize("dialog_turns", f"the conversation has more than {most_turns} turns")
+        else:
+            return False
         cid = conv.conversation_id
         log.warning("conversation_too_large", conversation=cid, turn_no=event.turn_no, limit=capped.limit)
         out.too_large.append(capped.limit)
@@ -439,6 +434,7 @@ class TurnProcessor:
             out.event_outcome = "unscored"
         self._finish(conv, "too_large", out)
         self.capped[cid] = capped.limit
+        return True
 
     def _apply(
         self, conv: Conversation, event: TraceEvent, out: Outcome, size: int | None = None, replay: bool = False

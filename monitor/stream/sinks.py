@@ -48,7 +48,6 @@ class VerdictTopicSink:
     producer: RecordProducer
     topic: str
     calibration_id: str | None = None  # added to every record when the monitor runs calibrated
-    max_unflushed: int = MAX_UNFLUSHED_RECORDS
     unflushed: int = 0  # records sent since the last flush
 
     def add(self, emission: Emission) -> None:
@@ -61,7 +60,7 @@ class VerdictTopicSink:
 
     @property
     def saturated(self) -> bool:
-        return self.unflushed >= self.max_unflushed
+        return self.unflushed >= MAX_UNFLUSHED_RECORDS
 
 
 @dataclass
