@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN, low_confidence
 from monitor.calibration.overlay import Calibration
 from monitor.stream.emissions import Emission
-from monitor.stream.sinks import LiveSink
+from monitor.stream.sinks import Sink
 
 TURN_TYPES = ("action", "response")
 
@@ -60,7 +60,7 @@ class CalibrationMetrics:
 
 
 @dataclass
-class ConfidenceSink(LiveSink):
+class ConfidenceSink(Sink):
     """Counts every scored turn verdict and the low-confidence ones (deciding score within the margin of its cut)."""
 
     metrics: CalibrationMetrics

@@ -355,8 +355,7 @@ class Watch:
             s = self.settings
             self._http = HealthServer(
                 self.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
-            )
-            self._http.start()
+            ).start()
             log.info("metrics_served", port=self._http.port)
         return self._http.port
 

@@ -90,10 +90,8 @@ class PartitionState:
             self.revoke(moved)
         if assigned:
             log.info("partitions_assigned", partitions=sorted(p.partition for p in assigned))
-        self.rebalancing = pending
-        if pending:  # mid-rebalance assignment() still lists the old partitions: wait for the new set
-            return moved, Outcome()
-        return moved, self.restore(assignment - self.restored)
+        self.rebalancing = pending  # mid-rebalance assignment() still lists the old partitions: wait for the new set
+        return moved, Outcome() if pending else self.restore(assignment - self.restored)
 
     def revoke(self, partitions: set[TopicPartition]) -> None:
         gone = [cid for cid, tp in self.owner.items() if tp in partitions]

@@ -15,24 +15,19 @@ MAX_UNFLUSHED_RECORDS = 20_000  # verdict records sent since the last flush befo
 
 
 class Sink(Protocol):
+    """A sink whose emissions count the moment they are added (metrics, counters) needs only `add`."""
+
     def add(self, emission: Emission) -> None:
         """Take one emission (a turn verdict, a chain or a dialog summary)."""
 
     def flush(self) -> None:
         """Hand on everything buffered; raise if that cannot be done (nothing is committed then)."""
+        return None
 
     @property
     def saturated(self) -> bool:
         """Holding as much as it should: flush before more is added."""
-
-
-class LiveSink:
-    """A sink whose emissions count the moment they are added (metrics, counters): nothing to flush, never full."""
-
-    saturated = False
-
-    def flush(self) -> None:
-        return None
+        return False
 
 
 class RecordProducer(Protocol):
@@ -64,7 +59,7 @@ class VerdictTopicSink:
 
 
 @dataclass
-class PrometheusSink(LiveSink):
+class PrometheusSink(Sink):
     """Turn, failure, score, chain and dialog metrics: the only writer of `VerdictMetrics`."""
 
     metrics: VerdictMetrics
@@ -98,7 +93,7 @@ class RunStats:
 
 
 @dataclass
-class StatsSink(LiveSink):
+class StatsSink(Sink):
     """Live pass rates per (agent, release), bounded like the metric labels: cleaned values, and pairs
     beyond the guard's cap tallied under ``release="other"`` (monitor/stream/labels.py)."""
 

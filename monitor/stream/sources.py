@@ -18,21 +18,26 @@ from monitor.stream.events import PolledRecord, Position, SourceEvent, received
 
 
 class Source(Protocol):
+    """A source that holds nothing back (one record, its events) needs only `decode`."""
+
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
         """The events one record made ready; raises InvalidEvent when it cannot be read."""
 
     def tick(self) -> list[SourceEvent]:
         """Events that became ready with time (an OTLP trace whose root never came)."""
+        return []
 
     def holding(self) -> dict[TopicPartition, int]:
         """Per partition, the oldest offset of a record part of which is still held here."""
+        return {}
 
     def drop(self, partitions: Collection[TopicPartition]) -> None:
         """Partitions were revoked: forget what is held from them."""
+        return None
 
 
 @dataclass
-class NativeSource:
+class NativeSource(Source):
     """AEM trace events (docs/trace-events.md), one JSON object per record, keyed by conversation."""
 
     limits: EventLimits
@@ -41,12 +46,3 @@ class NativeSource:
     def decode(self, record: PolledRecord, position: Position) -> list[SourceEvent]:
         event = read_native(record.value, record.key, self.limits)
         return [SourceEvent(event, position, received(record.timestamp, self.clock_skew_s), record)]
-
-    def tick(self) -> list[SourceEvent]:
-        return []
-
-    def holding(self) -> dict[TopicPartition, int]:
-        return {}
-
-    def drop(self, partitions: Collection[TopicPartition]) -> None:
-        return None
