@@ -86,20 +86,17 @@ class PartitionState:
     def sync(self, assignment: set[TopicPartition]) -> tuple[set[TopicPartition], Outcome]:
         """Act on recorded rebalances: returns the partitions given up and what restoring emitted."""
         moved, assigned, pending = self.rebalances.take()
-        if moved:
-            self.revoke(moved)
+        if moved:  # their conversations are dropped: the next owner restores them
+            gone = [cid for cid, tp in self.owner.items() if tp in moved]
+            self.processor.drop(gone)
+            for cid in gone:
+                del self.owner[cid]
+            self.restored -= moved
+            log.info("partitions_revoked", partitions=sorted(p.partition for p in moved), dropped=len(gone))
         if assigned:
             log.info("partitions_assigned", partitions=sorted(p.partition for p in assigned))
         self.rebalancing = pending  # mid-rebalance assignment() still lists the old partitions: wait for the new set
         return moved, Outcome() if pending else self.restore(assignment - self.restored)
-
-    def revoke(self, partitions: set[TopicPartition]) -> None:
-        gone = [cid for cid, tp in self.owner.items() if tp in partitions]
-        self.processor.drop(gone)
-        for cid in gone:
-            del self.owner[cid]
-        self.restored -= partitions
-        log.info("partitions_revoked", partitions=sorted(p.partition for p in partitions), dropped=len(gone))
 
     def restore(self, partitions: set[TopicPartition]) -> Outcome:
         """Rebuild the open conversations of newly assigned partitions before their events are read."""
