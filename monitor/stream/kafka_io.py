@@ -120,23 +120,16 @@ class ResendingProducer:
             errors = {repr(p.future.exception) for p in failed if p.future is not None}
             log.warning("records_not_delivered_resending", records=len(failed), errors=sorted(errors)[:3])
             self.pending = []
-            for item in self._curable(failed):
+            for item in failed:  # resent; one refused as too large becomes its fallback, or is dropped
+                if item.future is not None and isinstance(item.future.exception, TOO_LARGE):
+                    if item.fallback is None:
+                        self.dropped += 1
+                        log.error("record_too_large_dropped", topic=item.topic, error=repr(item.future.exception))
+                        continue
+                    log.warning("record_too_large_sending_reduced", topic=item.topic)
+                    item = _Pending(item.topic, item.fallback, None)
                 self._send(item)
         raise KafkaTimeoutError(f"{len(self.pending)} records still not delivered after {self.attempts} attempts")
-
-    def _curable(self, failed: list[_Pending]) -> list[_Pending]:
-        """Failed records worth resending: one refused as too large becomes its fallback, or is dropped."""
-        out: list[_Pending] = []
-        for item in failed:
-            if item.future is None or not isinstance(item.future.exception, TOO_LARGE):
-                out.append(item)
-            elif item.fallback is not None:
-                log.warning("record_too_large_sending_reduced", topic=item.topic)
-                out.append(_Pending(item.topic, item.fallback, None))
-            else:
-                self.dropped += 1
-                log.error("record_too_large_dropped", topic=item.topic, error=repr(item.future.exception))
-        return out
 
     def refresh(self) -> None:
         """Start over with a fresh client (after a stall, or topics changed under the old one's metadata)."""

@@ -24,13 +24,10 @@ log = structlog.get_logger(__name__)
 
 
 class Rebalances(ConsumerRebalanceListener):
-    """Runs on the client's IO thread: only records what happened; the main loop acts on it.
-
-    kafka-python's eager assignors revoke the whole assignment, then assign the new one. A partition in both
-    keeps its fetch position, so its conversations stay in memory (a restore would lose what was scored since
-    the last checkpoint): only partitions revoked and not assigned back (`moved`), or lost with the group
-    membership, are given up. Between the two callbacks `pending` tells the loop to score nothing.
-    """
+    """Runs on the client's IO thread: only records what happened. kafka-python's eager assignors revoke the whole
+    assignment, then assign the new one; a partition in both keeps its fetch position, so its conversations stay
+    (a restore would lose what was scored since the last checkpoint): only partitions revoked and not assigned
+    back (`moved`), or lost with the membership, are given up. Between the two, `pending`: score nothing."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()

@@ -352,9 +352,8 @@ class TurnProcessor:
         return out
 
     def close_unrestored(self, cid: str, turns: Sequence[int]) -> None:
-        """A conversation whose changelog records could not be trusted: forgotten as open, remembered as
-        finished with the turns its keys name (redeliveries of them are duplicates, later events unscored),
-        its records tombstoned and a finished head written at the next checkpoint."""
+        """A conversation whose changelog records could not be trusted: closed, remembered as finished with the turns
+        its keys name (later events unscored), its records tombstoned at the next checkpoint."""
         self._close(cid)
         self.finished[cid] = TurnSet(turns)
         self.capped[cid] = None

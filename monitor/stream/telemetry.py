@@ -63,9 +63,8 @@ class PipelineTelemetry:
         (child if child is not None else self.events.labels(outcome)).inc()
 
     def observe(self, out: Outcome) -> None:
-        """What one step produced: each turn verdict's event counted scored or unscored, its latency (from when its
-        event was received), the step's own event when no verdict counts it, the conversations finished early and
-        the turns past a work limit."""
+        """What one step produced: each turn verdict's event (scored or unscored) and its latency, the step's own event
+        when no verdict counts it, the conversations finished early and the turns past a work limit."""
         now = self.clock()
         if out.event_outcome:
             self.record_event(out.event_outcome)
