@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN, low_confidence
 from monitor.calibration.overlay import Calibration
 from monitor.stream.emissions import Emission
+from monitor.stream.sinks import Sink
 
 TURN_TYPES = ("action", "response")
 
@@ -59,14 +60,13 @@ class CalibrationMetrics:
 
 
 @dataclass
-class ConfidenceSink:
+class ConfidenceSink(Sink):
     """Counts every scored turn verdict and the low-confidence ones (deciding score within the margin of its cut)."""
 
     metrics: CalibrationMetrics
     cut_config: dict[str, Any]
     margin: float = LOW_CONFIDENCE_MARGIN
     _turns: dict[str, str] = field(default_factory=lambda: {"Tool": "action", "Agent": "response"})
-    saturated: bool = False  # metrics are live the moment they are recorded
 
     def add(self, emission: Emission) -> None:
         verdict = emission.verdict
@@ -78,6 +78,3 @@ class ConfidenceSink:
         record = verdict.model_dump()
         if low_confidence(record, self.cut_config, self.margin):
             self.metrics.low_confidence.labels(turn_type).inc()
-
-    def flush(self) -> None:
-        """Metrics are live the moment they are recorded."""

@@ -1,15 +1,11 @@
 """The state changelog's records: one per received event (keyed by conversation and turn) and a head per
 conversation (status, next turn, verdicts emitted); a tombstone (value None) forgets a key.
 
-An event record of a turn already scored when it is written carries the checks its scoring obtained
+An event record of a turn already scored carries the checks its scoring obtained
 (`{"turn_no": n, "checks": [...], "event": {...}}`); a turn scored after its event was written gets a
-checks record of its own (`{"cid": ..., "turn_no": n, "checks": [...]}`, key `checks_key`). A restore plays
-them back instead of scoring again (monitor/scoring/tape.py).
-
-The state topic is read as untrusted input: a record whose key does not match what it holds, a head whose
-fields are not the documented ones, or a record that is not JSON is reported against its conversation
-(`group_changelog`'s `skipped`), and the restore closes that conversation instead of continuing with a hole
-(monitor/stream/partitions.py)."""
+checks record of its own (`{"cid": ..., "turn_no": n, "checks": [...]}`). A restore plays them back
+instead of scoring again (monitor/scoring/tape.py). The topic is read as untrusted input: a record that is
+not what this module writes is reported (`group_changelog`'s `skipped`) and its conversation closed."""
 
 from __future__ import annotations
 
@@ -27,33 +23,31 @@ TurnNo = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO)]
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_TURN_NO + 1)]
 
 
-class OpenHead(BaseModel):
-    """An open conversation's head: where it stands and how many verdicts it has sent (its events are records
-    of their own)."""
-
+class _Head(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     v: Literal[1, 2] = 1
     cid: StrictStr | None = None  # none: the record's key is it
+    at: float = 0.0
+
+
+class OpenHead(_Head):
+    """An open conversation's head: where it stands and how many verdicts it has sent (its events are records
+    of their own)."""
+
     status: Literal["open"]
     agent: StrictStr | None = None
     release: StrictStr | None = None
     next_turn: TurnNo | None = None
     emitted: Count = 0
     chains_emitted: Count = 0
-    at: float = 0.0
 
 
-class FinishedHead(BaseModel):
+class FinishedHead(_Head):
     """A finished conversation's head: the turns it had (redeliveries of them are duplicates)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    v: Literal[1, 2] = 1
-    cid: StrictStr | None = None
     status: Literal["finished"]
     seen: list[TurnNo] = Field(default_factory=list, max_length=MAX_TURN_NO + 1)
-    at: float = 0.0
 
 
 def parse_head(doc: Any) -> OpenHead | FinishedHead:
@@ -96,11 +90,8 @@ class StateRecord:
 def group_changelog(
     records: Mapping[str, bytes], skipped: Callable[[str, str], None] = lambda key, reason: None
 ) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
-    """The latest changelog records of a partition, per conversation: (head, event records).
-
-    A record that is not a JSON object of either kind, or whose key does not match what it holds, is left
-    out, and `skipped(key, reason)` told (the key names its conversation: `conversation_of_key`).
-    """
+    """The latest changelog records of a partition, per conversation: (head, event records). A record that is
+    neither kind, or whose key does not match what it holds, is left out and `skipped(key, reason)` told."""
     heads: dict[str, dict[str, Any]] = {}
     events: dict[str, list[bytes]] = {}
     for key, value in records.items():
@@ -109,9 +100,10 @@ def group_changelog(
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, an integer past the digit limit
             skipped(key, f"not JSON ({type(exc).__name__})")
             continue
-        cid = _conversation_of(doc)
-        if cid is not None:  # an event (with its checks or without) or a turn's checks
-            if key not in _keys_of(doc, cid):
+        written = _written_under(doc)
+        if written is not None:  # an event (with its checks or without) or a turn's checks
+            cid, expected = written
+            if key != expected:
                 skipped(key, "key does not match the record")
                 continue
             events.setdefault(cid, []).append(value)
@@ -126,28 +118,22 @@ def group_changelog(
     return {cid: (head, events.get(cid, [])) for cid, head in heads.items()}
 
 
-def _keys_of(doc: dict[str, Any], cid: str) -> tuple[str, ...]:
-    """The keys a record of this content is written under (none when its turn number is not one)."""
-    event = doc.get("event", doc) if "checks" in doc else doc
-    turn_no = event.get("turn_no") if isinstance(event, dict) and "conversation_id" in event else doc.get("turn_no")
-    if type(turn_no) is not int or ("checks" in doc and doc.get("turn_no") != turn_no):
-        return ()
-    if "checks" in doc and "event" not in doc:
-        return (checks_key(cid, turn_no),)
-    return (event_key(cid, turn_no),)
-
-
-def _conversation_of(doc: Any) -> str | None:
-    """The conversation of an event record (plain or carrying checks) or a checks record, else None."""
+def _written_under(doc: Any) -> tuple[str, str | None] | None:
+    """The conversation of an event record (plain or carrying checks) or a checks record and the key it is
+    written under (None when its turn number is not one); None for any other record."""
     if not isinstance(doc, dict):
         return None
-    if isinstance(doc.get("conversation_id"), str):
-        return str(doc["conversation_id"])
-    if "checks" in doc:
-        event = doc.get("event")
-        cid = event.get("conversation_id") if isinstance(event, dict) else doc.get("cid")
-        return cid if isinstance(cid, str) else None
-    return None
+    checks, cid = "checks" in doc, doc.get("conversation_id")
+    if not isinstance(cid, str) and checks:
+        inner = doc.get("event")
+        cid = inner.get("conversation_id") if isinstance(inner, dict) else doc.get("cid")
+    if not isinstance(cid, str):
+        return None
+    event = doc.get("event", doc) if checks else doc
+    turn_no = event.get("turn_no") if isinstance(event, dict) and "conversation_id" in event else doc.get("turn_no")
+    if type(turn_no) is not int or (checks and doc.get("turn_no") != turn_no):
+        return cid, None
+    return cid, checks_key(cid, turn_no) if checks and "event" not in doc else event_key(cid, turn_no)
 
 
 MAX_CHECKS_BYTES = 64 * 1024  # a turn's checks beyond this are not saved (the turn is scored again on restore)

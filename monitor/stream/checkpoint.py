@@ -32,22 +32,10 @@ class Changelog(Protocol):
 
 
 class Checkpoint:
-    """Commits what was consumed, once the changelog that holds it is flushed (the Kafka Streams model).
-
-    Every event the processor took is on the state changelog — held turns, turns waiting for a judge or
-    for their group, scored ones — and a restore rebuilds open conversations from it and sends the
-    verdicts that were never sent. So nothing has to remember which event is "done": `commit` runs four
-    steps in this order, and a step that raises stops the ones after it:
-
-    1. every sink flushes (whatever it buffered reaches the producer);
-    2. the state changelog of the changed conversations is written (to the producer);
-    3. the producer is flushed: verdicts, DLQ records and changelog records are acknowledged;
-    4. every polled partition's next offset is committed (no further than a record the source still
-       holds part of: `holding`, an OTLP batch with spans waiting for their trace; nor than a record whose
-       events a stop left unprocessed: `unprocessed`, read again after the restart).
-
-    A crash before step 4 leaves the uncommitted events to be redelivered; the changelog recognises
-    them as duplicates. Consumer lag counts from the committed offset.
+    """Commits what was consumed once the changelog that holds it is flushed (the Kafka Streams model): every event
+    the processor took is on the state changelog (held turns, turns waiting for a judge, scored ones), and a
+    restore rebuilds open conversations from it and sends the verdicts never sent, so nothing tracks which event
+    is "done". A crash before the commit leaves the events to be redelivered, recognised as duplicates.
     """
 
     def __init__(
@@ -102,12 +90,11 @@ class Checkpoint:
         """Per polled partition, the offset to commit: the next to read, or the oldest one the source holds or
         a stop left unprocessed."""
         held = self.holding()
-        return {
-            tp: min(offset, held.get(tp, offset), self.left.get(tp, offset)) for tp, offset in self.polled.items()
-        }
+        return {tp: min(offset, held.get(tp, offset), self.left.get(tp, offset)) for tp, offset in self.polled.items()}
 
     def commit(self, timeout: float = 30.0) -> dict[TopicPartition, int]:
-        """Run the four steps (see the class docstring); returns the offsets committed."""
+        """Sinks → changelog → producer → offsets, stopping at the first step that raises; returns the offsets
+        committed (no further than a record the source is still `holding`, nor than one left `unprocessed`)."""
         for sink in self.sinks:
             sink.flush()
         self.changelog.write_changes()

@@ -1,16 +1,10 @@
 """The dead-letter sink: every event the monitor cannot score leaves a record on the DLQ topic.
 
-A record carries the original bytes, key and headers, plus `aem-error` (the reason) and
-`aem-source` (topic/partition/offset). A record that cannot be sent whole is reduced, never lost:
-
-1. above `max_bytes` the value is cut to its first `max_bytes` bytes (`aem-truncated: 1`);
-2. if the broker or client still refuses it, the value becomes a small JSON document with the
-   reason, original size, sha256 and source (`aem-truncated: metadata`).
-
-Headers `aem-size` and `aem-sha256` always describe the original value, so an operator can match
-a reduced record with the producer's copy. Before all this the payload policy (`dlq_payload`:
-`full`, `truncate:N`, `redact`; :mod:`monitor.stream.dlq_policy`) decides what of the value is kept;
-a policy other than `full` adds `aem-payload-policy`.
+A record carries the original bytes (as the payload policy keeps them, dlq_policy.py), key and headers, plus
+`aem-error` (the reason) and `aem-source` (topic/partition/offset). A record that cannot be sent whole is
+reduced, never lost: cut to `max_bytes` (`aem-truncated: 1`), or, refused still, a small JSON document of
+reason, size, sha256 and source (`aem-truncated: metadata`). `aem-size` and `aem-sha256` always describe the
+original value.
 """
 
 from __future__ import annotations
@@ -85,10 +79,14 @@ class DeadLetterSink:
         headers = [*ours, *((k, v) for k, v in letter.headers if not k.startswith("aem-"))]
         kept = dlq_payload(value, self.policy)
         form = Form.WHOLE if len(kept) <= self.max_bytes else Form.TRUNCATED
-        metadata = self._metadata(letter, len(value), digest, ours)
-        record: dict[str, Any] = {"key": letter.key, "value": kept[: self.max_bytes], "headers": headers}
-        if form is Form.TRUNCATED:
-            record["headers"] = [*headers, ("aem-truncated", b"1")]
+        truncated = [("aem-truncated", b"1")] if form is Form.TRUNCATED else []
+        record: dict[str, Any] = {"key": letter.key, "value": kept[: self.max_bytes], "headers": [*headers, *truncated]}
+        doc = {"reason": letter.reason[:REASON_BYTES], "size": len(value), "sha256": digest, "source": letter.source}
+        metadata: dict[str, Any] = {
+            "key": (letter.key or b"")[:512] or None,
+            "value": json.dumps(doc, ensure_ascii=False).encode("utf-8"),
+            "headers": [*ours, ("aem-truncated", b"metadata")],
+        }
         try:
             self.producer.send(self.topic, fallback=metadata, **record)
         except MessageSizeTooLargeError:  # e.g. large original headers: the metadata form always fits
@@ -97,10 +95,3 @@ class DeadLetterSink:
         self.counter.dead_lettered(form)
         log.warning("invalid_event", error=letter.reason[:300], source=letter.source, size=len(value), form=str(form))
         return form
-
-    @staticmethod
-    def _metadata(letter: DeadLetter, size: int, digest: str, ours: list[tuple[str, bytes]]) -> dict[str, Any]:
-        doc = {"reason": letter.reason[:REASON_BYTES], "size": size, "sha256": digest, "source": letter.source}
-        value = json.dumps(doc, ensure_ascii=False).encode("utf-8")
-        headers = [*ours, ("aem-truncated", b"metadata")]
-        return {"key": (letter.key or b"")[:512] or None, "value": value, "headers": headers}

@@ -1,15 +1,7 @@
-"""What a dead-letter record keeps of a rejected event's payload (setting ``dlq_payload``).
-
-Policies (setting ``dlq_payload``):
-
-* ``full`` — the raw payload as received (the default);
-* ``truncate:N`` — its first N bytes;
-* ``redact`` — the event's structure without user data: the text of user messages, replies and tool
-  outputs and the values of tool arguments become ``"<redacted N chars>"``; ids, turn numbers, tool
-  names and argument keys stay. A payload that is not a JSON object is dropped (only the headers stay).
-
-:func:`dlq_payload` is pure; the DLQ sink (:mod:`monitor.stream.dlq`) applies it before its own size
-limit, and its ``aem-size``/``aem-sha256`` headers keep describing the original payload.
+"""What a dead-letter record keeps of a rejected event's payload (setting ``dlq_payload``): ``full`` (the
+default), ``truncate:N`` (its first N bytes) or ``redact``: the event's structure without user data (message,
+reply and tool output text and tool argument values become ``"<redacted N chars>"``; a payload that is not a
+JSON object is dropped). The DLQ sink applies it before its own size limit.
 """
 
 from __future__ import annotations

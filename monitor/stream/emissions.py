@@ -11,12 +11,8 @@ from monitor.scoring.session import ChainClosure
 
 @dataclass(slots=True)
 class Emission:
-    """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md; verdict_records.py writes it).
-
-    `turn`: a turn verdict, sent as soon as the turn is scored (an action turn's `chain_length` is
-    null here); `chain`: the chain bucket of action turns, once the chain reaches three or ends;
-    `dialog`: the summary when the conversation ends.
-    """
+    """One record for the verdict topic and its bookkeeping (docs/verdict-messages.md; verdict_records.py writes it):
+    a turn verdict as soon as the turn is scored, a chain's bucket once it reaches three or ends, a dialog summary."""
 
     kind: str  # "turn" | "chain" | "dialog"
     conversation_id: str

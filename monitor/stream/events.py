@@ -1,14 +1,7 @@
-"""What the loop knows of each polled record — where it came from and when — in the stream's own vocabulary.
-
-The vocabulary, used everywhere in `monitor/stream/` (the trace event itself is an edge model:
-`monitor/models/trace_event.py`):
-
-* a **position** (`Position`) is where a polled record came from: its partition and offset;
-* **event_time** is the time an event states (its `timestamp`: the producer's clock, seconds);
-* **received** is when the broker received the record (its timestamp, seconds), clamped to now ± the
-  allowed clock skew (now when the broker gives none): latency and a release's first sighting count
-  from it, so a year-9999 event can neither become the newest release nor put 6e10 s into a histogram.
-"""
+"""What the loop knows of each polled record — where it came from and when — in the stream's own vocabulary
+(docs/architecture.md): a **position**, **event_time** (`TraceEvent.event_time`) and **received**, clamped
+to now ± the allowed clock skew, so a year-9999 event can neither become the newest release nor put 6e10 s
+into a latency histogram."""
 
 from __future__ import annotations
 

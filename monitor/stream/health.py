@@ -1,15 +1,9 @@
-"""Health you can alert on: `/healthz`, `/metrics` on a bounded HTTP server, and a broker probe.
+"""Health you can alert on: `/healthz` and `/metrics` on a bounded HTTP server, and a broker probe.
 
-* :class:`Health` holds two times: the last poll of the consumer loop and the last successful contact
-  with the broker. ``/healthz`` answers 200 while both are recent and 503 otherwise, with both ages
-  in a small JSON body; it never talks to Kafka itself, so it stays cheap.
-* :class:`BrokerProbe` refreshes the cluster metadata from a thread of its own every few seconds
-  (kafka-python's consumer does not report a dead broker: its polls just come back empty).
-* :class:`HealthServer` serves ``/metrics`` and ``/healthz`` only (404 elsewhere, 405 for other
-  methods). Connections are accepted at once and their request heads read by one thread that never
-  blocks on a client (a selector): a head not complete within ``request_timeout_s`` of the accept is
-  closed, so a client dripping header lines holds no handler. Complete requests go to at most
-  ``max_connections`` handler threads.
+``/healthz`` answers 200 while the last poll and the last broker contact are both recent, 503 otherwise; it
+never talks to Kafka itself. The probe refreshes cluster metadata on a thread of its own (kafka-python's
+consumer does not report a dead broker: its polls just come back empty). A client dripping header lines
+holds no handler thread: heads are read by one selector thread, and closed when not complete in time.
 """
 
 from __future__ import annotations
@@ -144,12 +138,8 @@ class BrokerProbe:
             silence = self.health.broker_silence()
             if self.silence_limit_s and silence > self.silence_limit_s:
                 log.error("broker_unreachable_giving_up", silent_s=round(silence, 1), limit_s=self.silence_limit_s)
-                self.on_silence(
-                    BrokerUnreachable(
-                        f"no contact with the broker at {self.cluster} for {silence:.0f}s "
-                        f"(broker_unreachable_exit_s={self.silence_limit_s:g})"
-                    )
-                )
+                why = f"{silence:.0f}s (broker_unreachable_exit_s={self.silence_limit_s:g})"
+                self.on_silence(BrokerUnreachable(f"no contact with the broker at {self.cluster} for {why}"))
                 return
             self._stop.wait(self.interval_s)
 
@@ -162,7 +152,7 @@ class _HeadReader:
     """Reads the request heads of accepted connections without blocking on any of them (one selector thread);
     a complete head goes to `ready`, a connection past its deadline or the head limit is closed."""
 
-    def __init__(self, deadline_s: float, ready: Callable[[socket.socket, Any, bytes], None]) -> None:
+    def __init__(self, deadline_s: float, ready: Callable[[socket.socket, Any, bytes], object]) -> None:
         self._deadline_s, self._ready = deadline_s, ready
         self._selector = selectors.DefaultSelector()
         self._pending: dict[socket.socket, tuple[Any, float, bytearray]] = {}  # insertion order: oldest first
@@ -313,7 +303,7 @@ class HealthServer(ThreadingHTTPServer):
     ) -> None:
         self.registry, self.health, self.request_timeout_s = registry, health, request_timeout_s
         self._workers = ThreadPoolExecutor(max_connections, thread_name_prefix="aem-http-handler")
-        self._heads = _HeadReader(request_timeout_s, self._handle_head)
+        self._heads = _HeadReader(request_timeout_s, lambda *head: self._workers.submit(self._serve, *head))
         try:
             super().__init__((host, port), _Handler)  # a failed bind closes the server (the two above too)
         except OSError as exc:
@@ -333,9 +323,6 @@ class HealthServer(ThreadingHTTPServer):
     def process_request(self, request: Any, client_address: Any) -> None:
         self._heads.add(request, client_address)  # never blocks: the head is read by the selector thread
 
-    def _handle_head(self, sock: socket.socket, address: Any, head: bytes) -> None:
-        self._workers.submit(self._serve, sock, address, head)
-
     def _serve(self, sock: socket.socket, address: Any, head: bytes) -> None:
         try:
             _Handler(sock, address, self, head)
@@ -354,15 +341,10 @@ class Watch:
     """How the monitor is watched: `/healthz` and `/metrics` (`serve`), and the broker probe (`start_probe`) that
     calls `on_unreachable` after `broker_unreachable_exit_s` without contact."""
 
-    def __init__(
-        self,
-        settings: MonitorSettings,
-        registry: CollectorRegistry,
-        on_unreachable: Callable[[Exception], None] = lambda failure: None,  # the monitor sets its own
-    ) -> None:
+    def __init__(self, settings: MonitorSettings, registry: CollectorRegistry) -> None:
         self.settings = s = settings
         self.registry = registry
-        self.on_unreachable = on_unreachable
+        self.on_unreachable: Callable[[Exception], None] = lambda failure: None  # the monitor sets its own
         self.health = Health(s.healthz_max_poll_age_s, s.healthz_max_broker_silence_s)
         self._http: HealthServer | None = None
         self._probe: BrokerProbe | None = None
@@ -373,8 +355,7 @@ class Watch:
             s = self.settings
             self._http = HealthServer(
                 self.registry, self.health, s.metrics_host, s.metrics_port, s.http_max_connections
-            )
-            self._http.start()
+            ).start()
             log.info("metrics_served", port=self._http.port)
         return self._http.port
 
@@ -382,12 +363,9 @@ class Watch:
         s = self.settings
         self.health.broker_contact()  # start-up reached the broker (topics, producer metadata)
         give_up = s.broker_unreachable_exit_s
-        self._probe = BrokerProbe(
-            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=give_up, on_silence=self._unreachable
+        self._probe = BrokerProbe(  # by now `on_unreachable` is the monitor's
+            s.cluster, self.health, s.broker_probe_interval_s, silence_limit_s=give_up, on_silence=self.on_unreachable
         ).start()
-
-    def _unreachable(self, failure: Exception) -> None:
-        self.on_unreachable(failure)  # looked up now: the monitor sets its own after the watch is built
 
     def reachable(self) -> bool:
         """The probe heard from the broker lately (without a probe, e.g. injected fakes: assumed)."""

@@ -1,6 +1,5 @@
-"""The stream's own Kafka plumbing: the state topic's partitions and the producer of the commit path.
-
-The clients every command builds (consumer, producer, topic creation) are `monitor/cluster.py`'s."""
+"""The stream's own Kafka plumbing: the state topic's partitions and the producer of the commit path (the
+clients every command builds are `monitor/cluster.py`'s)."""
 
 from __future__ import annotations
 
@@ -22,11 +21,8 @@ TOO_LARGE = (MessageSizeTooLargeError, RecordListTooLargeError)  # no resend can
 
 
 def ensure_partitions(bootstrap: str | KafkaClient, topic: str, partitions: int, have: int) -> None:
-    """Grow a topic from `have` to at least `partitions` (the state topic mirrors the trace topic's partitions).
-
-    `have` comes from the caller's own client metadata (e.g. `producer.partitions_for`): no client
-    is opened just to learn it.
-    """
+    """Grow a topic from `have` (the caller's metadata) to at least `partitions` (the state topic mirrors the
+    trace topic's partitions)."""
     if have >= partitions:
         return
     admin = KafkaAdminClient(**client_kwargs(bootstrap), client_id="aem-admin", request_timeout_ms=10000)
@@ -56,15 +52,11 @@ class _Pending:
 class ResendingProducer:
     """A producer that does not let a record of the current batch go missing.
 
-    It keeps every record sent since the last successful `flush` with its future. `flush` returns
-    only when every one is acknowledged: records whose delivery failed (kafka-python completes a
-    failed batch without raising from `flush`) are resent, and when a send raises or a flush
-    stalls (seen with kafka-python 3.0 against Tansu, and after a broker freeze) the producer is
-    replaced by a fresh one first. Records the old producer did deliver may appear twice, within
-    one batch. Errors resending cannot cure (a record above `max_request_size`) are raised by
-    `send` and the record is not kept. A record the broker refuses as too large is replaced by its
-    `fallback` (a smaller form the caller gave, e.g. the DLQ's metadata-only record) or, without
-    one, dropped with an error log: resending it could never succeed and would stall every commit.
+    `flush` returns only when every record sent since the last one is acknowledged: failed deliveries
+    (kafka-python completes a failed batch without raising from `flush`) are resent, through a fresh producer
+    when a send raised or a flush stalled (seen against Tansu and after a broker freeze); a record may then
+    appear twice. A record the broker refuses as too large is replaced by its `fallback` (e.g. the DLQ's
+    metadata-only record) or dropped with an error log: resending it would stall every commit.
     """
 
     def __init__(
@@ -81,7 +73,6 @@ class ResendingProducer:
         self.pending: list[_Pending] = []
         self.broken = False
         self.replaced = 0
-        self.resent = 0
         self.dropped = 0
         self.producer = self._fresh()
 
@@ -129,25 +120,16 @@ class ResendingProducer:
             errors = {repr(p.future.exception) for p in failed if p.future is not None}
             log.warning("records_not_delivered_resending", records=len(failed), errors=sorted(errors)[:3])
             self.pending = []
-            for item in self._curable(failed):
+            for item in failed:  # resent; one refused as too large becomes its fallback, or is dropped
+                if item.future is not None and isinstance(item.future.exception, TOO_LARGE):
+                    if item.fallback is None:
+                        self.dropped += 1
+                        log.error("record_too_large_dropped", topic=item.topic, error=repr(item.future.exception))
+                        continue
+                    log.warning("record_too_large_sending_reduced", topic=item.topic)
+                    item = _Pending(item.topic, item.fallback, None)
                 self._send(item)
-                self.resent += 1
         raise KafkaTimeoutError(f"{len(self.pending)} records still not delivered after {self.attempts} attempts")
-
-    def _curable(self, failed: list[_Pending]) -> list[_Pending]:
-        """Failed records worth resending: one refused as too large becomes its fallback, or is dropped."""
-        out: list[_Pending] = []
-        for item in failed:
-            if item.future is None or not isinstance(item.future.exception, TOO_LARGE):
-                out.append(item)
-            elif item.fallback is not None:
-                log.warning("record_too_large_sending_reduced", topic=item.topic)
-                out.append(_Pending(item.topic, item.fallback, None))
-            else:
-                self.dropped += 1
-                error = repr(item.future.exception)
-                log.error("record_too_large_dropped", topic=item.topic, error=error)
-        return out
 
     def refresh(self) -> None:
         """Start over with a fresh client (after a stall, or topics changed under the old one's metadata)."""

@@ -1,13 +1,6 @@
-"""Bounded Prometheus labels for what producers send.
-
-``agent`` and ``release`` come from the events, so a producer decides how many label sets the monitor
-keeps. :class:`LabelGuard` bounds them (docs/reliability.md):
-
-* **charset and length**: characters outside ``[A-Za-z0-9._:/@+-]`` become ``_`` and a value is cut at
-  ``max_chars``; an empty value becomes ``unknown``;
-* **distinct pairs**: at most ``max_pairs`` (agent, release) pairs get labels of their own; a further
-  pair is counted under ``release="other"`` (and ``agent="other"`` when its agent is new too). Each
-  overflow is counted (the ``on_overflow`` callback) and the first one is logged.
+"""Bounded Prometheus labels for what producers send (docs/reliability.md): ``agent`` and ``release`` come from
+the events, so a producer would decide how many label sets the monitor keeps. Values are cleaned
+(`clean_label`) and at most ``max_pairs`` (agent, release) pairs get labels of their own (`LabelGuard`).
 """
 
 from __future__ import annotations
@@ -35,7 +28,8 @@ def clean_label(value: str | None, max_chars: int) -> str:
 
 
 class LabelGuard:
-    """Admits (agent, release) label pairs up to a cap; later pairs share ``release="other"``."""
+    """Admits (agent, release) label pairs up to a cap; later pairs share ``release="other"`` (and ``agent="other"``
+    when their agent is new too), each overflow counted (``on_overflow``) and the first one logged."""
 
     def __init__(
         self,
@@ -53,11 +47,8 @@ class LabelGuard:
         self._lock = threading.Lock()
 
     def admit(self, agent: str | None, release: str | None, count: bool = True) -> tuple[str, str]:
-        """The labels to record (agent, release) under: cleaned, and within the cap.
-
-        An overflow is counted when ``count`` (once per event: the sink's other uses pass False). A raw
-        pair already admitted is looked up, not cleaned again (this runs several times per event).
-        """
+        """The labels to record (agent, release) under, cleaned and within the cap (a raw pair admitted before
+        is looked up); an overflow is counted when ``count`` (once per event: the sinks' other uses pass False)."""
         known = self._known.get((agent, release))
         if known is not None:
             return known
@@ -101,4 +92,3 @@ class LabelGuard:
 
     def __len__(self) -> int:
         return len(self._pairs)
-

@@ -138,11 +138,9 @@ class VerdictMetrics:
     def see_release(self, agent: str, release: str, received: float) -> None:
         """Note an event of (agent, release), received at ``received`` (events.py: clamped)."""
         key = self.labels.admit(agent, release)
-        agent, release = key
-        now = self.clock()
         if key not in self._release_seen and not self.labels.is_overflow(key):  # "other" is no release
-            self.release_first_seen.labels(agent, release).set(received)
-        self._release_seen[key] = now
+            self.release_first_seen.labels(*key).set(received)
+        self._release_seen[key] = self.clock()
 
     def record_turn(
         self, verdict: TurnVerdict, agent: str, release: str, mode: str, conversation_id: str | None = None
@@ -160,18 +158,15 @@ class VerdictMetrics:
         exemplar = None if success else failing_turn_exemplar(conversation_id, verdict.turn_no)
         turns.inc(exemplar=exemplar)
         if not success:
-            self._labels(
-                self.failures,
-                agent,
-                release,
-                mode,
-                turn_type,
-                verdict.sub_metric or "none",
-                verdict.failure_reason or "none",
-                verdict.attribution or "root_cause",
-            ).inc(exemplar=exemplar)
-            if (verdict.attribution or "root_cause") == "root_cause":
-                self._record_root_cause(agent, release, verdict.failure_reason or "none", verdict.field, exemplar)
+            cause, attribution = verdict.failure_reason or "none", verdict.attribution or "root_cause"
+            labels = (mode, turn_type, verdict.sub_metric or "none", cause, attribution)
+            self._labels(self.failures, agent, release, *labels).inc(exemplar=exemplar)
+            if attribution == "root_cause":  # as reason:field; past the per-release bound new fields count as other
+                seen, field = self._root_cause_fields[(agent, release)], verdict.field or "none"
+                if field not in seen:
+                    field = "other" if len(seen) >= ROOT_CAUSE_FIELDS_PER_RELEASE else field
+                    seen.add(field)
+                self._labels(self.root_causes, agent, release, cause, field).inc(exemplar=exemplar)
         if verdict.chain_length is not None:
             self._labels(self.chain_turns, agent, release, verdict.chain_length, "pass" if success else "fail").inc()
         if verdict.score is not None:
@@ -185,18 +180,6 @@ class VerdictMetrics:
             self._labels(self.chain_turns, agent, release, bucket, "pass").inc(passed)
         if failed:
             self._labels(self.chain_turns, agent, release, bucket, "fail").inc(failed)
-
-    def _record_root_cause(
-        self, agent: str, release: str, reason: str, field: str | None, exemplar: dict[str, str] | None
-    ) -> None:
-        """Count a root cause as reason:field; past the per-release bound new fields count as `other`."""
-        seen = self._root_cause_fields[(agent, release)]
-        name = field or "none"
-        if name not in seen:
-            if len(seen) >= ROOT_CAUSE_FIELDS_PER_RELEASE:
-                name = "other"
-            seen.add(name)
-        self._labels(self.root_causes, agent, release, reason, name).inc(exemplar=exemplar)
 
     def record_dialog(self, result: DialogResult) -> None:
         release = result.release or "unknown"

@@ -1,10 +1,8 @@
 """OTLP input for `aem run --input-format otlp_json|otlp_proto` (`aem replay --format` writes it: tools/replay.py).
 
-The OTLP source (a `Source`, sources.py): a Kafka record (an OTLP trace batch) → the validated trace events that
-became ready, each with the position of the batch its span came in; a batch that cannot be decoded
-raises InvalidEvent and goes to the DLQ whole. Spans held for their trace keep their batch's offset
-from being committed (`holding`). Events are ordinary `TraceEvent`s from here on: the
-processor's holding, dedup, idle timeout and checkpoints apply to them as to native events.
+The OTLP `Source` (sources.py): an OTLP trace batch → the trace events that became ready, each with the
+position of the batch its span came in. Spans held for their trace keep their batch's offset from being
+committed (`holding`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Which partitions this member owns, which conversation lives on which, and their restore.
 
-Rebalance callbacks run on kafka-python's IO thread, so `Rebalances` only records them; the poll
-loop calls `PartitionState.sync` to act: the conversations of partitions that moved to another
-member are dropped (their next owner restores them), those of partitions kept through a
-rebalance stay in memory, newly assigned ones are restored from the state changelog before any
-of their events is scored, and nothing is scored while a rebalance is under way.
+The poll loop acts on the rebalances recorded (`PartitionState.sync`): the conversations of partitions that
+moved away are dropped (their next owner restores them), those kept stay in memory, newly assigned ones are
+restored from the state changelog before any of their events is scored; nothing is scored mid-rebalance.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
@@ -27,17 +24,10 @@ log = structlog.get_logger(__name__)
 
 
 class Rebalances(ConsumerRebalanceListener):
-    """Runs on the client's IO thread: only records what happened; the main loop acts on it.
-
-    The consumer uses kafka-python's default (eager) assignors: a rebalance first revokes the whole
-    assignment and later, once the group has re-formed, assigns the new one. A partition in both
-    stays here *with its fetch position* (kafka-python keeps the position of a partition assigned
-    again), so its conversations must stay in memory: dropping them and restoring from the
-    changelog would lose what was scored since the last checkpoint, and the position has already
-    moved past it. So only partitions revoked and not assigned back (`moved`), or lost with the
-    group membership (whose positions are reset), are given up. Between the two callbacks the new
-    assignment is unknown: `pending` tells the loop to score nothing until it is.
-    """
+    """Runs on the client's IO thread: only records what happened. kafka-python's eager assignors revoke the whole
+    assignment, then assign the new one; a partition in both keeps its fetch position, so its conversations stay
+    (a restore would lose what was scored since the last checkpoint): only partitions revoked and not assigned
+    back (`moved`), or lost with the membership, are given up. Between the two, `pending`: score nothing."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -90,37 +80,29 @@ class PartitionState:
         """Events are scored only outside a rebalance, once their partition's conversations are restored."""
         return not self.rebalancing and (self.store is None or tp in self.restored)
 
-    def track(self, conversation_id: str, tp: TopicPartition) -> None:
-        self.owner[conversation_id] = tp
-
     def sync(self, assignment: set[TopicPartition]) -> tuple[set[TopicPartition], Outcome]:
         """Act on recorded rebalances: returns the partitions given up and what restoring emitted."""
         moved, assigned, pending = self.rebalances.take()
-        if moved:
-            self.revoke(moved)
+        if moved:  # their conversations are dropped: the next owner restores them
+            gone = [cid for cid, tp in self.owner.items() if tp in moved]
+            self.processor.drop(gone)
+            for cid in gone:
+                del self.owner[cid]
+            self.restored -= moved
+            log.info("partitions_revoked", partitions=sorted(p.partition for p in moved), dropped=len(gone))
         if assigned:
             log.info("partitions_assigned", partitions=sorted(p.partition for p in assigned))
-        self.rebalancing = pending
-        if pending:  # mid-rebalance assignment() still lists the old partitions: wait for the new set
-            return moved, Outcome()
-        return moved, self.restore(assignment - self.restored)
-
-    def revoke(self, partitions: set[TopicPartition]) -> None:
-        gone = [cid for cid, tp in self.owner.items() if tp in partitions]
-        self.processor.drop(gone)
-        for cid in gone:
-            del self.owner[cid]
-        self.restored -= partitions
-        log.info("partitions_revoked", partitions=sorted(p.partition for p in partitions), dropped=len(gone))
+        self.rebalancing = pending  # mid-rebalance assignment() still lists the old partitions: wait for the new set
+        return moved, Outcome() if pending else self.restore(assignment - self.restored)
 
     def restore(self, partitions: set[TopicPartition]) -> Outcome:
         """Rebuild the open conversations of newly assigned partitions before their events are read."""
-        restored = Outcome()
-        if self.store is None or not partitions:
+        restored, store = Outcome(), self.store
+        if store is None or not partitions:
             self.restored |= partitions
             return restored
         by_number = {tp.partition: tp for tp in partitions}
-        loaded = self.store.load_many(sorted(by_number))  # a KafkaError here: the loop retries
+        loaded = store.load_many(sorted(by_number))  # a KafkaError here: the loop retries
         cutoff = time.time() - self.finished_retention_s
         closed = 0
         for number, records in loaded.items():
@@ -131,13 +113,19 @@ class PartitionState:
                 self._skipped(key, reason)
                 broken.setdefault(conversation_of_key(key), reason)
 
-            for key in self.store.rejected(number):
+            for key in store.rejected(number):
                 skipped(key, "not authenticated")
             for cid, (head, events) in group_changelog(records, skipped).items():
                 if cid in broken:
                     continue
+                finished = head.get("status") == "finished"
                 try:
-                    restored.extend(self._restore_one(tp, cid, head, events, cutoff))
+                    if finished and float(head.get("at", 0)) < cutoff:  # past retention: forgotten
+                        store.save(tp.partition, cid, None, source=f"{tp.topic}/{tp.partition}")
+                        continue
+                    if not finished:
+                        self.owner[cid] = tp
+                    restored.extend(self.processor.restore(cid, head, events))
                 except KafkaError:
                     raise  # the loop retries the whole restore
                 except Exception as exc:  # this conversation's records: closed, the others restored
@@ -151,8 +139,10 @@ class PartitionState:
                     n = turn_of_key(key, cid) if cid in turns else None
                     if n is not None:
                         turns[cid].add(n)
-                for cid, reason in broken.items():
-                    self._close(tp, cid, sorted(turns[cid]), reason)
+                for cid, reason in broken.items():  # closed, never continued with a hole; its later events unscored
+                    self.processor.close_unrestored(cid, sorted(turns[cid]))
+                    self.owner[cid] = tp
+                    log.error("conversation_not_restored", conversation=cid[:200], reason=reason, turns=len(turns[cid]))
             closed += len(broken)
         self.restored |= partitions
         log.info(
@@ -163,25 +153,6 @@ class PartitionState:
             closed=closed,
         )
         return restored
-
-    def _close(self, tp: TopicPartition, cid: str, turns: list[int], reason: str) -> None:
-        """A conversation with a record restore cannot trust: closed, never continued with a hole. Its later
-        events count as unscored; its records are replaced by a finished head at the next checkpoint."""
-        self.processor.close_unrestored(cid, turns)
-        self.owner[cid] = tp
-        log.error("conversation_not_restored", conversation=cid[:200], reason=reason, turns=len(turns))
-
-    def _restore_one(
-        self, tp: TopicPartition, cid: str, head: dict[str, Any], events: list[bytes], cutoff: float
-    ) -> Outcome:
-        finished = head.get("status") == "finished"
-        if finished and float(head.get("at", 0)) < cutoff:
-            assert self.store is not None
-            self.store.save(tp.partition, cid, None, source=f"{tp.topic}/{tp.partition}")
-            return Outcome()
-        if not finished:
-            self.owner[cid] = tp
-        return self.processor.restore(cid, head, events)
 
     def _skipped(self, key: str, reason: str, records: int = 1) -> None:
         """A state record (or a conversation's records) restore could not read: logged and counted."""

@@ -1,9 +1,5 @@
-"""The parts of one `aem run` pipeline, built by the composition root (``monitor.wiring.build_pipeline``).
-
-`Monitor` (``runner.py``) receives them ready-made and only polls and hands on. The parts that need the
-broker (consumer, producer, state store, the verdict-topic sink, the DLQ, the checkpoint) are made by the
-root's `connect` factory when the monitor starts.
-"""
+"""The parts of one `aem run` pipeline, built by the composition root (``monitor.wiring.build_pipeline``) and
+handed to `Monitor` (``runner.py``) ready-made; those that need the broker by its `connect` factory."""
 
 from __future__ import annotations
 

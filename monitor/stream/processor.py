@@ -1,15 +1,10 @@
 """Sessionize and score: trace events in, verdicts and dialog summaries out. No Kafka here.
 
-Per conversation it keeps the scoring session, the next expected `turn_no`, turns held while a gap
-fills and the turn numbers already seen (redeliveries are duplicates). It knows nothing of source
-positions: every event it takes is on the changelog before its offset is committed (checkpoint.py).
-
-Conversation state is saved as a changelog (`checkpoint()`, records in `changelog.py`): each received
-event once, keyed by conversation and turn, plus a small head record (status, next turn, verdicts
-emitted), and the checks each turn's scoring obtained. Bytes per conversation grow linearly with its
-turns; `restore` replays the events through a fresh session that answers from the recorded checks, so the
-restored conversation continues from the verdicts that were sent (nothing is asked of the verifier or the
-judge again). A conversation's own state is `conversation.py`; what a step produces, `emissions.py`.
+Per conversation (`conversation.py`) it keeps the scoring session, the next expected `turn_no`, turns held
+while a gap fills and the turns already seen (redeliveries are duplicates). It knows no source position:
+every event it takes is on the changelog (`checkpoint`, records in `changelog.py`) before its offset is
+committed, and `restore` replays a conversation's events through a fresh session that answers from the
+recorded checks, so it continues from the verdicts that were sent without asking any model again.
 """
 
 from __future__ import annotations
@@ -88,8 +83,8 @@ class TurnProcessor:
         self.open: OrderedDict[str, Conversation] = OrderedDict()  # least recently active first
         self.finished: OrderedDict[str, TurnSet] = OrderedDict()
         self.dirty: set[str] = set()  # conversations changed since the last checkpoint
-        self.gone: dict[str, TurnSet] = {}  # finished since the last checkpoint: their saved turns
-        self.gone_checks: dict[str, TurnSet] = {}  # ... and their turns with a checks record of their own
+        # finished since the last checkpoint: their saved turns, and those with a checks record of their own
+        self.gone: dict[str, tuple[TurnSet, TurnSet]] = {}
         self._gaps: list[tuple[float, str]] = []  # heap of (gap deadline, conversation)
         self.changelog = True  # keep received events for `checkpoint` (off when there is no state store)
         self.open_bytes = 0  # sum of `Conversation.size` over open conversations
@@ -105,11 +100,8 @@ class TurnProcessor:
     # -- events --------------------------------------------------------------------------------
 
     def process(self, event: TraceEvent, received: float | None = None, raw: bytes | None = None) -> Outcome:
-        """Take one event; never raises: a failure comes back in `failed`.
-
-        `received` is when it was received (events.py; its `event_time` when not given): latency is measured
-        from it; `raw` the bytes it was decoded from (the changelog keeps them instead of encoding it again).
-        """
+        """Take one event; never raises: a failure comes back in `failed`. Latency counts from `received` (events.py;
+        its `event_time` when not given); `raw`, the bytes it was decoded from, is what the changelog keeps."""
         try:
             out = self._process(event, event.event_time if received is None else received, raw)
         except Exception as exc:
@@ -140,7 +132,7 @@ class TurnProcessor:
             return out
         conv = self.open.get(cid)
         if conv is None:
-            out.extend(self._evict())
+            self._evict(out)
             conv = self._open(event, now)
         else:
             self.open.move_to_end(cid)
@@ -153,16 +145,15 @@ class TurnProcessor:
             out.event_outcome = "late"  # its gap was given up on; the conversation moved past it
             return out
         size = len(raw) if raw is not None else len(event.model_dump_json(exclude_none=True))
-        past = self._past_cap(conv, size)
-        if past is not None:
-            return self._cap(conv, event, past, out)
+        if self._capped(conv, event, size, out):
+            return out
         if self.changelog:
             conv.unsaved.append((event, raw))
         conv.size += size
         conv.turns += 1
         self.open_bytes += size
         if self.open_bytes > self.limits.max_open_bytes:
-            out.extend(self._evict(keep=cid))
+            self._evict(out, keep=cid)
         if conv.next_turn is None and event.turn_no <= 1:
             conv.next_turn = event.turn_no
         if event.turn != "User":  # the latency of its verdict counts from here
@@ -172,9 +163,9 @@ class TurnProcessor:
             if conv.gap_since is None and not conv.blocked:
                 self._start_gap(conv, now)
             if len(conv.held) > self.limits.max_held:
-                out.extend(self._skip_gap(conv))
+                self._skip_gap(conv, out)
             return out
-        self._apply(conv, event, size, out=out)
+        self._apply(conv, event, out, size)
         self._drain(conv, out)
         return out
 
@@ -211,20 +202,22 @@ class TurnProcessor:
             if judging.pending is None and not self.judge_saturated():
                 judging.pending = self._start_judge(conv, judging.turn)
                 failed = judging.pending is None  # it could not be started: scored here, waiting for the judge
-            if failed or judging.due():
-                out.extend(self._judged(conv, now=failed))
-                out.extend(self._resume(conv, now))
+            if failed or judging.due():  # then the turns held behind it; a real gap among them starts its timer
+                self._judged(conv, out, now=failed)
+                self._drain(conv, out)
+                if conv.held and conv.gap_since is None and not conv.blocked and cid in self.open:
+                    self._start_gap(conv, now)
         while self._gaps and self._gaps[0][0] <= now:
             deadline, cid = heapq.heappop(self._gaps)
             conv = self.open.get(cid)
             if conv is None or conv.gap_since is None or conv.gap_since + self.limits.gap_timeout_s != deadline:
                 continue  # stale: the gap filled, or restarted with a later deadline of its own
-            out.extend(self._skip_gap(conv))
+            self._skip_gap(conv, out)
         while self.open:
             oldest = next(iter(self.open.values()))
             if now - oldest.last_activity < self.limits.idle_timeout_s:
                 break
-            out.extend(self._finish(oldest, reason="idle"))
+            self._finish(oldest, "idle", out)
         return out
 
     def drop(self, conversation_ids: Sequence[str]) -> None:
@@ -235,7 +228,6 @@ class TurnProcessor:
             self.capped.pop(cid, None)
             self.dirty.discard(cid)
             self.gone.pop(cid, None)
-            self.gone_checks.pop(cid, None)
 
     def resume_point(self, cid: str) -> Resume | None:
         """Where a conversation is, for an OTLP assembler that does not know it (restored after a restart):
@@ -253,11 +245,8 @@ class TurnProcessor:
     # -- checkpoints ---------------------------------------------------------------------------
 
     def checkpoint(self) -> list[StateRecord]:
-        """Changelog records of the conversations changed since the last call (then forgets them).
-
-        An open conversation writes the events it received since (each once) and its head; a
-        finished one writes a `finished` head and tombstones for its events.
-        """
+        """Changelog records of the conversations changed since the last call: an open one's events received since
+        (each once) and its head; a finished one's tombstones and `finished` head."""
         out: list[StateRecord] = []
         for cid in sorted(self.dirty):
             conv = self.open.get(cid)
@@ -267,8 +256,9 @@ class TurnProcessor:
             elif cid in self.finished:
                 seen = sorted(self.finished[cid])
                 head = {"v": STATE_VERSION, "cid": cid, "status": "finished", "seen": seen, "at": time.time()}
-                out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(self.gone.pop(cid, ()))]
-                out += [StateRecord(cid, checks_key(cid, n), None) for n in sorted(self.gone_checks.pop(cid, ()))]
+                events, checks = self.gone.pop(cid, ((), ()))
+                out += [StateRecord(cid, event_key(cid, n), None) for n in sorted(events)]
+                out += [StateRecord(cid, checks_key(cid, n), None) for n in sorted(checks)]
                 out.append(StateRecord(cid, cid, dump_head(head)))
         self.dirty.clear()
         return out
@@ -295,17 +285,13 @@ class TurnProcessor:
         return out
 
     def restore(self, cid: str, head: dict[str, Any], events: Sequence[bytes] = ()) -> Outcome:
-        """Rebuild a conversation from its changelog by replaying its events.
-
-        The replay answers from the checks recorded for each turn (tape.py), so it reproduces the verdicts
-        already emitted (suppressed here) and the attribution state later turns need — a cascade stays a
-        cascade — without asking the verifier or the judge again. A turn without recorded checks (an older
-        changelog, or scored after the last checkpoint) is scored again.
+        """Rebuild a conversation from its changelog by replaying its events, answered from each turn's recorded
+        checks (tape.py; a turn without them is scored again): the verdicts already emitted are suppressed, and
+        later turns find the attribution state they need (a cascade stays a cascade).
 
         Raises ValueError when the records are not what this monitor writes (a head out of bounds, an event
         that does not validate, more verdicts sent than its events give): the caller closes the conversation
-        (`close_unrestored`) instead of continuing it with a hole. Restoring past `max_open` finishes the
-        least recently active conversation first, one per restored one.
+        (`close_unrestored`) instead of continuing it with a hole.
         """
         out = Outcome()
         if cid in self.open:  # already live here: its in-memory state is newer than any checkpoint
@@ -326,7 +312,7 @@ class TurnProcessor:
         next_turn = parsed_head.next_turn
         applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
         held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
-        out.extend(self._evict())
+        self._evict(out)
         conv = self._open(parsed[0], self.clock())
         conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = size
@@ -341,7 +327,7 @@ class TurnProcessor:
                     conv.session.tape.play(load_entries(recorded[n]))
                 except (ValueError, TypeError) as exc:  # the turn is scored again
                     log.warning("restore_checks_unreadable", conversation=cid, turn_no=n, error=repr(exc)[:200])
-            self._apply(conv, event, replay=True, out=replayed)
+            self._apply(conv, event, replayed, replay=True)
         conv.checks = {n: c for n, c in conv.checks.items() if n not in recorded}  # the rest are saved next
         already, chains_already = parsed_head.emitted, parsed_head.chains_emitted
         turns = [e for e in replayed.emissions if e.kind == "turn"]
@@ -362,18 +348,16 @@ class TurnProcessor:
             conv.next_turn = parsed_head.next_turn
         conv.emitted = max(conv.emitted, already)
         conv.chains_emitted = max(conv.chains_emitted, chains_already)
-        out.extend(self._drain(conv))
+        self._drain(conv, out)
         return out
 
     def close_unrestored(self, cid: str, turns: Sequence[int]) -> None:
-        """A conversation whose changelog records could not be trusted: forgotten as open, remembered as
-        finished with the turns its keys name (redeliveries of them are duplicates, later events unscored),
-        its records tombstoned and a finished head written at the next checkpoint."""
+        """A conversation whose changelog records could not be trusted: closed, remembered as finished with the turns
+        its keys name (later events unscored), its records tombstoned at the next checkpoint."""
         self._close(cid)
         self.finished[cid] = TurnSet(turns)
         self.capped[cid] = None
-        self.gone[cid] = TurnSet(turns)
-        self.gone_checks[cid] = TurnSet(turns)
+        self.gone[cid] = (TurnSet(turns), TurnSet(turns))
         self.dirty.add(cid)
 
     def _dialog_bytes(self) -> int:
@@ -412,38 +396,32 @@ class TurnProcessor:
         if conv is not None:
             self.open_bytes -= conv.size
 
-    def _evict(self, keep: str | None = None) -> Outcome:
+    def _evict(self, out: Outcome, keep: str | None = None) -> None:
         """Finish the least recently active conversations: before one opens (`keep` None), while `max_open` are
         open; else, while open ones hold more than `max_open_bytes` (never `keep`, the one that grew)."""
-        out, most, most_bytes = Outcome(), self.limits.max_open, self.limits.max_open_bytes
+        most, most_bytes = self.limits.max_open, self.limits.max_open_bytes
         while self.open and (len(self.open) >= most if keep is None else self.open_bytes > most_bytes):
             oldest = next(iter(self.open.values()))
             if oldest.conversation_id == keep:
                 break
-            out.extend(self._finish(oldest, reason="evicted" if keep is None else "evicted_bytes"))
+            self._finish(oldest, "evicted" if keep is None else "evicted_bytes", out)
             out.evicted += 1
-        return out
 
     def _start_gap(self, conv: Conversation, now: float) -> None:
         conv.gap_since = now
         heapq.heappush(self._gaps, (now + self.limits.gap_timeout_s, conv.conversation_id))
 
-    def _past_cap(self, conv: Conversation, size: int) -> Oversize | None:
-        """The per-conversation cap this event would take its conversation past, if any."""
-        limits = self.limits
-        most = self._dialog_bytes()
-        if conv.size + size > most:
-            return Oversize("dialog_bytes", f"the conversation would hold {conv.size + size} event bytes, over {most}")
-        if conv.turns >= limits.max_dialog_turns:
-            return Oversize("dialog_turns", f"the conversation has more than {limits.max_dialog_turns} turns")
-        return None
-
-    def _cap(
-        self, conv: Conversation, event: TraceEvent, capped: Oversize, out: Outcome
-    ) -> Outcome:
-        """Finish a conversation past a per-conversation cap: the event that passed it is unscored `too_large`
-        (a verdict of its own when it is the next turn), what it held is scored, its later events count as
-        too_large; its neighbours keep their place."""
+    def _capped(self, conv: Conversation, event: TraceEvent, size: int, out: Outcome) -> bool:
+        """Finish a conversation this event takes past a per-conversation cap (else False): the event is unscored
+        `too_large` (a verdict of its own when it is the next turn), what it held is scored, its later events
+        count as too_large; its neighbours keep their place."""
+        most, most_turns, would_hold = self._dialog_bytes(), self.limits.max_dialog_turns, conv.size + size
+        if would_hold > most:
+            capped = Oversize("dialog_bytes", f"the conversation would hold {would_hold} event bytes, over {most}")
+        elif conv.turns >= most_turns:
+            capped = Oversize("dialog_turns", f"the conversation has more than {most_turns} turns")
+        else:
+            return False
         cid = conv.conversation_id
         log.warning("conversation_too_large", conversation=cid, turn_no=event.turn_no, limit=capped.limit)
         out.too_large.append(capped.limit)
@@ -453,25 +431,19 @@ class TurnProcessor:
             self._add(conv, event, to_observed(event, capped.detail), out)
         else:
             out.event_outcome = "unscored"
-        out.extend(self._finish(conv, reason="too_large"))
+        self._finish(conv, "too_large", out)
         self.capped[cid] = capped.limit
-        return out
+        return True
 
     def _apply(
-        self,
-        conv: Conversation,
-        event: TraceEvent,
-        size: int | None = None,
-        replay: bool = False,
-        out: Outcome | None = None,
-    ) -> Outcome:
-        """Score one in-order event; `size` (its JSON bytes, when known) spares the work-limit walk;
+        self, conv: Conversation, event: TraceEvent, out: Outcome, size: int | None = None, replay: bool = False
+    ) -> None:
+        """Score one in-order event into `out`; `size` (its JSON bytes, when known) spares the work-limit walk;
         `replay` (a restore replaying its changelog in order): a judged turn waits for its judge here, and a
-        failure is not dead-lettered again. What it produces goes into `out` (new when None), which is returned."""
+        failure is not dead-lettered again."""
         conv.last_timestamp = event.timestamp
         conv.seen.add(event.turn_no)
         conv.next_turn = event.turn_no + 1
-        out = Outcome() if out is None else out
         too_large = work_oversize(event.predict_turn, event.gold_turn, self.limits.work, size)
         if too_large is not None:
             out.too_large.append(too_large.limit)
@@ -483,29 +455,19 @@ class TurnProcessor:
             # `tick` completes it; later turns are held
             full = self.judge_saturated()
             pending = None if full else self._start_judge(conv, turn)
-            if full or pending is not None:
-                conv.judging = Judging(event, turn, pending, time.monotonic() + self.judge_budget_s())
+            if full or pending is not None:  # a turn without a worker of the judge's pool waits this long for one
+                judge = self.engine.judge
+                budget = judge.turn_budget_s if isinstance(judge, BoundedPool) else None
+                wait = float(budget) if budget is not None else self.limits.gap_timeout_s
+                conv.judging = Judging(event, turn, pending, time.monotonic() + wait)
                 self.judging.add(conv.conversation_id)
-                return out
-        return self._add(conv, event, turn, out, replay)
-
-    def _resume(self, conv: Conversation, now: float) -> Outcome:
-        """After a judged turn: apply the turns held behind it; a real gap among them starts its timer."""
-        out = self._drain(conv)
-        if conv.held and conv.gap_since is None and not conv.blocked and conv.conversation_id in self.open:
-            self._start_gap(conv, now)
-        return out
+                return
+        self._add(conv, event, turn, out, replay)
 
     def judge_saturated(self) -> bool:
         """The judge's worker pool is full: judged turns wait for a slot (their conversations only)."""
         judge = self.engine.judge
         return isinstance(judge, BoundedPool) and judge.saturated
-
-    def judge_budget_s(self) -> float:
-        """How long a judged turn may wait for a worker of the judge's pool before it is left unscored."""
-        judge = self.engine.judge
-        budget = judge.turn_budget_s if isinstance(judge, BoundedPool) else None
-        return float(budget) if budget is not None else self.limits.gap_timeout_s
 
     def _start_judge(self, conv: Conversation, turn: ObservedTurn) -> PendingCheck | None:
         try:
@@ -514,31 +476,25 @@ class TurnProcessor:
             log.error("judge_start_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             return None
 
-    def _judged(self, conv: Conversation, now: bool = False) -> Outcome:
+    def _judged(self, conv: Conversation, out: Outcome, now: bool = False) -> None:
         """Complete the turn whose judge call is done or past its budget (then unscored); `now`: score it
         here, the judge called in the loop."""
         judging, conv.judging = conv.judging, None
         self.judging.discard(conv.conversation_id)
         assert judging is not None
         self.dirty.add(conv.conversation_id)
-        if now:
-            return self._add(conv, judging.event, judging.turn)
-        if judging.pending is None:  # never got a slot of the judge's pool
-            check = CheckResult.unscored("LLM judge unavailable: judge busy (no free slot before the turn had to end)")
-        else:
-            check = judging.pending.result()
-        return self._add(conv, judging.event, replace(judging.turn, judged=check))
+        turn = judging.turn
+        if not now and judging.pending is not None:
+            turn = replace(turn, judged=judging.pending.result())
+        elif not now:  # never got a slot of the judge's pool
+            busy = "LLM judge unavailable: judge busy (no free slot before the turn had to end)"
+            turn = replace(turn, judged=CheckResult.unscored(busy))
+        self._add(conv, judging.event, turn, out)
 
     def _add(
-        self,
-        conv: Conversation,
-        event: TraceEvent,
-        turn: ObservedTurn,
-        out: Outcome | None = None,
-        replay: bool = False,
-    ) -> Outcome:
-        """Add a turn to its session; the verdicts and chains it releases go into `out` (new when None)."""
-        out = Outcome() if out is None else out
+        self, conv: Conversation, event: TraceEvent, turn: ObservedTurn, out: Outcome, replay: bool = False
+    ) -> None:
+        """Add a turn to its session; the verdicts and chains it releases go into `out`."""
         try:
             verdicts = conv.session.add(turn)
             checks = conv.session.take_checks()
@@ -552,55 +508,43 @@ class TurnProcessor:
             conv.received.pop(event.turn_no, None)
             if not replay and event.turn != "User":
                 out.failed.append(Failure(event, failure_reason("processing", exc)))
-            return out
+            return
         self._released(conv, verdicts, out)
         if event.final:
             conv.final_seen = True
-        return out
 
-    def _drain(self, conv: Conversation, out: Outcome | None = None) -> Outcome:
-        """Apply the held turns that are next in order; into `out` (new when None), which is returned."""
-        out = Outcome() if out is None else out
+    def _drain(self, conv: Conversation, out: Outcome) -> None:
+        """Apply the held turns that are next in order, into `out`."""
         while conv.next_turn in conv.held and not conv.blocked:
-            self._apply(conv, conv.held.pop(conv.next_turn), out=out)
+            self._apply(conv, conv.held.pop(conv.next_turn), out)
         if not conv.held:
             conv.gap_since = None
         if conv.final_seen and not conv.held and not conv.blocked:
-            out.extend(self._finish(conv, reason="final"))
-        return out
+            self._finish(conv, "final", out)
 
-    def _skip_gap(self, conv: Conversation) -> Outcome:
+    def _skip_gap(self, conv: Conversation, out: Outcome) -> None:
         """Stop waiting for missing turns: resume at the lowest held turn."""
-        out = Outcome()
         if conv.held and conv.conversation_id in self.open:
             conv.next_turn = min(conv.held)
             self.dirty.add(conv.conversation_id)
-            self._gap_given_up(conv)
-            out.extend(self._drain(conv))
+            self._gaps_unlogged += 1  # one line at most per GAP_LOG_INTERVAL_S: not one per event of a gappy stream
+            now = self.clock()
+            if now - self._gap_logged_at >= GAP_LOG_INTERVAL_S:
+                cid, given_up = conv.conversation_id, self._gaps_unlogged
+                log.info("gap_given_up", conversation=cid, resume_at=conv.next_turn, given_up=given_up)
+                self._gap_logged_at, self._gaps_unlogged = now, 0
+            self._drain(conv, out)
         if conv.held and conv.conversation_id in self.open:
             self._start_gap(conv, self.clock())
-        return out
 
-    def _gap_given_up(self, conv: Conversation) -> None:
-        """Log a given-up gap, at most one line per `GAP_LOG_INTERVAL_S` (with how many since the last one):
-        a conversation with a gap before every turn would otherwise log a line per event."""
-        self._gaps_unlogged += 1
-        now = self.clock()
-        if now - self._gap_logged_at < GAP_LOG_INTERVAL_S:
-            return
-        log.info(
-            "gap_given_up", conversation=conv.conversation_id, resume_at=conv.next_turn, given_up=self._gaps_unlogged
-        )
-        self._gap_logged_at, self._gaps_unlogged = now, 0
-
-    def _finish(self, conv: Conversation, reason: str) -> Outcome:
-        early = self._judged(conv) if conv.judging is not None else Outcome()  # unscored if still running
+    def _finish(self, conv: Conversation, reason: str, out: Outcome) -> None:
+        if conv.judging is not None:
+            self._judged(conv, out)  # unscored if still running
         try:
             verdicts, result = conv.session.finish()
         except Exception as exc:  # finished all the same: a conversation that cannot end would stay forever
             log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
-        out = early
         self._released(conv, verdicts, out)
         conv.received.clear()
         conv.held.clear()
@@ -610,15 +554,13 @@ class TurnProcessor:
             )
         self._close(conv.conversation_id)
         self.finished[conv.conversation_id] = conv.seen
-        self.gone[conv.conversation_id] = conv.saved
-        self.gone_checks[conv.conversation_id] = conv.checks_saved
+        self.gone[conv.conversation_id] = (conv.saved, conv.checks_saved)
         self.dirty.add(conv.conversation_id)
         while len(self.finished) > self.limits.finished_memory:
             forgotten, _ = self.finished.popitem(last=False)
             self.capped.pop(forgotten, None)
         if reason.startswith("evicted"):  # not per finished conversation: a log call costs more than the rest
             log.debug("conversation_evicted", conversation=conv.conversation_id, reason=reason)
-        return out
 
     def _released(self, conv: Conversation, verdicts: list[TurnVerdict], out: Outcome) -> None:
         """The turn verdicts a session released, then the chains they closed, into `out`."""

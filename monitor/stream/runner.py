@@ -1,20 +1,14 @@
-"""`aem run`: the poll loop, in five steps — poll → decode → process → emit → commit.
+"""`aem run`: the poll loop, in five steps — poll → decode → process → emit → commit (docs/architecture.md).
 
-1. **poll** the consumer (after acting on rebalances: `partitions.py` drops, keeps and restores conversations);
-2. **decode** each record into trace events with their positions (a `Source`, `sources.py`; an unreadable
-   record goes to the DLQ whole);
-3. **process** them (the `TurnProcessor`, `processor.py`: no Kafka in it): the poll's turns decided in one
-   batch, then each turn applied in order;
-4. **emit** what that produced: emissions to every sink (`sinks.py`), failures to the DLQ (`dlq.py`);
-5. **commit** when due (`checkpoint.py`: sinks → changelog → producer → offsets; the changelog is the commit
-   point, its docstring states why nothing is lost).
-
-`Monitor` only polls and hands on: the composition root (`monitor/wiring.py`) builds every part, and the ones
-that need the broker through the pipeline's `connect` factory.
+Each poll acts on rebalances first (`partitions.py`), decodes each record through the `Source` (an unreadable
+one goes to the DLQ whole), processes the events (`TurnProcessor`: the poll's turns decided in one batch, then
+each applied in order), emits what that produced (sinks, the DLQ) and commits when due (`checkpoint.py`).
+`Monitor` builds no part: the composition root (`monitor/wiring.py`) does, the broker's through `connect`.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,12 +23,11 @@ from monitor.scoring import ScoringEngine
 from monitor.stream.dlq import DeadLetter
 from monitor.stream.emissions import Failure, Outcome, failure_reason
 from monitor.stream.events import PolledRecord, Position, SourceEvent
-from monitor.stream.heap import freeze_set_up, thaw
 from monitor.stream.pipeline import Connection, Pipeline
-from monitor.stream.progress import Figures
 from monitor.stream.settings import MonitorSettings
 
 log = structlog.get_logger(__name__)
+
 
 class Monitor:
     """One consumer-group member: decode, score and record every trace event of its partitions.
@@ -78,7 +71,10 @@ class Monitor:
         self.engine.warm_up()  # tables, the verifier's first run, the encoder's export: before the first turn
         self.link = self.pipeline.connect()
         self.link.consumer.subscribe([self.settings.topic], listener=self.partitions.rebalances)
-        freeze_set_up()  # the garbage collector walks only what the stream allocates from here on
+        # Set-up leaves hundreds of thousands of long-lived objects (tables, gazetteer, encoder, schemas) that every
+        # full collection would walk (over a second per 10,000 turns, docs/design/action-throughput.md): frozen, the
+        # collector walks only what the stream allocates from here on (process-wide: the first monitor to stop thaws)
+        gc.freeze()
         s = self.settings
         log.info("monitor_started", topic=s.topic, group=s.group_id, bootstrap=str(s.cluster))
 
@@ -109,10 +105,12 @@ class Monitor:
         self.failure = failure
         self.stop_event.set()
 
-    def _figures(self) -> Figures:
-        lag = sum(sample.value for m in self.telemetry.consumer_lag.collect() for sample in m.samples)
-        s = self.stats
-        return Figures(s.events, s.verdicts, s.dialogs, s.invalid, len(self.processor.open), int(lag))
+    def _figures(self) -> dict[str, int]:
+        lag = int(sum(sample.value for m in self.telemetry.consumer_lag.collect() for sample in m.samples))
+        s, open_dialogs = self.stats, len(self.processor.open)
+        return dict(
+            events=s.events, verdicts=s.verdicts, dialogs=s.dialogs, dlq=s.invalid, lag=lag, open_dialogs=open_dialogs
+        )
 
     def _shutdown(self) -> None:
         """Finish the current batch: record what is ready, flush, commit, leave the group."""
@@ -128,7 +126,7 @@ class Monitor:
             self.link.producer.close(timeout=5)
             self.engine.close()  # after the commit: turns still waiting for the judge stay open, a restart asks again
             self.watch.stop()
-            thaw()
+            gc.unfreeze()
             log.info("monitor_stopped", events=self.stats.events, verdicts=self.stats.verdicts)
 
     # -- one poll: the five steps ------------------------------------------------------------------
@@ -171,8 +169,10 @@ class Monitor:
         self._polled = {(item.event.conversation_id, item.event.turn_no): item for item in decoded}
         self.processor.decide([(item.event, item.raw) for item in decoded])  # 3. process: one batch, then each
         for done, item in enumerate(decoded):
-            if self.stop_event.is_set():  # SIGTERM mid-poll: the rest is read again after the restart
-                self._leave(decoded[done:], done)
+            if self.stop_event.is_set():  # SIGTERM mid-poll: the rest is not committed, so a restart reads it again
+                for left in decoded[done:]:  # (what was processed of those records is recognised as duplicates)
+                    self.link.checkpoint.unprocessed(*left.position)
+                log.info("poll_cut_short", processed=done, left=len(decoded) - done)
                 break
             try:
                 self._emit(self._process(item))  # 4. emit
@@ -182,14 +182,6 @@ class Monitor:
         if not self.partitions.rebalancing:  # timers wait too: a conversation may be about to move
             self._emit(self.processor.tick())
         self._polled = {}
-
-    def _leave(self, unprocessed: Sequence[SourceEvent], processed: int) -> None:
-        """Stop before these events (a long poll, one released trace of many turns, must not hold up a stop):
-        their records' offsets are not committed, so a restart reads them again (at least once, nothing lost;
-        what was processed of them is recognised as duplicates)."""
-        for item in unprocessed:
-            self.link.checkpoint.unprocessed(*item.position)
-        log.info("poll_cut_short", processed=processed, left=len(unprocessed))
 
     def _rebalanced(self, assignment: set[TopicPartition]) -> None:
         """Act on rebalances: forget what moved away, restore what arrived (and send what it never sent)."""
@@ -207,7 +199,7 @@ class Monitor:
     def _process(self, item: SourceEvent) -> Outcome:
         """One decoded event through the processor (latency counts from when it was received)."""
         event = item.event
-        self.partitions.track(event.conversation_id, item.position[0])
+        self.partitions.owner[event.conversation_id] = item.position[0]
         self.pipeline.prometheus.saw_release(event.agent, event.release, item.received)
         result = self.processor.process(event, item.received, item.raw)
         self.progress.saw(result.event_outcome, event.conversation_id)

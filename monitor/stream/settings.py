@@ -127,15 +127,6 @@ class MonitorSettings(LayeredSettings):
 S = TypeVar("S", bound=LayeredSettings)
 
 
-def file_section(config_file: str | Path) -> dict[str, Any]:
-    """The monitor settings a config file holds (its ``monitor`` section, or its top level)."""
-    raw = load_config_file(config_file)
-    data = dict(raw.get("monitor", raw))
-    if "scoring" in raw and "monitor" in raw:
-        data["scoring"] = raw["scoring"]
-    return data
-
-
 def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in values.items():
@@ -153,10 +144,8 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> MonitorSettings:
-    """Settings from defaults, then the config file, then ``environ`` (the process's when None), then flags.
-
-    Flags left unset (None) in ``overrides`` do not override anything.
-    """
+    """Settings from defaults, then the config file, then ``environ`` (the process's when None), then flags
+    (those left unset, None, in ``overrides`` override nothing)."""
     return load_layered(MonitorSettings, config_file, environ, overrides)
 
 
@@ -168,6 +157,9 @@ def load_layered(
 ) -> S:
     """Settings of another kind read as `load_settings` reads the monitor's (the cluster alone, for the commands
     that talk to Kafka without scoring: commands/common.py)."""
-    data = file_section(config_file) if config_file is not None else {}
+    raw = load_config_file(config_file) if config_file is not None else {}
+    data = dict(raw.get("monitor", raw))  # its ``monitor`` section (``scoring`` beside it), or its top level
+    if "scoring" in raw and "monitor" in raw:
+        data["scoring"] = raw["scoring"]
     with settings_context(environ=environ, file_data=data):
         return kind(**_drop_none(overrides or {}))

@@ -1,14 +1,8 @@
-"""Sinks: where the processor's emissions go — the verdict topic, Prometheus, the live stats.
-
-A sink takes each emission as it is produced (`add`), and is
-flushed by the checkpoint before any offset is committed (`flush`): whatever it buffers must be handed on
-by then, or `flush` raises and nothing is committed. A sink that holds too much says so (`saturated`): the
-loop then commits (which flushes every sink) before it reads on.
-"""
+"""Sinks: where the processor's emissions go — the verdict topic, Prometheus, the live stats (the `Sink`
+contract: docs/architecture.md)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -21,15 +15,19 @@ MAX_UNFLUSHED_RECORDS = 20_000  # verdict records sent since the last flush befo
 
 
 class Sink(Protocol):
+    """A sink whose emissions count the moment they are added (metrics, counters) needs only `add`."""
+
     def add(self, emission: Emission) -> None:
         """Take one emission (a turn verdict, a chain or a dialog summary)."""
 
     def flush(self) -> None:
         """Hand on everything buffered; raise if that cannot be done (nothing is committed then)."""
+        return None
 
     @property
     def saturated(self) -> bool:
         """Holding as much as it should: flush before more is added."""
+        return False
 
 
 class RecordProducer(Protocol):
@@ -45,7 +43,6 @@ class VerdictTopicSink:
     producer: RecordProducer
     topic: str
     calibration_id: str | None = None  # added to every record when the monitor runs calibrated
-    max_unflushed: int = MAX_UNFLUSHED_RECORDS
     unflushed: int = 0  # records sent since the last flush
 
     def add(self, emission: Emission) -> None:
@@ -53,22 +50,19 @@ class VerdictTopicSink:
         self.producer.send(self.topic, key=emission.conversation_id.encode("utf-8"), value=value)
         self.unflushed += 1
 
-    def flush(self) -> None:
-        """Every record is with the producer from `add` on: the checkpoint's next step flushes the producer
-        once for verdicts, DLQ and changelog records together (one round trip per commit, not two)."""
+    def flush(self) -> None:  # the records are with the producer: the checkpoint flushes it once for all records
         self.unflushed = 0
 
     @property
     def saturated(self) -> bool:
-        return self.unflushed >= self.max_unflushed
+        return self.unflushed >= MAX_UNFLUSHED_RECORDS
 
 
 @dataclass
-class PrometheusSink:
+class PrometheusSink(Sink):
     """Turn, failure, score, chain and dialog metrics: the only writer of `VerdictMetrics`."""
 
     metrics: VerdictMetrics
-    saturated: bool = False  # metrics are live the moment they are recorded
 
     def saw_release(self, agent: str, release: str, received: float) -> None:
         """An event of (agent, release) was received: first seen, and still live."""
@@ -85,9 +79,6 @@ class PrometheusSink:
         elif emission.result is not None:
             self.metrics.record_dialog(emission.result)
 
-    def flush(self) -> None:
-        """Metrics are live the moment they are recorded."""
-
 
 @dataclass
 class RunStats:
@@ -97,19 +88,17 @@ class RunStats:
     verdicts: int = 0
     dialogs: int = 0
     invalid: int = 0
-    started: float = field(default_factory=time.monotonic)
     by_release: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (agent, release) -> [pass, all]
     root_causes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
-class StatsSink:
+class StatsSink(Sink):
     """Live pass rates per (agent, release), bounded like the metric labels: cleaned values, and pairs
     beyond the guard's cap tallied under ``release="other"`` (monitor/stream/labels.py)."""
 
     stats: RunStats
     labels: LabelGuard = field(default_factory=LabelGuard)
-    saturated: bool = False  # counters only
 
     def add(self, emission: Emission) -> None:
         verdict = emission.verdict
@@ -125,6 +114,3 @@ class StatsSink:
         if verdict.success is False and verdict.attribution == "root_cause" and verdict.failure_reason:
             key = f"{verdict.failure_reason}:{verdict.field or '-'}"
             self.stats.root_causes[key] = self.stats.root_causes.get(key, 0) + 1
-
-    def flush(self) -> None:
-        """Counters only."""

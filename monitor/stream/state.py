@@ -1,15 +1,9 @@
-"""Recoverable conversation state: a changelog on a compacted Kafka topic, restored per partition.
+"""Recoverable conversation state: a key/value changelog on a compacted Kafka topic, restored per partition.
 
-The store is a key/value changelog: the processor decides what the records mean (see
-`processor.TurnProcessor.checkpoint`: each received event once, plus a small head per
-conversation). Records go to the state topic's partition with the same number as the trace
-partition the conversation lives on, with the source in a header; with `cleanup.policy=compact`
-Kafka keeps the latest record per key, and a tombstone (value None) removes the key.
-
-The state topic should be writable by the monitor's principal alone (docs/operating.md). Where that cannot
-be ensured, a key (`state_mac_key`) authenticates every record: each carries an HMAC-SHA256 of its key and
-value in the `aem-mac` header, and a record without a valid one is left out of the restore and reported
-(`rejected`), so its conversation is closed instead of restored from forged state.
+The records (changelog.py) go to the state topic's partition with the number of the conversation's trace
+partition. The topic should be writable by the monitor alone (docs/operating.md); where that cannot be
+ensured, `state_mac_key` authenticates every record (an HMAC-SHA256 of key and value in the `aem-mac` header)
+and a record without a valid one is left out of the restore and reported (`rejected`).
 """
 
 from __future__ import annotations
@@ -112,9 +106,9 @@ class KafkaStateStore(StateStore):
                 drained = not remaining and not polled
                 for tp, records in polled.items():
                     for rec in records:
-                        key = rec.key.decode("utf-8", errors="replace") if rec.key else None
-                        if key is None:
+                        if not rec.key:
                             continue
+                        key = rec.key.decode("utf-8", errors="replace")
                         if not self._authentic(key, rec.value, rec.headers):  # the earlier value stands
                             self._rejected[tp.partition].append(key)
                             continue
@@ -122,9 +116,7 @@ class KafkaStateStore(StateStore):
                             out[tp.partition].pop(key, None)
                         else:
                             out[tp.partition][key] = rec.value
-                for tp in list(remaining):
-                    if consumer.position(tp) >= ends[tp]:
-                        remaining.discard(tp)
+                remaining = {tp for tp in remaining if consumer.position(tp) < ends[tp]}
         finally:
             consumer.close()
         rejected = {p: len(keys) for p, keys in self._rejected.items() if keys}

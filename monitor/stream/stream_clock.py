@@ -1,12 +1,9 @@
 """The clock the conversation timers run on: time in which the monitor could read its stream.
 
-A conversation is finished as idle when no event of it came for `idle_timeout_s`, and a gap in its
-turns is given up after `gap_timeout_s`: both mean "nothing came *while it could have come*". Wall
-time is wrong for that during an outage: with the broker frozen for longer than the idle timeout,
-every open conversation would be finished the moment the loop ticks again, before the events that
-waited in the broker are read, and their late turns would be lost. So this clock advances with the
-monotonic clock only while the broker probe reports contact, and by at most `max_step_s` across one
-poll (a loop held in a flush by a frozen broker does not age the conversations either).
+The idle and gap timeouts mean "nothing came *while it could have come*": on wall time a broker frozen for
+longer than the idle timeout would finish every open conversation before the events waiting in it are read.
+So this clock advances only while the broker probe reports contact, by at most `max_step_s` per poll (a loop
+held in a flush by a frozen broker does not age the conversations either).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The monitor's own health, apart from what it measures: events by outcome, lag, latency, memory, the DLQ.
-
-The verdict metrics (turns, failures, chains, dialogs: `metrics.py`) are written by the Prometheus sink
-only; everything here is written by the loop and the DLQ sink, through this object, and each figure in
-one place: an event is counted under exactly one outcome, when that outcome is known.
+"""The monitor's own health, apart from the verdict metrics (`metrics.py`): events by outcome (each under
+exactly one, when it is known), lag, latency, memory, the DLQ; written by the loop and the DLQ sink.
 """
 
 from __future__ import annotations
@@ -66,9 +63,8 @@ class PipelineTelemetry:
         (child if child is not None else self.events.labels(outcome)).inc()
 
     def observe(self, out: Outcome) -> None:
-        """What one step produced: each turn verdict's event counted scored or unscored, its latency (from when its
-        event was received), the step's own event when no verdict counts it, the conversations finished early and
-        the turns past a work limit."""
+        """What one step produced: each turn verdict's event (scored or unscored) and its latency, the step's own event
+        when no verdict counts it, the conversations finished early and the turns past a work limit."""
         now = self.clock()
         if out.event_outcome:
             self.record_event(out.event_outcome)
@@ -98,11 +94,7 @@ class PipelineTelemetry:
         """Lag per partition: the high-water mark the fetches already brought (no extra request) less the
         committed offset (what a restart re-reads; the fetch position while nothing was committed yet)."""
         assigned = list(consumer.assignment())
-        ends: dict[TopicPartition, int] = {}
-        for tp in assigned:
-            high = consumer.highwater(tp)
-            if high is not None:
-                ends[tp] = high
+        ends = {tp: high for tp in assigned if (high := consumer.highwater(tp)) is not None}
         unknown = [tp for tp in assigned if tp not in ends]
         if unknown:
             try:

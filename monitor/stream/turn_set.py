@@ -1,14 +1,9 @@
 """A set of turn numbers stored as sorted, disjoint ranges: one small tuple for a conversation's usual 1..n.
 
-An open conversation keeps two of these (turns seen, turns on the changelog) and a finished one is
-remembered by its seen turns for up to `finished_memory` conversations, so their size counts: a
-built-in ``set`` of three ints is 216 bytes, this is one object and one tuple (about 100 bytes) for
-any contiguous run of turns, and a run from turn 0 or 1 is one tuple shared by every set that holds it
-(40 bytes a set). Membership is a binary search over the range starts.
-
-A conversation with many gaps (turns 1, 3, 5, …) has as many ranges as turns: past ``_SPILL`` bounds they
-move from the tuple (rebuilt on every insert) into a ``SortedList``, so an insert costs O(log n) and a
-conversation of n such turns costs O(n log n), live and on restore.
+Open conversations keep several and up to `finished_memory` finished ones are remembered by theirs, so size
+counts: a ``set`` of three ints is 216 bytes, a run from turn 0 or 1 here is one tuple shared by every set
+that holds it (40 bytes a set). Past ``_SPILL`` bounds (turns 1, 3, 5, …) the ranges move into a
+``SortedList``, so an insert stays O(log n).
 """
 
 from __future__ import annotations
@@ -25,8 +20,7 @@ _SPILL = 64  # bounds (32 ranges) past which they live in a SortedList
 
 
 def _shared(bounds: tuple[int, ...]) -> tuple[int, ...]:
-    """The one copy of a single run from turn 0 or 1: an open conversation's seen and saved turns, and
-    every conversation at the same turn, hold the same tuple instead of 56 bytes each."""
+    """The one copy of a single run from turn 0 or 1, shared by every set that holds it."""
     if len(bounds) == 2 and bounds[0] <= 1 and bounds[1] <= _SHARED_STOP:
         return _RUNS.setdefault(bounds, bounds)
     return bounds

@@ -1,14 +1,9 @@
 """The one verdict-record serialiser: an emission → the JSON bytes of docs/verdict-messages.md.
 
-The head is written directly (the verdict sink's hot path): every verdict record starts with the same
-five strings: kind, conversation, agent, release and mode. pydantic-core's `to_json` of them as a dict
-infers each value's type (the mode is an enum) and costs more than the turn verdict's own serialisation;
-here they are joined with the standard library's C string escaper instead. The bytes are the same as
-pydantic-core's: both escape `"`, `\\` and the control characters alike (`\\n`, `\\t`, ... and `\\u00XX`)
-and keep non-ASCII as UTF-8. A value that is not a string, or a lone surrogate, makes `head_json` return
-None: the head is then serialised by pydantic-core. The body (the verdict, chain or dialog summary) is
-serialised by pydantic-core without a detour through str. tests/stream/test_verdict_records.py checks the
-bytes against pydantic-core's.
+The head's five strings (kind, conversation, agent, release, mode) are joined with the standard library's C
+string escaper: pydantic-core's `to_json` of them as a dict costs more than the verdict's own serialisation.
+The bytes are the same (tests/stream/test_verdict_records.py); a value that is not a string, or a lone
+surrogate, leaves the head to pydantic-core. The body is serialised by pydantic-core.
 """
 
 from __future__ import annotations
@@ -28,12 +23,11 @@ _NOT_IN_DIALOG_BODY = {"dialog_id", "agent", "release", "mode"}
 
 def verdict_record(emission: Emission, calibration_id: str | None = None) -> bytes:
     """The verdict-topic value of one emission; `calibration_id` is added when the monitor runs calibrated."""
-    kind, cid, agent, release, mode = (
-        emission.kind, emission.conversation_id, emission.agent, emission.release, emission.mode
-    )
-    head = head_json(kind, cid, agent, release, mode)
+    e = emission
+    head = head_json(e.kind, e.conversation_id, e.agent, e.release, e.mode)
     if head is None:
-        head = to_json({"kind": kind, "conversation_id": cid, "agent": agent, "release": release, "mode": mode})[:-1]
+        names = ("kind", "conversation_id", "agent", "release", "mode")
+        head = to_json({name: getattr(e, name) for name in names})[:-1]
     if emission.verdict is not None:
         body = _VERDICT_JSON.to_json(emission.verdict, exclude=_NOT_IN_TURN_BODY)[1:]
     elif emission.chain is not None:
@@ -59,4 +53,3 @@ def head_json(kind: str, conversation_id: str, agent: str, release: str, mode: s
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: pydantic decides what happens, as before
         return None
-

@@ -214,7 +214,7 @@ def test_extreme_values_that_decode_are_processed_without_raising(engine, raw):
     processor = TurnProcessor(engine)
     out = processor.process(event)
     for conv in list(processor.open.values()):  # end it: nothing of it may stay behind
-        out.extend(processor._finish(conv, reason="test"))
+        processor._finish(conv, "test", out)
     accounted = [e for e in out.emissions if e.kind == "turn"] + out.failed
     assert len(accounted) <= 1 and all(f.event == event for f in out.failed)  # a verdict or a failure, once
     assert not processor.open and event.conversation_id in processor.finished

@@ -7,7 +7,7 @@ from kafka import TopicPartition
 from structlog.testing import capture_logs
 
 from monitor.logs import configure_logging
-from monitor.stream.progress import Figures, ProgressLog
+from monitor.stream.progress import ProgressLog
 from tests.stream.helpers import FakeClock
 
 
@@ -18,8 +18,8 @@ def info_level():
     configure_logging("warning")
 
 
-def figures() -> Figures:
-    return Figures(events=10, verdicts=8, dialogs=2, dlq=1, open_dialogs=3, lag=4)
+def figures() -> dict[str, int]:
+    return {"events": 10, "verdicts": 8, "dialogs": 2, "dlq": 1, "open_dialogs": 3, "lag": 4}
 
 
 def test_group_joined_is_logged_once():
