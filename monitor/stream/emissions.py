@@ -53,3 +53,12 @@ class Outcome:
         self.evicted += other.evicted
         self.failed += other.failed
         self.too_large += other.too_large
+
+
+class RestoreRefused(ValueError):
+    """A conversation's changelog records that cannot be trusted, with what restoring it had already produced
+    (the verdicts of the conversations finished to make room for it), which must still be sent."""
+
+    def __init__(self, reason: str, outcome: Outcome) -> None:
+        super().__init__(reason)
+        self.outcome = outcome

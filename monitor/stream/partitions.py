@@ -16,7 +16,7 @@ from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.errors import KafkaError
 
 from monitor.stream.changelog import conversation_of_key, group_changelog, turn_of_key
-from monitor.stream.emissions import Outcome
+from monitor.stream.emissions import Outcome, RestoreRefused
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.state import StateStore
 
@@ -129,6 +129,8 @@ class PartitionState:
                 except KafkaError:
                     raise  # the loop retries the whole restore
                 except Exception as exc:  # this conversation's records: closed, the others restored
+                    if isinstance(exc, RestoreRefused):  # the neighbours finished to make room are still sent
+                        restored.extend(exc.outcome)
                     reason = f"restore failed ({type(exc).__name__}: {str(exc)[:200]})"
                     self._skipped(cid, reason, 1 + len(events))
                     broken[cid] = reason

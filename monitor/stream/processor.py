@@ -32,6 +32,7 @@ from monitor.sources.otlp import Resume
 from monitor.stream.changelog import (
     STATE_VERSION,
     FinishedHead,
+    OpenHead,
     StateRecord,
     checks_key,
     checks_record,
@@ -43,7 +44,7 @@ from monitor.stream.changelog import (
     split_records,
 )
 from monitor.stream.conversation import Conversation, Judging, to_observed
-from monitor.stream.emissions import Emission, Failure, Outcome, failure_reason
+from monitor.stream.emissions import Emission, Failure, Outcome, RestoreRefused, failure_reason
 from monitor.stream.turn_set import TurnSet
 
 log = structlog.get_logger(__name__)
@@ -309,10 +310,20 @@ class TurnProcessor:
             raise ValueError("an event of another conversation")
         if not parsed:
             return out
+        self._evict(out)
+        try:
+            return self._replay(cid, parsed_head, parsed, size, recorded, own_records, out)
+        except Exception as exc:  # the neighbours finished to make room are already in `out`: not lost
+            raise RestoreRefused(str(exc), out) from exc
+
+    def _replay(
+        self, cid: str, parsed_head: OpenHead, parsed: list[TraceEvent], size: int, recorded: dict[int, Any],
+        own_records: set[int], out: Outcome,
+    ) -> Outcome:
+        """``restore`` once there is room: the conversation opened and its applied events replayed."""
         next_turn = parsed_head.next_turn
         applied = [e for e in parsed if next_turn is not None and e.turn_no < next_turn]
         held = [e for e in parsed if next_turn is None or e.turn_no >= next_turn]
-        self._evict(out)
         conv = self._open(parsed[0], self.clock())
         conv.saved = TurnSet(e.turn_no for e in parsed)
         conv.size = size

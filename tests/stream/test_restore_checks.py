@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from monitor.stream.changelog import group_changelog
-from monitor.stream.emissions import Outcome
-from monitor.stream.processor import TurnProcessor
+from monitor.stream.emissions import Outcome, RestoreRefused
+from monitor.stream.processor import ProcessorLimits, TurnProcessor
 from tests.stream.helpers import events_of, join_chains
 from tests.stream.test_processor import changelog, run, sales_dialog
 
@@ -137,3 +137,17 @@ def test_checks_saved_after_their_event_are_restored_and_forgotten_with_the_conv
     combined = finish(second, before)
     assert join_chains(combined.emissions) == expected.turns
     assert list(changelog(second, state)) == ["c1"]  # events and checks records tombstoned
+
+
+def test_a_refused_restore_keeps_the_verdicts_of_the_conversations_it_finished_to_make_room(engine: Any) -> None:
+    """Restoring a conversation first finishes the oldest open one when the processor is full; when the restored
+    records then prove untrustworthy, the finished neighbour's verdicts travel with the refusal, not lost."""
+    _, head, saved = saved_after_three(engine)
+    forged = {**head, "emitted": head.get("emitted", 0) + 5}  # more verdicts sent than its events give
+    second = TurnProcessor(engine, limits=ProcessorLimits(max_open=1))
+    run(second, events_of(sales_dialog("c2"))[:2])  # c2 open, its reply and first action scored
+    with pytest.raises(RestoreRefused) as refused:
+        second.restore("c1", forged, saved)
+    finished = [e for e in refused.value.outcome.emissions if e.kind == "dialog"]
+    assert [e.conversation_id for e in finished] == ["c2"]
+    assert refused.value.outcome.evicted == 1 and "c1" not in second.open and "c2" not in second.open
