@@ -145,11 +145,10 @@ def derive_table(wn: WordNetCorpusReader) -> Table:
     from nltk.corpus.reader.wordnet import VERB, WordNetCorpusReader
 
     lemmas = wn._lemma_pos_offset_map
-    # every word a ``synsets(word, "a")`` sense can list as its own lemma: the adjective index's words and the
-    # (lower-cased) lemma names of the adjective senses; for any other word the antonyms are empty
-    words = {w for w, by_pos in lemmas.items() if "a" in by_pos}
-    for synset in wn.all_synsets("a"):
-        words.update(n.lower() for n in synset.lemma_names())
+    # ``reader_antonyms`` of a word is not empty only when an adjective sense lists the word (lower-cased) as a
+    # lemma that has antonyms (the senses of ``synsets(word, "a")`` are all adjective senses): those words are
+    # asked, and every other word's antonyms are empty
+    words = {lemma.name().lower() for synset in wn.all_synsets("a") for lemma in synset.lemmas() if lemma.antonyms()}
     antonyms = {w: found for w in sorted(words) if (found := reader_antonyms(wn, w))}
     return Table(
         antonyms=antonyms,
