@@ -5,12 +5,12 @@ WordNet database, the city gazetteer from GeoNames' cities), and every ``aem`` p
 :func:`cached_table` builds such a table once and keeps it as JSON under ``$AEM_CACHE_DIR`` (else
 ``$XDG_CACHE_HOME/aem-monitor``, else ``~/.cache/aem-monitor``), in ``tables/``, never inside the package.
 
-A file is named by a key: the sha256 of every source file's contents, the table's own version (raised whenever
-the code that derives it changes) and the versions of the packages that read the sources. A changed source or
-recipe is another key, so a stale table is never read. Files are written to a temporary name and renamed, so
-processes racing to build one are safe; an unreadable or corrupt file is rebuilt with a warning
-(``derived_table_unreadable``), and a cache folder that cannot be written leaves the table built in memory
-(``derived_table_not_saved``).
+A file is named by a key: the sha256 of every source file's contents (the data files, and the modules whose
+code derives the table), the table's own version, the versions of the packages that read the sources and
+Python's. A changed source or recipe is another key, so a stale table is never read. Files are written to a
+temporary name and renamed, so processes racing to build one are safe; an unreadable or corrupt file is rebuilt
+with a warning (``derived_table_unreadable``), and a cache folder that cannot be written leaves the table built
+in memory (``derived_table_not_saved``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import threading
 from collections import Counter
@@ -63,8 +64,9 @@ def package_version(name: str) -> str:
 
 
 def table_key(name: str, version: int, sources: Iterable[Path], packages: Iterable[str] = ()) -> str:
-    """The digest a table is filed under: its name and version, its sources' contents, the readers' versions."""
-    digest = hashlib.sha256(f"{name}\0{version}".encode())
+    """The digest a table is filed under: its name and version, its sources' contents, the readers' versions and
+    Python's."""
+    digest = hashlib.sha256(f"{name}\0{version}\0python {sys.version_info[0]}.{sys.version_info[1]}".encode())
     for path in sources:
         digest.update(f"\0{path.name}\0{file_sha256(path)}".encode())
     for package in packages:

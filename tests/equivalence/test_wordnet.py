@@ -125,7 +125,7 @@ def test_a_corrupt_table_is_rebuilt_with_the_same_answers(own_cache: Path) -> No
 def test_the_key_covers_the_database_files_the_version_and_nltk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:
     def key(directory: Path, version: int = wordnet.TABLE_VERSION) -> str:
-        return disk_cache.table_key("wordnet", version, [directory / f for f in wordnet._TABLE_SOURCES], ("nltk",))
+        return disk_cache.table_key("wordnet", version, wordnet._table_sources(directory), ("nltk",))
 
     original = wordnet.wordnet_dir()
     copy = tmp_path / "wordnet"

