@@ -26,8 +26,10 @@ COPY monitor ./monitor
 RUN pip install . && aem --help > /dev/null
 # The ONNX exports of the packaged model (`onnx`: fp32, `int8`: quantised) are built here, once, into
 # AEM_CACHE_DIR: user 10001 only reads them, so AEM_ENCODER=onnx|int8 starts without torch or a writable disk.
+# The typed comparators' derived tables (WordNet's antonyms, the city gazetteer, pint's units) likewise.
 RUN python -c "from monitor.embeddings.encoders import EncoderKind as K, load_encoder as load; \
-[load(k).encode(['warm up']) for k in (K.ONNX, K.INT8)]" && chmod -R a+rX /opt/aem-cache
+[load(k).encode(['warm up']) for k in (K.ONNX, K.INT8)]" \
+    && python -c "from monitor.scoring.warmup import warm_up; warm_up()" && chmod -R a+rX /opt/aem-cache
 
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin aem
 USER 10001

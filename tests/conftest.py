@@ -25,7 +25,9 @@ def export_cache(request, tmp_path_factory):
     (``.pytest_cache/d/aem-exports``; a temporary one when the cache plugin is off), unless AEM_CACHE_DIR names
     a folder already. A file is named by a key over the model files' sha256, the recipe and the exporter
     versions, so it is rebuilt only when one of them changes. The default encoder's export is built first, under
-    a file lock (parallel workers build it once): an `aem` process a test starts then never stalls to build it."""
+    a file lock (parallel workers build it once): an `aem` process a test starts then never stalls to build it.
+    The typed comparators' derived tables (WordNet, the gazetteer, pint's units: ``monitor/disk_cache.py``) are
+    kept there too and built under the same lock, so no `aem` process of the run derives them again."""
     if not os.environ.get("AEM_CACHE_DIR"):
         cache = getattr(request.config, "cache", None)
         folder = cache.mkdir("aem-exports") if cache is not None else tmp_path_factory.mktemp("aem-cache")
@@ -35,9 +37,14 @@ def export_cache(request, tmp_path_factory):
     from filelock import FileLock
 
     from monitor.embeddings.encoders import int8_model
+    from monitor.equivalence.reference_data import gazetteer, wordnet
+    from monitor.equivalence.values import quantities
 
     with FileLock(folder / ".build.lock"):
         int8_model(quantised=False)
+        wordnet.table()
+        gazetteer.lookup("Paris")
+        quantities.registry()
     return folder
 
 

@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "monitor"
 LAYERS: dict[str, int] = {
     "logs": 0,
     "cache": 0,
+    "disk_cache": 0,
     "asking": 0,
     "settings_sources": 0,
     "cluster": 0,

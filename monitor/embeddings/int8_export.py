@@ -20,15 +20,16 @@ import os
 import re
 import tempfile
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import cast
 
 import structlog
 
+from monitor.disk_cache import CACHE_DIR_ENV as CACHE_DIR_ENV
+from monitor.disk_cache import cache_dir, file_sha256, package_version
+
 log = structlog.get_logger(__name__)
 
-CACHE_DIR_ENV = "AEM_CACHE_DIR"
 _OPSET = 17
 _MODEL_FILES = ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json")
 _KEY_PACKAGES = ("torch", "transformers", "onnx", "onnxruntime")
@@ -50,15 +51,6 @@ class Recipe:
 
 
 RECIPE = Recipe()
-
-
-def cache_dir() -> Path:
-    """Where exports are cached: ``$AEM_CACHE_DIR``, else the user's cache folder."""
-    explicit = os.environ.get(CACHE_DIR_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "aem-monitor"
 
 
 def export_key(model_dir: Path, recipe: Recipe | None = RECIPE) -> str:
@@ -174,17 +166,4 @@ def _valid_sha(target: Path, sidecar: Path) -> str | None:
     return None
 
 
-def file_sha256(path: Path) -> str:
-    """The sha256 of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "absent"
+_version = package_version

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from monitor.models.dialog import Payload
 from monitor.scoring.align import Check, _rank, _same_step
@@ -70,6 +69,8 @@ def _weight(gold: Payload, pred: Payload, check: Check) -> float | None:
 def _best_assignment(weight: list[list[float | None]], golds: int) -> list[int | None]:
     if not weight or not golds:
         return [None] * len(weight)
+    from scipy.optimize import linear_sum_assignment  # here: importing scipy.optimize costs ~0.5 s of CPU
+
     cost = np.array([[_NO_PAIR if w is None else -w for w in row] for row in weight])
     rows, cols = linear_sum_assignment(cost)
     out: list[int | None] = [None] * len(weight)

@@ -90,3 +90,37 @@ def test_partial_dates_equivalent(typed_values, a, b):
 @pytest.mark.parametrize(("a", "b"), PARTIAL_DATES_DIFFERENT)
 def test_partial_dates_different(typed_values, a, b):
     assert_different_both_ways(typed_values, a, b)
+
+
+_CONVERSIONS = [(212, "fahrenheit", "celsius"), (1, "mile", "kilometer"), (10, "mile per hour", "kilometer per hour"),
+                (1, "square foot", "square inch"), (1, "pound", "gram"), (3, "cup", "liter")]
+
+
+def _registry_start(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
+    """A new process's unit registry (built anew over the cache folder) converting ``_CONVERSIONS``."""
+    from monitor.equivalence.values import quantities
+
+    monkeypatch.setattr(quantities, "_REGISTRY", None)
+    quantities._convert.cache_clear()
+    try:
+        return [quantities._convert(float(a), unit, target) for a, unit, target in _CONVERSIONS]
+    finally:
+        quantities._convert.cache_clear()
+
+
+def test_pints_parsed_definitions_are_cached_and_convert_the_same(tmp_path, monkeypatch) -> None:
+    from structlog.testing import capture_logs
+
+    monkeypatch.setenv("AEM_CACHE_DIR", str(tmp_path))
+    with capture_logs() as logs:
+        first = _registry_start(monkeypatch)
+        assert list((tmp_path / "pint").iterdir())  # pint's own cache of its parsed definition files
+        second = _registry_start(monkeypatch)
+    assert first == second and first[0] == pytest.approx(100) and first[1] == pytest.approx(1.609344)
+    assert not [e for e in logs if e["log_level"] == "warning"]
+    for path in (tmp_path / "pint").iterdir():
+        path.write_bytes(b"garbage")  # a cache pint cannot read: cleared, rebuilt, the same conversions
+    with capture_logs() as logs:
+        assert _registry_start(monkeypatch) == first
+    assert [e["event"] for e in logs if e["log_level"] == "warning"] == ["unit_registry_cache_unreadable"]
+    assert _registry_start(monkeypatch) == first

