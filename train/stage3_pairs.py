@@ -1,5 +1,6 @@
-"""Pairs for the verifier's third stage: agent replies with one thing changed that is not a value, next to the
-same replies with one thing said in other words, and a replay of the earlier stages' pairs.
+"""Pairs for a third stage of the verifier (tried, not shipped: docs/design/verifier-third-stage-not-shipped.md):
+agent replies with one thing changed that is not a value, next to the same replies said in other words, and a
+replay of the earlier stages' pairs.
 
     .venv/bin/python -m train.stage3_pairs [--first train/out/pairs.jsonl] [--second train/out/stage2_pairs.jsonl]
         [--out train/out/stage3_pairs.jsonl] [--seed 23]
