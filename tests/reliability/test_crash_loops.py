@@ -98,7 +98,7 @@ def amid(ordinary: list[dict[str, Any]], hostile: list[dict[str, Any]]) -> list[
 
 
 def probe(
-    bootstrap: str, hostile: list[dict[str, Any]], hostile_turns: set[tuple[str, int]]
+    bootstrap: str, hostile: list[dict[str, Any]], hostile_turns: set[tuple[str, int]], max_late: float = MAX_LATE_S
 ) -> tuple[list[Any], float]:
     """The probe's shape: `hostile` amid ordinary traffic at 100 events/s through a real `aem run` on fresh
     topics; the monitor stays up, ordinary verdicts are at most `MAX_LATE_S` late, and after a restart later
@@ -112,7 +112,7 @@ def probe(
         records = wait_turns(bootstrap, topics.verdicts, scored_turns(before) | hostile_turns)
         assert monitor.process is not None and monitor.process.poll() is None, "".join(monitor.lines[-20:])
         late = worst_lateness(bootstrap, topics.traces, records, "before-")
-        assert late <= MAX_LATE_S, f"ordinary verdicts up to {late:.2f} s late"
+        assert late <= max_late, f"ordinary verdicts up to {late:.2f} s late"
         assert monitor.stop() == 0
         monitor = start(topics, bootstrap, group, state)  # the restart reads on from the commit
         send_and_check_after(bootstrap, topics, after, monitor)
