@@ -436,13 +436,18 @@ class TurnProcessor:
         cid = conv.conversation_id
         log.warning("conversation_too_large", conversation=cid, turn_no=event.turn_no, limit=capped.limit)
         out.too_large.append(capped.limit)
-        if event.turn != "User" and event.turn_no == conv.next_turn and not conv.blocked:
+        own_verdict = event.turn != "User" and event.turn_no == conv.next_turn and not conv.blocked
+        if own_verdict:
             conv.seen.add(event.turn_no)
             conv.next_turn = event.turn_no + 1
             self._add(conv, event, to_observed(event, capped.detail), out)
         else:
             out.event_outcome = "unscored"
         self._finish(conv, "too_large", out)
+        for emission in out.emissions:  # what came after the cap was not checked: the summary is no pass
+            if emission.kind == "dialog" and emission.conversation_id == cid and emission.result is not None:
+                unscored = emission.result.unscored_count + (0 if own_verdict else 1)
+                emission.result = emission.result.model_copy(update={"test_pass": None, "unscored_count": unscored})
         self.capped[cid] = capped.limit
         return True
 
