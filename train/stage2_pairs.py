@@ -74,7 +74,7 @@ def _same_acts(turns: list[dict[str, Any]], rng: random.Random) -> list[dict[str
         TARGETS.update(saved)
 
 
-def _both_ways(premise: str, hypothesis: str, label: str, source: str) -> list[dict[str, Any]]:
+def _both_ways(premise: str, hypothesis: str, label: int, source: str) -> list[dict[str, Any]]:
     return [{"premise": premise, "hypothesis": hypothesis, "label": label, "source": source},
             {"premise": hypothesis, "hypothesis": premise, "label": label, "source": source}]  # fmt: skip
 
@@ -111,17 +111,52 @@ def build(first: Path, seed: int, extra: dict[str, int] | None = None) -> list[d
     same = _same_acts(turns, rng)
     pairs += outcome_same_pairs(same)
     pairs += reversed_same_pairs(same, rng)
-    earlier = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines() if line.strip()]
-    replayed = rng.sample(range(len(earlier)), min(REPLAY, len(earlier)))
-    pairs += [{**earlier[i], "source": "replay"} for i in replayed]
-    taken = set(replayed)
-    for prefix, count in (extra or {}).items():
-        kind = [i for i, p in enumerate(earlier) if p["source"].startswith(prefix) and i not in taken]
-        chosen = rng.sample(kind, min(count, len(kind)))
-        taken.update(chosen)
-        pairs += [{**earlier[i], "source": f"replay_{prefix}"} for i in chosen]
+    pairs += replay(read_pairs(first), rng, REPLAY, extra)
     rng.shuffle(pairs)
     return pairs
+
+
+def read_pairs(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def replay(
+    earlier: list[dict[str, Any]], rng: random.Random, count: int, extra: dict[str, int] | None
+) -> list[dict[str, Any]]:
+    """A seeded sample of ``count`` earlier pairs (source ``replay``), then for each ``PREFIX: N`` of ``extra`` N
+    more of those whose source starts with PREFIX (source ``replay_PREFIX``)."""
+    replayed = rng.sample(range(len(earlier)), min(count, len(earlier)))
+    out = [{**earlier[i], "source": "replay"} for i in replayed]
+    taken = set(replayed)
+    for prefix, n in (extra or {}).items():
+        kind = [i for i, p in enumerate(earlier) if p["source"].startswith(prefix) and i not in taken]
+        chosen = rng.sample(kind, min(n, len(kind)))
+        taken.update(chosen)
+        out += [{**earlier[i], "source": f"replay_{prefix}"} for i in chosen]
+    return out
+
+
+def add_extra_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--extra", action="append", default=[], metavar="PREFIX=N",
+                        help="N more first-stage pairs whose source starts with PREFIX (repeatable)")
+
+
+def parse_extra(items: list[str]) -> dict[str, int]:
+    return {prefix: int(n) for prefix, n in (item.split("=", 1) for item in items)}
+
+
+def write_pairs(out: Path, pairs: list[dict[str, Any]], inputs: dict[str, Any]) -> None:
+    """The pairs as JSON lines, and beside them a summary (count, sha256, ``inputs``, pairs per source)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as handle:
+        for pair in pairs:
+            handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    summary = {
+        "pairs": len(pairs), "sha256": hashlib.sha256(out.read_bytes()).hexdigest(), **inputs,
+        "by_source": dict(sorted(Counter(p["source"] for p in pairs).items())),
+    }  # fmt: skip
+    out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(summary, indent=2))
 
 
 def main() -> None:
@@ -129,23 +164,12 @@ def main() -> None:
     parser.add_argument("--first", type=Path, default=OUT, help="the first stage's pairs (train/build_pairs.py)")
     parser.add_argument("--out", type=Path, default=STAGE2_OUT)
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--extra", action="append", default=[], metavar="PREFIX=N",
-                        help="N more first-stage pairs whose source starts with PREFIX (repeatable)")
+    add_extra_option(parser)
     args = parser.parse_args()
-    extra = {prefix: int(n) for prefix, n in (item.split("=", 1) for item in args.extra)}
+    extra = parse_extra(args.extra)
     pairs = build(args.first, args.seed, extra)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", encoding="utf-8") as handle:
-        for pair in pairs:
-            handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    summary = {
-        "pairs": len(pairs), "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(), "seed": args.seed,
-        "extra": extra,
-        "first_stage_sha256": hashlib.sha256(args.first.read_bytes()).hexdigest(),
-        "by_source": dict(sorted(Counter(p["source"] for p in pairs).items())),
-    }  # fmt: skip
-    args.out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(summary, indent=2))
+    first_sha = hashlib.sha256(args.first.read_bytes()).hexdigest()
+    write_pairs(args.out, pairs, {"seed": args.seed, "extra": extra, "first_stage_sha256": first_sha})
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import random
 import re
 from collections import Counter
@@ -37,7 +36,17 @@ from typing import Any
 
 from train import perturb, split
 from train.build_pairs import CHANGED, OUT, SAME
-from train.stage2_pairs import STAGE2_OUT, _both_ways, _same_acts, outcome_same_pairs
+from train.stage2_pairs import (
+    STAGE2_OUT,
+    _both_ways,
+    _same_acts,
+    add_extra_option,
+    outcome_same_pairs,
+    parse_extra,
+    read_pairs,
+    replay,
+    write_pairs,
+)
 
 STAGE3_OUT = OUT.with_name("stage3_pairs.jsonl")
 KIND = 3000  # changed: a noun replaced by another of its kind (both ways: 1,500 turns)
@@ -128,10 +137,6 @@ def edited_pairs(
     return out
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def build(first: Path, second: Path, seed: int, extra: dict[str, int] | None = None) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work"))
@@ -140,16 +145,8 @@ def build(first: Path, second: Path, seed: int, extra: dict[str, int] | None = N
     same = _same_acts(turns, rng)
     pairs += outcome_same_pairs(same)[:OUTCOME_SAME]
     pairs += [{**p, "label": SAME} for p in same[-SAME_ACTS:]]
-    earlier = _read(first)
-    replayed = rng.sample(range(len(earlier)), min(REPLAY, len(earlier)))
-    pairs += [{**earlier[i], "source": "replay"} for i in replayed]
-    taken = set(replayed)
-    for prefix, count in (extra or {}).items():
-        kind = [i for i, p in enumerate(earlier) if p["source"].startswith(prefix) and i not in taken]
-        chosen = rng.sample(kind, min(count, len(kind)))
-        taken.update(chosen)
-        pairs += [{**earlier[i], "source": f"replay_{prefix}"} for i in chosen]
-    own = [p for p in _read(second) if not p["source"].startswith("replay")]
+    pairs += replay(read_pairs(first), rng, REPLAY, extra)
+    own = [p for p in read_pairs(second) if not p["source"].startswith("replay")]
     pairs += [{**p, "source": "replay_stage2"} for p in rng.sample(own, min(REPLAY_SECOND, len(own)))]
     rng.shuffle(pairs)
     return pairs
@@ -161,24 +158,16 @@ def main() -> None:
     parser.add_argument("--second", type=Path, default=STAGE2_OUT, help="the second stage's pairs")
     parser.add_argument("--out", type=Path, default=STAGE3_OUT)
     parser.add_argument("--seed", type=int, default=23)
-    parser.add_argument("--extra", action="append", default=[], metavar="PREFIX=N",
-                        help="N more first-stage pairs whose source starts with PREFIX (repeatable)")
+    add_extra_option(parser)
     args = parser.parse_args()
-    extra = {prefix: int(n) for prefix, n in (item.split("=", 1) for item in args.extra)}
+    extra = parse_extra(args.extra)
     pairs = build(args.first, args.second, args.seed, extra)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", encoding="utf-8") as handle:
-        for pair in pairs:
-            handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    summary = {
-        "pairs": len(pairs), "sha256": hashlib.sha256(args.out.read_bytes()).hexdigest(), "seed": args.seed,
-        "extra": extra,
+    inputs = {
+        "seed": args.seed, "extra": extra,
         "first_stage_sha256": hashlib.sha256(args.first.read_bytes()).hexdigest(),
         "second_stage_sha256": hashlib.sha256(args.second.read_bytes()).hexdigest(),
-        "by_source": dict(sorted(Counter(p["source"] for p in pairs).items())),
     }  # fmt: skip
-    args.out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(summary, indent=2))
+    write_pairs(args.out, pairs, inputs)
 
 
 if __name__ == "__main__":
