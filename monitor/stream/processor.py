@@ -443,11 +443,7 @@ class TurnProcessor:
             self._add(conv, event, to_observed(event, capped.detail), out)
         else:
             out.event_outcome = "unscored"
-        self._finish(conv, "too_large", out)
-        for emission in out.emissions:  # what came after the cap was not checked: the summary is no pass
-            if emission.kind == "dialog" and emission.conversation_id == cid and emission.result is not None:
-                unscored = emission.result.unscored_count + (0 if own_verdict else 1)
-                emission.result = emission.result.model_copy(update={"test_pass": None, "unscored_count": unscored})
+        self._finish(conv, "too_large", out, unscored=0 if own_verdict else 1)
         self.capped[cid] = capped.limit
         return True
 
@@ -553,7 +549,9 @@ class TurnProcessor:
         if conv.held and conv.conversation_id in self.open:
             self._start_gap(conv, self.clock())
 
-    def _finish(self, conv: Conversation, reason: str, out: Outcome) -> None:
+    def _finish(self, conv: Conversation, reason: str, out: Outcome, unscored: int = 0) -> None:
+        """End a conversation: its verdicts and summary into `out`. Cut off past a cap (`reason` "too_large"), what
+        came after was not checked, so the summary is no pass (`test_pass` null), `unscored` more turns counted."""
         if conv.judging is not None:
             self._judged(conv, out)  # unscored if still running
         try:
@@ -561,6 +559,8 @@ class TurnProcessor:
         except Exception as exc:  # finished all the same: a conversation that cannot end would stay forever
             log.error("conversation_finish_failed", conversation=conv.conversation_id, error=repr(exc)[:300])
             verdicts, result = [], None
+        if result is not None and reason == "too_large":
+            result = result.model_copy(update={"test_pass": None, "unscored_count": result.unscored_count + unscored})
         self._released(conv, verdicts, out)
         conv.received.clear()
         conv.held.clear()
