@@ -76,8 +76,11 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     wordnet.table()
     own = tmp_path / "cache"
     (own / "tables").mkdir(parents=True)
-    for path in disk_cache.cache_dir().glob("tables/wordnet-*.json"):
-        shutil.copy(path, own / "tables" / path.name)
+    key = disk_cache.table_key(
+        "wordnet", wordnet.TABLE_VERSION, wordnet._table_sources(wordnet.wordnet_dir()), ("nltk",)
+    )  # this build's table only: tables of earlier builds stay in the shared folder
+    current = disk_cache.table_path("wordnet", key)
+    shutil.copy(current, own / "tables" / current.name)
     monkeypatch.setenv("AEM_CACHE_DIR", str(own))
     wordnet.reset(keep_reader=True)
     yield own

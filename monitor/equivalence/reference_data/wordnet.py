@@ -110,12 +110,20 @@ def _missing(path: Path) -> list[str]:
     return [f for f in _FILES if not (path / f).is_file()]
 
 
-@lru_cache(maxsize=4)
-def _table(directory: str) -> Table | None:
+def _present(directory: str) -> Path | None:
+    """The database folder, or None with one warning when files are missing."""
     path = Path(directory)
     missing = _missing(path)
     if missing:
         _warn_missing(directory, tuple(missing))
+        return None
+    return path
+
+
+@lru_cache(maxsize=4)
+def _table(directory: str) -> Table | None:
+    path = _present(directory)
+    if path is None:
         return None
     return cached_table(
         "wordnet", version=TABLE_VERSION, sources=_table_sources(path), packages=("nltk",),
@@ -137,12 +145,8 @@ def _reader_at(directory: str) -> WordNetCorpusReader:
 
 @lru_cache(maxsize=4)
 def _open(directory: str) -> WordNetCorpusReader | None:
-    path = Path(directory)
-    missing = _missing(path)
-    if missing:
-        _warn_missing(directory, tuple(missing))
-        return None
-    return _load(path)
+    path = _present(directory)
+    return None if path is None else _load(path)
 
 
 def derive_table(wn: WordNetCorpusReader) -> Table:
