@@ -146,14 +146,13 @@ def reply_comparator(
     v = config.verifier
     head = Head.of(v.head.model_dump()) if v.head is not None else None
     cuts = VerifierConfig(
-        v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions, v.fused_threshold, head
-    )
+        v.pass_threshold, v.grounding_threshold, v.typed_values, v.confirm_omissions, v.fused_threshold, head,
+        v.unrelated_cosine,
+    )  # fmt: skip
     if v.fusion and semantic is None:
         log.warning("fusion_off", reason="no embedding model", decides="verifier alone")
     fusion = load_fusion(v.model) if v.fusion and semantic is not None else None
-    return VerifierReplyComparator(
-        LazyVerifier(v.model), cuts, TypedValueEvidence(values), semantic if fusion else None, fusion
-    )
+    return VerifierReplyComparator(LazyVerifier(v.model), cuts, TypedValueEvidence(values), semantic, fusion)
 
 
 def judge_from_env(env: Mapping[str, str] | None = None) -> JudgeSettings:

@@ -44,7 +44,7 @@ class VerifierSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # The fused decision (default): a reply passes when its probability of being right is at or above this.
+    # The fused decision (fusion: true): a reply passes when its probability of being right is at or above this.
     fused_threshold: float = Field(0.5, ge=0.0, le=1.0)
     # Decide replies by the fused decision (bi-encoder cosines, the verifier both ways and the typed values'
     # agreement, fitted; judge-only claims read against the premise sentences the bi-encoder retrieves); false
@@ -54,6 +54,9 @@ class VerifierSettings(BaseModel):
     pass_threshold: float = Field(0.1, ge=0.0, le=1.0)
     # A decision refit on a team's labels by `aem calibrate` (replaces pass_threshold); None: the cut decides.
     head: VerifierHead | None = None
+    # A reply the verifier leans against (P(same) under 0.5) though it passes the cut fails when the bi-encoder's
+    # cosine of the whole texts is below this: it shares next to nothing with gold. 0: off.
+    unrelated_cosine: float = Field(0.25, ge=0.0, le=1.0)
     # Reference-free: a reply sentence is unsupported when P(changed) of (conversation, sentence) reaches this.
     grounding_threshold: float = Field(0.6, ge=0.0, le=1.0)
     # A gold number, amount, date, time, phone or id whose slot holds another value fails the reply.

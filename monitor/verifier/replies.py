@@ -36,6 +36,7 @@ from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
 
 _SHORT_SENTENCES = 3  # up to this many sentences on each side: one pair
+_LEANS_SAME = 0.5  # P(same) at or above which the verifier leans towards the same meaning
 
 
 class Similarity(Protocol):
@@ -54,6 +55,9 @@ class VerifierConfig:
     confirm_omissions: bool = False  # an omission stands only if the reverse reading does not support gold
     fused_threshold: float = 0.5  # the fused decision: P(right) at or above which a reply passes
     head: Head | None = None  # a calibrated decision over the three probabilities (replaces pass_threshold)
+    # A reply the verifier leans against (P(same) under 0.5) though it passes the cut fails when the bi-encoder's
+    # cosine of the two whole texts is below this: they share next to nothing. 0: off.
+    unrelated_cosine: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,8 @@ class VerifierReplyComparator:
     scorer: PairScorer
     config: VerifierConfig = field(default_factory=VerifierConfig)
     facts: Any = None  # typed-value evidence (``evidence.TypedValueEvidence``); None: off
-    semantic: Similarity | None = None  # the bi-encoder: the fused decision, judge-only retrieval (fusion on)
+    semantic: Similarity | None = None  # the bi-encoder: the unrelated-reply check; with fusion, the fused decision
+    # and judge-only retrieval
     fusion: Fusion | None = None  # the fused decision's parameters; None (or no encoder): the verifier alone
     batched: ClassVar[bool] = True
 
@@ -139,8 +144,17 @@ class VerifierReplyComparator:
             detail = f"{named} (typed values; verifier same {worst.forward.same:.2f})"
             values = tuple(c.traced for c in changed)
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
-            return ReplyMatch(False, True, min(score, 0.45), values, (), "verifier+values", detail, decision)
-        return _verdict(worst, cut, gold, pred, head)
+            return ReplyMatch(False, True, _below(cut, score), values, (), "verifier+values", detail, decision)
+        verdict = _verdict(worst, cut, gold, pred, head)
+        if verdict.equivalent and verdict.complete and worst.forward.same < _LEANS_SAME and self._checks_unrelated():
+            assert self.semantic is not None
+            [cosine] = yield from ask(self.semantic.similarity, [(gold.strip(), pred.strip())])
+            if cosine < self.config.unrelated_cosine:
+                return _unrelated(worst, cut, cosine, self.config.unrelated_cosine, gold, pred)
+        return verdict
+
+    def _checks_unrelated(self) -> bool:
+        return self.semantic is not None and self.config.unrelated_cosine > 0
 
     def _fused(
         self, gold: str, pred: str, units: list[Unit], fusion: Fusion, semantic: Similarity
@@ -159,7 +173,7 @@ class VerifierReplyComparator:
             where = f" in gold sentence {unit.sentence!r}" if unit.sentence else ""
             detail = f"{named}{where} (typed values; P(right) {p_right:.2f})"
             decision = replace(decision, check="typed_values")
-            score = round(min(p_right, cut / 2), 4)
+            score = _below(cut, p_right)
             values = tuple(c.traced for c in changed)
             return ReplyMatch(False, True, score, values, (), "verifier+values", detail, decision)
         score = round(p_right, 4)
@@ -211,7 +225,9 @@ class VerifierReplyComparator:
             named = "; ".join(str(c) for c in changed)
             values = tuple(c.traced for c in changed)
             detail = f"{named} (typed values; every gold sentence repeated word for word)"
-            return ReplyMatch(False, True, 0.45, values, (), "verifier+values", detail, Decision("typed_values"))
+            cut = self.config.pass_threshold if self.config.head is None else REFIT_CUT
+            return ReplyMatch(False, True, _below(cut, 1.0), values, (), "verifier+values", detail,
+                              Decision("typed_values"))  # fmt: skip
         detail = "every gold sentence is repeated word for word"
         return ReplyMatch(True, True, 1.0, (), (), "repeated", detail, Decision("repeated"))
 
@@ -230,7 +246,7 @@ class VerifierReplyComparator:
         # A sentence that states typed values (times, amounts, ids...) is decided by the typed comparators, which
         # read "08:15" as "8:15 am"; the verifier reads the claims that carry none.
         skip = self.facts.has_values if self.facts is not None and self.config.typed_values else None
-        retrieval = self.semantic.similarity if self.semantic is not None else None
+        retrieval = self.semantic.similarity if self.semantic is not None and self.fusion is not None else None
         cut = self.config.grounding_threshold
         found = unsupported_sentences(self.scorer, reply, lines, cut, skip, retrieval, own)
         typed: tuple[str, ...] = ()
@@ -280,6 +296,23 @@ def _verdict(reading: Reading, cut: float, gold: str, pred: str, head: Head | No
     reverse = f"; gold supported by the reply {reading.backward.supported:.2f}" if reading.backward else ""
     detail = f"leaves out {where} ({_shown(p)}{reverse})"
     return ReplyMatch(True, False, score, (), (what,), "verifier", detail, decision)
+
+
+def _below(cut: float, score: float) -> float:
+    """The score of a reply failed by a check other than the cut on the verifier's answer: at most 0.9 of the cut,
+    so a failing turn's score is below its cut (docs/verdicts.md) whatever the verifier read."""
+    return round(min(score, cut * 0.9), 4)
+
+
+def _unrelated(reading: Reading, cut: float, cosine: float, floor: float, gold: str, pred: str) -> ReplyMatch:
+    """A reply that passed the cut while the verifier leaned against it, failed because it shares next to nothing
+    with gold (the bi-encoder's cosine of the whole texts below ``unrelated_cosine``)."""
+    p, unit = reading.forward, reading.unit
+    decision = Decision("unrelated", p.as_dict(), cut, unit.sentence, evidence={"cosine": round(cosine, 4)})
+    detail = f"shares next to nothing with gold {_clip(gold.strip())!r} (cosine {cosine:.2f} < {floor}; {_shown(p)})"
+    score = _below(cut, _pass_score(reading))
+    return ReplyMatch(False, True, score, _novel_words(gold, pred) or (_clip(gold.strip()),), (), "verifier+cosine",
+                      detail, decision)  # fmt: skip
 
 
 def _says(unit: Unit, gold: str, pred: str) -> str:
