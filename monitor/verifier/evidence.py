@@ -24,20 +24,19 @@ from monitor.equivalence.values.grounding import grounding_keys, word_in
 from monitor.equivalence.values.places import parse_place, place_relation
 from monitor.equivalence.values.stages import same_fact
 from monitor.verifier.fusion import Agreement
-from monitor.verifier.grounding import render_source
+from monitor.verifier.grounding import SourceLine, source_lines
 
 _MAX_RECORDS = 64  # tool records a sentence's values are traced through (more: not traced)
 
 
-def _identifying_values(records: Sequence[tuple[int, str]]) -> tuple[str, ...]:
+def _identifying_values(records: Sequence[tuple[int, SourceLine]]) -> tuple[str, ...]:
     """The values of the fields that tell one record of an output from the others (a name, an event: every record
     of the output that has the field gives it another value), worded, not typed values ("the clement hotel", not
     "5 miles"): what a sentence names when it speaks of one record, capitals or not."""
     fields: dict[tuple[int, str], list[str]] = {}
     for i, line in records:
-        for pair in line.split(": ", 1)[-1].split("; "):
-            name, _, value = pair.partition(": ")
-            if value:
+        for name, value in line.pairs:
+            if name and value.strip():
                 fields.setdefault((i, name), []).append(value.strip())
     out: list[str] = []
     for values in fields.values():
@@ -177,20 +176,15 @@ class TypedValueEvidence:
         in an output's top-level fields (which speak of all its records) are not held to one record. The sources
         are rendered and keyed once for all of ``claims``."""
         users = [s for s in sources if isinstance(s, str)]
-        records: list[tuple[int, str]] = []  # (source, record line); top-level lines apart
-        shared: list[tuple[int, str]] = []
-        for i, src in enumerate(sources):
-            if isinstance(src, str):
-                continue
-            lines = render_source(src)
-            for k, line in enumerate(lines):
-                top = k == 0 and line.startswith("Tool result: ") and len(lines) > 1
-                (shared if top else records).append((i, line))
+        lines = [(i, line) for i, src in enumerate(sources) if not isinstance(src, str) for line in source_lines(src)]
+        # (source, record line) and (source, top-level line): an output's top-level values speak of all its records
+        records = [(i, line.text) for i, line in lines if not line.top]
+        shared = [(i, line.text) for i, line in lines if line.top]
         if len(records) < 2 or len(records) > _MAX_RECORDS:
             return ()
         folded = [fold(line) for _, line in records]
         keys = [_typed_keys(line) for _, line in records]  # which records a value can be in, before comparing
-        names = _identifying_values(records)
+        names = _identifying_values([(i, line) for i, line in lines if not line.top])
 
         def states(v: Fact, lines: Sequence[str]) -> bool:
             return self.values.supported(v.text, list(lines), typed_only=True).equivalent

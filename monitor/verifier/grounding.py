@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from monitor.verifier.model import PairScorer, Probabilities
@@ -59,21 +60,42 @@ _COURTESY = frozenset(
 MAX_PAIR_CHARS = 440  # about 110 word pieces: premise and claim fit the verifier's 128 tokens untruncated
 
 
-def render_source(source: Any) -> list[str]:
-    """One source as lines of text: a user message as one line; a tool output as ``key: value`` pairs, one
-    line for its top-level values and one per record of a list inside it (so that a long result is compared
-    record by record, never cut off by the model's input length)."""
-    if isinstance(source, str):
-        return [f"User: {source.strip()}"]
-    lines: list[str] = []
+@dataclass(frozen=True)
+class SourceLine:
+    """One line of a rendered source: its ``key: value`` pairs (a key may be empty: a bare value) and whether it
+    holds a tool output's top-level values, which speak of all its records."""
+
+    pairs: tuple[tuple[str, str], ...]
+    label: str = ""  # the list a record is in ("hotels"), as ``Tool result (hotels):`` shows it
+    top: bool = False
+
+    @property
+    def text(self) -> str:
+        shown = "; ".join(f"{k}: {v}" if k else v for k, v in self.pairs)
+        head = f"Tool result ({self.label}):" if self.label else "Tool result:"
+        return f"{head} {shown}" if shown else head
+
+
+def source_lines(source: Any) -> list[SourceLine]:
+    """A tool output as lines: one for its top-level values and one per record of a list inside it (so that a
+    long result is compared record by record, never cut off by the model's input length)."""
+    lines: list[SourceLine] = []
     top = _records(source, "", lines)
     if top:
-        lines.insert(0, "Tool result: " + "; ".join(top))
-    return lines or ["Tool result:"]
+        lines.insert(0, SourceLine(tuple(top), top=bool(lines)))
+    return lines or [SourceLine(())]
 
 
-def _records(value: Any, path: str, lines: list[str]) -> list[str]:
-    """The ``key: value`` pairs of ``value`` outside lists of records; each record goes to ``lines``."""
+def render_source(source: Any) -> list[str]:
+    """One source as lines of text: a user message as one line; a tool output as ``key: value`` pairs
+    (``source_lines``)."""
+    if isinstance(source, str):
+        return [f"User: {source.strip()}"]
+    return [line.text for line in source_lines(source)]
+
+
+def _records(value: Any, path: str, lines: list[SourceLine]) -> list[tuple[str, str]]:
+    """The ``(key, value)`` pairs of ``value`` outside lists of records; each record goes to ``lines``."""
     if isinstance(value, Mapping):
         return [p for k, v in value.items() for p in _records(v, f"{path} {k}".strip().replace("_", " "), lines)]
     if isinstance(value, list | tuple):
@@ -81,13 +103,11 @@ def _records(value: Any, path: str, lines: list[str]) -> list[str]:
             for v in value:
                 pairs = _records(v, "", lines)
                 if pairs:
-                    lines.append(
-                        f"Tool result ({path}): " + "; ".join(pairs) if path else "Tool result: " + "; ".join(pairs)
-                    )
+                    lines.append(SourceLine(tuple(pairs), path))
             return []
         return [p for v in value for p in _records(v, path, lines)]
     shown = value if isinstance(value, str) else json.dumps(value)
-    return [f"{path}: {shown}" if path else str(shown)]
+    return [(path, shown)]
 
 
 def checkable(sentence: str) -> bool:

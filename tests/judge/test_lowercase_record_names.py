@@ -18,8 +18,8 @@ PLACES = {
 }
 
 
-def dialog(reply: str) -> Dialog:
-    search = {"tool_id": "poi", "action": "find", "args": {"query": "chinese food"}, "output": PLACES}
+def dialog(reply: str, output: object = PLACES) -> Dialog:
+    search = {"tool_id": "poi", "action": "find", "args": {"query": "chinese food"}, "output": output}
     turns = [
         {"turn_no": 1, "turn": "User", "predict_turn": {"content": ASK}},
         {"turn_no": 2, "turn": "Tool", "predict_turn": search},
@@ -54,3 +54,19 @@ def test_a_value_of_another_record_fails_and_names_the_record(engine, reply: str
 def test_values_said_of_their_own_record_pass(engine, reply: str) -> None:
     turn = engine.score_dialog(dialog(reply)).turns[-1]
     assert turn.success is True, turn.detail
+
+
+def test_an_output_that_is_a_bare_list_of_records_is_checked_record_by_record(engine) -> None:
+    # no top-level values: the first record is a record like the others, not values said of all of them
+    records = PLACES["items"]
+    wrong = engine.score_dialog(dialog("the clement hotel is 3 miles away", records)).turns[-1]
+    assert wrong.success is False and "'3 miles' said of 'the clement hotel'" in (wrong.detail or "")
+    right = engine.score_dialog(dialog("the clement hotel is 5 miles away", records)).turns[-1]
+    assert right.success is True, right.detail
+
+
+def test_a_name_that_holds_a_semicolon_is_still_a_name(engine) -> None:
+    # record values are read as values, not re-parsed from the rendered "key: value; key: value" line
+    records = [dict(r, poi=r["poi"].replace("tai pan", "tai pan; noodle bar")) for r in PLACES["items"]]
+    wrong = engine.score_dialog(dialog("tai pan; noodle bar is 4 miles away", {"items": records})).turns[-1]
+    assert wrong.success is False and "said of 'tai pan; noodle bar'" in (wrong.detail or "")
