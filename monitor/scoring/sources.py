@@ -221,10 +221,6 @@ class JudgeHistory(Sequence[ObservedTurn]):
     def sources(self) -> list[Any]:
         return self.source_index.values(self.packed)
 
-    def sources_for(self, value: Any) -> list[Any]:
-        """The sources ``value`` is compared with (``SourceIndex.candidates``), in order."""
-        return self.source_index.values(self.packed, self.source_index.candidates(value))
-
     def retrieval(self) -> Retrieval:
         """The candidate sources of the values and sentences of one turn, each chosen and unpacked once."""
         return Retrieval(self)
