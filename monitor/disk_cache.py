@@ -10,7 +10,9 @@ code derives the table), the table's own version, the versions of the packages t
 Python's. A changed source or recipe is another key, so a stale table is never read. Files are written to a
 temporary name and renamed, so processes racing to build one are safe; an unreadable or corrupt file is rebuilt
 with a warning (``derived_table_unreadable``), and a cache folder that cannot be written leaves the table built
-in memory (``derived_table_not_saved``).
+in memory (``derived_table_not_saved``). When a table is built, the files of the same table under other keys that
+have not been written for 30 days are deleted (``derived_table_pruned``): a key that changed leaves its old file
+behind, and a cache shared by several installations keeps what they still build.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
@@ -32,6 +35,7 @@ import structlog
 log = structlog.get_logger(__name__)
 
 CACHE_DIR_ENV = "AEM_CACHE_DIR"
+STALE_AFTER_S = 30 * 86_400  # a table file under another key, unwritten this long, is deleted at the next build
 T = TypeVar("T")
 
 # How each table was obtained in this process: ("wordnet", "built") or ("wordnet", "cached").
@@ -107,6 +111,7 @@ def cached_table(
     table = build()
     _count(name, "built")
     _save(path, {"key": key, "table": encode(table)}, name)
+    _prune(name, keep=path)
     log.debug("derived_table_loaded", table=name, source="built")
     return table
 
@@ -129,3 +134,15 @@ def _save(path: Path, payload: dict[str, Any], name: str) -> None:
             raise
     except OSError as error:
         log.warning("derived_table_not_saved", table=name, path=str(path), error=repr(error))
+
+
+def _prune(name: str, keep: Path) -> None:
+    """Delete ``name``'s files under other keys that were last written more than ``STALE_AFTER_S`` ago."""
+    now = time.time()
+    for other in keep.parent.glob(f"{name}-*.json"):
+        try:
+            if other != keep and now - other.stat().st_mtime > STALE_AFTER_S:
+                other.unlink()
+                log.info("derived_table_pruned", table=name, path=str(other))
+        except OSError as error:  # gone already, or not ours to delete
+            log.debug("derived_table_not_pruned", table=name, path=str(other), error=repr(error))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,19 @@ def test_a_changed_source_or_version_is_another_key_and_rebuilt(cache: Path, tab
     assert table.builds == 3
     assert len(_files(cache)) == 3  # each key its own file: two checkouts side by side do not undo each other
     assert table.get() == {"a": 1, "c": 1} and table.builds == 3
+
+
+def test_files_under_old_keys_are_deleted_once_a_month_unwritten(cache: Path, table: Table) -> None:
+    table.get()
+    [old] = _files(cache)
+    table.source.write_text("a\nc\n")
+    table.get()  # another key; the old file was written just now: kept (another installation may still read it)
+    assert old in _files(cache) and len(_files(cache)) == 2
+    month_ago = old.stat().st_mtime - disk_cache.STALE_AFTER_S - 60
+    os.utime(old, (month_ago, month_ago))
+    table.version = 2
+    table.get()  # the next build prunes it; the other recent key stays
+    assert old not in _files(cache) and len(_files(cache)) == 2
 
 
 @pytest.mark.parametrize(
