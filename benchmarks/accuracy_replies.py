@@ -243,11 +243,13 @@ def shipped_comparator(
     values: ValueComparator,
     fusion: bool = False,
     pass_threshold: float | None = None,
+    unrelated_cosine: float | None = None,
 ) -> ReplyComparing:
     """The reply comparator ``aem score`` builds (``monitor.wiring``) by default, or with ``verifier.fusion: true``,
-    on ``verifier``'s model (``pass_threshold``: another cut than the default)."""
-    cut = {} if pass_threshold is None else {"pass_threshold": pass_threshold}
-    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion, **cut))
+    on ``verifier``'s model (``pass_threshold``, ``unrelated_cosine``: other settings than the defaults)."""
+    given = {"pass_threshold": pass_threshold, "unrelated_cosine": unrelated_cosine}
+    cuts = {k: v for k, v in given.items() if v is not None}
+    config = ScoringConfig(verifier=VerifierSettings(model=verifier, fusion=fusion, **cuts))
     return reply_comparator(config, values, embed, None)
 
 
@@ -264,6 +266,8 @@ def main() -> None:
     parser.add_argument("--tune", action="store_true", help="print the best cuts on the tune halves")
     parser.add_argument("--pass-threshold", type=float, default=None,
                         help="the shipped scorer's verifier.pass_threshold (default: the config default)")
+    parser.add_argument("--unrelated-cosine", type=float, default=None,
+                        help="the shipped scorer's verifier.unrelated_cosine (0: the check off; default: the config's)")
     args = parser.parse_args()
     scorers = set(args.scorers.split(","))
     chosen = set(args.sets.split(",")) if args.sets else None
@@ -281,7 +285,9 @@ def main() -> None:
     comparators: dict[str, ReplyComparing] = {}
     if scorer is not None:
         comparators["verifier"] = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
-        comparators["shipped"] = shipped_comparator(args.verifier, embed, values, pass_threshold=args.pass_threshold)
+        comparators["shipped"] = shipped_comparator(
+            args.verifier, embed, values, pass_threshold=args.pass_threshold, unrelated_cosine=args.unrelated_cosine
+        )
         comparators["fused"] = shipped_comparator(args.verifier, embed, values, fusion=True)
     work_sets = reference_sets("work", args.data) if part != "work" else sets
     for name, pairs in sets.items():
