@@ -2,9 +2,9 @@
 traffic at 100 events/s through a real `aem run`: 400 user turns of 100 kB, then a tool call. It is finished on
 its own at the event that passes the cap, and its summary says so (`test_pass` null, that event `unscored`; the
 call after it is counted `too_large`). Every ordinary turn still gets its verdict (the probe checks), at most 2 s
-late, and the monitor carries on through a restart. Before the cap, one 5,000-turn conversation of 100 kB turns
-took the open bytes to 501 MB against a 200 MB bound and every other conversation was evicted, the offender
-kept."""
+late, `/healthz` answers 200, and the monitor carries on through a restart and exits within 5 s of each SIGTERM.
+Before the cap, one 5,000-turn conversation of 100 kB turns took the open bytes to 501 MB against a 200 MB bound
+and every other conversation was evicted, the offender kept."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def test_a_conversation_past_the_byte_cap_is_finished_alone(broker: Any) -> None
     events = [event(n, "User", {"predict_turn": {"content": text}}) for n in range(1, TURNS + 1)]
     call = {"tool_id": "crm", "action": "lookup", "args": {"row": 1}}
     events.append(event(TURNS + 1, "Tool", {"predict_turn": call, "gold_turn": call}))
-    records, late = probe(broker.bootstrap, events, set())
-    values = [json.loads(r.value) for r in records]
+    seen = probe(broker.bootstrap, events, set())
+    values = [json.loads(r.value) for r in seen.records]
     [summary] = [v for v in values if v["conversation_id"] == CID and v["kind"] == "dialog"]
-    print(f"byte cap: summary {summary['test_pass']}, unscored {summary['unscored_count']}; late {late:.2f} s")
+    print(f"byte cap: summary {summary['test_pass']}, unscored {summary['unscored_count']}; {seen.figures()}")
     assert summary["test_pass"] is None and summary["unscored_count"] == 1  # cut off: never a pass

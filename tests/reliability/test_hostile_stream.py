@@ -24,7 +24,16 @@ MAX_BYTES = 200_000  # the monitor under test runs with AEM_MAX_EVENT_BYTES lowe
 
 
 def scrape(port: int, name: str, **labels: str) -> float:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    """The sum of `name`'s samples with `labels` on the monitor's /metrics."""
+    return sample(metrics_text(port), name, **labels)
+
+
+def metrics_text(port: int) -> str:
+    return str(urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode())
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    """The sum of `name`'s samples with `labels` in a /metrics text."""
     total = 0.0
     for line in text.splitlines():
         found = re.match(rf"{re.escape(name)}(?:{{(.*)}})? (\S+)$", line)

@@ -29,10 +29,15 @@ def test_a_hostile_judge_only_conversation_does_not_hold_up_the_ordinary_verdict
     dialog = hostile_dialog()
     events = [json.loads(json.dumps(e)) for e in dialog_events(dialog, conversation_id="hostile-judge-only")]
     assert len(events) == 101 and sum(len(json.dumps(e)) for e in events) > 200_000
+    busy = [json.loads(json.dumps(e)) for e in dialog_events(dialog, conversation_id="hostile-judge-only-busy")]
     last = events[-1]["turn_no"]
-    records, late = probe(broker.bootstrap, events, {("hostile-judge-only", last)}, max_late=CEILING_S)
-    values = [json.loads(r.value) for r in records]
+    seen = probe(
+        broker.bootstrap, events, {("hostile-judge-only", last)}, max_late=CEILING_S,
+        busy=busy, busy_at=len(busy) // 10, busy_turns={("hostile-judge-only-busy", last)},
+    )  # fmt: skip
+    values = [json.loads(r.value) for r in seen.records]
     [reply] = [v for v in values if v["conversation_id"] == "hostile-judge-only" and v["kind"] == "turn"
                and v["turn_no"] == last]  # fmt: skip
-    print(f"judge-only hostile reply: {reply['failure_reason']}; ordinary verdicts at most {late:.2f} s late")
+    print(f"judge-only hostile reply: {reply['failure_reason']}; {seen.figures()}")
     assert reply["success"] is None and reply["failure_reason"] == "too_large", reply
+    assert seen.busy_left is not None and seen.busy_left > len(busy) // 4  # SIGTERM came amid its work

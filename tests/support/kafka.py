@@ -9,6 +9,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -153,7 +155,9 @@ class MonitorProcess:
     cwd: Path = REPO  # relative paths in args are read from here
     process: subprocess.Popen[str] | None = None
     lines: list[str] = field(default_factory=list)
+    stamps: list[float] = field(default_factory=list)  # when each of `lines` was read (time.monotonic)
     metrics_port: int | None = None
+    sigterm_s: float | None = None  # how long the last `stop` waited for the exit after its SIGTERM
 
     def start(self) -> MonitorProcess:
         self.process = subprocess.Popen(
@@ -175,6 +179,7 @@ class MonitorProcess:
     def _drain(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         for line in self.process.stderr:
+            self.stamps.append(time.monotonic())
             self.lines.append(line)
             found = re.search(r"metrics on http://[^:]+:(\d+)/metrics", line)
             if found:
@@ -190,16 +195,39 @@ class MonitorProcess:
             time.sleep(0.2)
         raise TimeoutError(f"{pattern!r} not seen; log tail:\n" + "".join(self.lines[-30:]))
 
+    def seen_at(self, pattern: str) -> float | None:
+        """When the first log line matching `pattern` was read (time.monotonic), None if none was."""
+        for stamp, line in zip(list(self.stamps), list(self.lines), strict=False):
+            if re.search(pattern, line):
+                return stamp
+        return None
+
+    def healthz(self, timeout: float = 5.0) -> int:
+        """The status `/healthz` answers on the metrics port (0: no answer, or no port yet)."""
+        if self.metrics_port is None:
+            return 0
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/healthz", timeout=timeout) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+        except OSError:
+            return 0
+
     def stop(self, timeout: float = 30.0) -> int | None:
+        """SIGTERM, wait for the exit (SIGKILL past `timeout`); the exit code. `sigterm_s` is set to how long the
+        exit took after the signal (left as it was when the process had already ended)."""
         if self.process is None:
             return None
         if self.process.poll() is None:
+            started = time.monotonic()
             self.process.terminate()
             try:
                 self.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+            self.sigterm_s = time.monotonic() - started
         return self.process.returncode
 
 
