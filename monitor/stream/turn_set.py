@@ -32,9 +32,15 @@ class TurnSet:
     __slots__ = ("_bounds",)
 
     def __init__(self, turns: Iterable[int] = ()) -> None:
-        self._bounds: tuple[int, ...] | SortedList = ()
-        for turn in sorted(set(turns)):
-            self.add(turn)
+        bounds: list[int] = []
+        for turn in sorted(set(turns)):  # in one pass: each turn extends the last range or starts the next
+            if bounds and bounds[-1] == turn:
+                bounds[-1] = turn + 1
+            else:
+                bounds += (turn, turn + 1)
+        self._bounds: tuple[int, ...] | SortedList = (
+            SortedList(bounds) if len(bounds) > _SPILL else _shared(tuple(bounds))
+        )
 
     def __contains__(self, turn: object) -> bool:
         if not isinstance(turn, int):

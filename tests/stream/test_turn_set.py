@@ -76,3 +76,14 @@ def test_a_gap_before_every_turn_costs_log_n_per_insert() -> None:
     elapsed = time.perf_counter() - started
     assert len(turns) == 300_000 and 599_999 in turns and 600_000 not in turns
     assert elapsed < 10  # rebuilding a tuple per insert: hours
+
+
+def test_a_set_of_turns_is_built_in_one_pass() -> None:
+    """What a restore does with each finished head: 200,000 turns with a gap before each, built at once, not one
+    insert at a time (400 forged heads of 5,000 such turns held a restore, and everything waiting on it, for 10 s)."""
+    given = list(range(1, 400_001, 2))
+    started = time.perf_counter()
+    turns = TurnSet(reversed(given))
+    elapsed = time.perf_counter() - started
+    assert list(turns) == given and 2 not in turns and 399_999 in turns
+    assert elapsed < 1  # measured 0.11 s on a loaded 2-core machine; one insert at a time: 2.0 s
