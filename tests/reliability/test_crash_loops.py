@@ -116,6 +116,7 @@ class Probe:
     busy_left: int | None  # of `busy`, how many events were not yet counted when SIGTERM was sent
     metrics: str  # the first run's /metrics, read just before its SIGTERM
     first: MonitorProcess  # the first run (its log: `first.lines`)
+    topics: TopicSet  # the probe's topics: its group is `<traces>-g`, its state topic `<traces>.state`
 
     def figures(self) -> str:
         busy = "" if self.busy_left is None else f" ({self.busy_left} hostile events unprocessed at the first)"
@@ -203,8 +204,8 @@ def probe(
         assert monitor.process is not None and monitor.process.poll() is None, "".join(monitor.lines[-20:])
         healthz.append(monitor.healthz())
         late = worst_lateness(bootstrap, topics.traces, records, "before-")
-        assert late <= max_late, f"ordinary verdicts up to {late:.2f} s late"
-        assert set(healthz) == {200}, f"/healthz answered {healthz}"
+        assert late <= max_late, f"ordinary verdicts up to {late:.2f} s late; log:\n{monitor.tail()}"
+        assert set(healthz) == {200}, f"/healthz answered {healthz}; log:\n{monitor.tail()}"
         assert monitor.metrics_port is not None
         metrics = metrics_text(monitor.metrics_port)
         busy_left = None if busy is None else stop_amid(bootstrap, topics.traces, monitor, busy, busy_at)
@@ -217,7 +218,7 @@ def probe(
         stops.append(sigterm_seconds(monitor))
     finally:
         monitor.stop()
-    return Probe(records, late, healthz, stops, busy_left, metrics, first)
+    return Probe(records, late, healthz, stops, busy_left, metrics, first, topics)
 
 
 def sigterm_seconds(monitor: MonitorProcess) -> float:

@@ -202,6 +202,12 @@ class MonitorProcess:
                 return stamp
         return None
 
+    def tail(self, count: int = 30) -> str:
+        """The last `count` log lines, each after the seconds since the first line was read."""
+        pairs = list(zip(list(self.stamps), list(self.lines), strict=False))
+        start = pairs[0][0] if pairs else 0.0
+        return "".join(f"{stamp - start:8.2f} {line}" for stamp, line in pairs[-count:])
+
     def healthz(self, timeout: float = 5.0) -> int:
         """The status `/healthz` answers on the metrics port (0: no answer, or no port yet)."""
         if self.metrics_port is None:
