@@ -6,7 +6,8 @@ dialog's first four events, as the monitor's own processor writes them) and, eac
 saved the same way, one forged record of every kind the table lists: a head that is not JSON, an event record
 nested 5,000 deep, a head with `emitted: -2`, a head whose values have the wrong type, a head saying more verdicts
 were sent than its events give, an event record filed under another turn's key. Beside them, 400 large forged but
-well-formed heads (finished conversations with 5,000 turns each, 13 MB in all), so that the restore has real work.
+well-formed heads (finished conversations of 1,000 turns, a gap before each: 2.2 MB), so that the restore has real
+work: without a key they are restored as written, each turn of them rebuilt.
 With `AEM_STATE_MAC_KEY` set, the records of the conversations above carry a valid MAC (the kinds above must then
 be caught by the reader itself) while the 400 large heads and a well-formed record that passes a failed turn (a
 cascade would restore as a root cause) are written without one.
@@ -18,7 +19,12 @@ forged conversation (none restored, its later turn unscored: no hole), every ski
 `aem_state_records_skipped_total` and logged (`state_record_skipped`, `conversation_not_restored`), the honest
 conversations continued (turn 5 still a cascade from turn 2, turns 1-4 not sent again). A third run is then sent
 SIGTERM as soon as its partitions are assigned, while it restores the same topic.
-"""
+
+Measured on 2 cores at load 4.7-5.3: restore 0.75 s without a key, 0.47 s with one (the forged heads rejected
+unread); ordinary verdicts at most 1.70 s and 1.55 s late; SIGTERM to exit 0.52-0.58 s, 1.12-1.18 s amid the
+third run's restore. A restore holds up every event until it is done, and costs what the topic holds: with heads
+of 5,000 turns (12 MB) it took 3.0 s and ordinary verdicts were up to 4.3 s late (10.4-18.7 s while a set of
+turns was rebuilt one insert at a time)."""
 
 from __future__ import annotations
 
