@@ -146,6 +146,13 @@ def settings_for(bootstrap: str, topics: TopicSet, **extra: Any) -> MonitorSetti
     )
 
 
+def _this_checkout() -> dict[str, str]:
+    """`PYTHONPATH` with this checkout first: the venv's `aem` imports `monitor` from wherever the package was
+    installed (editable, another worktree perhaps), and a test must run the code it sits beside."""
+    paths = [str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+
+
 @dataclass
 class MonitorProcess:
     """`aem run` as a real process; its stderr is scanned for the metrics port and assignments."""
@@ -166,10 +173,14 @@ class MonitorProcess:
             stderr=subprocess.PIPE,
             text=True,
             cwd=self.cwd,
-            env={**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **self.env},
+            env=self._environment(),
         )
         threading.Thread(target=self._drain, daemon=True).start()
         return self
+
+    def _environment(self) -> dict[str, str]:
+        quiet = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+        return {**os.environ, **_this_checkout(), **quiet, **self.env}
 
     def kill9(self) -> None:
         assert self.process is not None
