@@ -20,11 +20,11 @@ forged conversation (none restored, its later turn unscored: no hole), every ski
 conversations continued (turn 5 still a cascade from turn 2, turns 1-4 not sent again). A third run is then sent
 SIGTERM as soon as its partitions are assigned, while it restores the same topic.
 
-Measured on 2 cores at load 4.7-5.3: restore 0.75 s without a key, 0.47 s with one (the forged heads rejected
-unread); ordinary verdicts at most 1.70 s and 1.55 s late; SIGTERM to exit 0.52-0.58 s, 1.12-1.18 s amid the
-third run's restore. A restore holds up every event until it is done, and costs what the topic holds: with heads
-of 5,000 turns (12 MB) it took 3.0 s and ordinary verdicts were up to 4.3 s late (10.4-18.7 s while a set of
-turns was rebuilt one insert at a time)."""
+Measured on 2 cores at load 4.5-5.3: restore 0.70-0.75 s without a key, 0.43-0.47 s with one (the forged heads
+rejected unread); ordinary verdicts at most 1.70-1.72 s and 1.27-1.55 s late; SIGTERM to exit 0.52-0.58 s,
+0.68-1.18 s amid the third run's restore. A restore holds up every event until it is done, and costs what the
+topic holds: with heads of 5,000 turns (12 MB) it took 3.0 s and ordinary verdicts were up to 4.3 s late
+(10.4-18.7 s while a set of turns was rebuilt one insert at a time)."""
 
 from __future__ import annotations
 
