@@ -178,13 +178,14 @@ class TypedValueEvidence:
         users = [s for s in sources if isinstance(s, str)]
         lines = [(i, line) for i, src in enumerate(sources) if not isinstance(src, str) for line in source_lines(src)]
         # (source, record line) and (source, top-level line): an output's top-level values speak of all its records
-        records = [(i, line.text) for i, line in lines if not line.top]
+        own = [(i, line) for i, line in lines if not line.top]
+        records = [(i, line.text) for i, line in own]
         shared = [(i, line.text) for i, line in lines if line.top]
         if len(records) < 2 or len(records) > _MAX_RECORDS:
             return ()
         folded = [fold(line) for _, line in records]
         keys = [_typed_keys(line) for _, line in records]  # which records a value can be in, before comparing
-        names = _identifying_values([(i, line) for i, line in lines if not line.top])
+        names = _identifying_values(own)
 
         def states(v: Fact, lines: Sequence[str]) -> bool:
             return self.values.supported(v.text, list(lines), typed_only=True).equivalent

@@ -137,7 +137,7 @@ class VerifierReplyComparator:
         head = self.config.head
         worst = min(readings, key=_pass_score if head is None else lambda r: head.p_right(r.forward))
         changed = self._changed(gold, pred)
-        cut = self.config.pass_threshold if head is None else REFIT_CUT
+        cut = self._cut()
         if changed:
             decision = Decision("typed_values", worst.forward.as_dict(), cut, worst.unit.sentence)
             named = "; ".join(str(c) for c in changed)
@@ -146,15 +146,16 @@ class VerifierReplyComparator:
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return ReplyMatch(False, True, _below(cut, score), values, (), "verifier+values", detail, decision)
         verdict = _verdict(worst, cut, gold, pred, head)
-        if verdict.equivalent and verdict.complete and worst.forward.same < _LEANS_SAME and self._checks_unrelated():
-            assert self.semantic is not None
-            [cosine] = yield from ask(self.semantic.similarity, [(gold.strip(), pred.strip())])
-            if cosine < self.config.unrelated_cosine:
-                return _unrelated(worst, cut, cosine, self.config.unrelated_cosine, gold, pred)
+        floor, semantic = self.config.unrelated_cosine, self.semantic
+        if verdict.equivalent and verdict.complete and worst.forward.same < _LEANS_SAME and floor and semantic:
+            [cosine] = yield from ask(semantic.similarity, [(gold.strip(), pred.strip())])
+            if cosine < floor:
+                return _unrelated(worst, cut, cosine, floor, gold, pred)
         return verdict
 
-    def _checks_unrelated(self) -> bool:
-        return self.semantic is not None and self.config.unrelated_cosine > 0
+    def _cut(self) -> float:
+        """The cut a reply's score is held to: ``pass_threshold``, or with a calibrated head P(right) 0.5."""
+        return self.config.pass_threshold if self.config.head is None else REFIT_CUT
 
     def _fused(
         self, gold: str, pred: str, units: list[Unit], fusion: Fusion, semantic: Similarity
@@ -225,9 +226,8 @@ class VerifierReplyComparator:
             named = "; ".join(str(c) for c in changed)
             values = tuple(c.traced for c in changed)
             detail = f"{named} (typed values; every gold sentence repeated word for word)"
-            cut = self.config.pass_threshold if self.config.head is None else REFIT_CUT
-            return ReplyMatch(False, True, _below(cut, 1.0), values, (), "verifier+values", detail,
-                              Decision("typed_values"))  # fmt: skip
+            score = _below(self._cut(), 1.0)
+            return ReplyMatch(False, True, score, values, (), "verifier+values", detail, Decision("typed_values"))
         detail = "every gold sentence is repeated word for word"
         return ReplyMatch(True, True, 1.0, (), (), "repeated", detail, Decision("repeated"))
 
