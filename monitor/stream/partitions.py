@@ -15,10 +15,10 @@ import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.errors import KafkaError
 
-from monitor.stream.changelog import conversation_of_key, group_changelog, turn_of_key
+from monitor.stream.changelog import RestoreInterrupted, conversation_of_key, group_changelog, turn_of_key
 from monitor.stream.emissions import Outcome, RestoreRefused
 from monitor.stream.processor import TurnProcessor
-from monitor.stream.state import RestoreInterrupted, StateStore
+from monitor.stream.state import StateStore
 
 log = structlog.get_logger(__name__)
 
@@ -99,9 +99,9 @@ class PartitionState:
     def restore(self, partitions: set[TopicPartition]) -> Outcome:
         """Rebuild the open conversations of newly assigned partitions before their events are read.
 
-        Once `stopping` says yes (SIGTERM) — asked between the state topic's reads and between conversations — the
-        restore is abandoned: what it rebuilt is dropped, the partitions stay unrestored (their events unread, so
-        nothing of them is committed) and the next start restores them again."""
+        Once `stopping` says yes (SIGTERM) — asked between the state topic's reads, between its records as they are
+        parsed and between conversations — the restore is abandoned: what it rebuilt is dropped, the partitions stay
+        unrestored (their events unread, so nothing of them is committed) and the next start restores them again."""
         restored, store = Outcome(), self.store
         if store is None or not partitions:
             self.restored |= partitions
@@ -117,8 +117,6 @@ class PartitionState:
         rebuilt: set[str] = set()  # conversations this restore opened, finished or closed here
         for number, records in loaded.items():
             tp = by_number[number]
-            if self.stopping():
-                return self._abandon(by_number, began, "restoring", rebuilt, restored)
             broken: dict[str, str] = {}  # conversation -> why one of its records cannot be trusted
 
             def skipped(key: str, reason: str, broken: dict[str, str] = broken) -> None:
@@ -127,7 +125,11 @@ class PartitionState:
 
             for key in store.rejected(number):
                 skipped(key, "not authenticated")
-            for cid, (head, events) in group_changelog(records, skipped).items():
+            try:
+                grouped = group_changelog(records, skipped, self.stopping)
+            except RestoreInterrupted:
+                return self._abandon(by_number, began, "parsing", rebuilt, restored)
+            for cid, (head, events) in grouped.items():
                 if self.stopping():
                     return self._abandon(by_number, began, "restoring", rebuilt, restored)
                 if cid in broken:
@@ -185,7 +187,7 @@ class PartitionState:
         log.info(
             "restore_interrupted",
             partitions=sorted(by_number),
-            stage=stage,  # reading the state topic, or rebuilding its conversations
+            stage=stage,  # reading the state topic, parsing a partition's records, or rebuilding its conversations
             abandoned=len(rebuilt),
             seconds=round(time.monotonic() - began, 2),
         )

@@ -20,20 +20,12 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaTimeoutError
 
 from monitor.cluster import KafkaClient, client_kwargs
+from monitor.stream.changelog import RestoreInterrupted, never
 
 log = structlog.get_logger(__name__)
 
 STATE_TOPIC_CONFIG = {"cleanup.policy": "compact", "min.compaction.lag.ms": "60000"}
 MAC_HEADER = "aem-mac"
-
-
-def never() -> bool:
-    """A `stopping` that never says yes."""
-    return False
-
-
-class RestoreInterrupted(Exception):
-    """The monitor began to stop while a restore read its state: the read was abandoned, nothing of it returned."""
 
 
 def record_mac(secret: bytes, key: str, value: bytes | None) -> bytes:

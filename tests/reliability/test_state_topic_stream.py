@@ -231,7 +231,10 @@ def test_forged_state_records_restored_amid_ordinary_traffic(broker: Any, writer
 LONG_HEADS, LONG_TURNS = 2_000, 10_000  # finished heads of 10,000 turns each (129 MB): a restore of 10 s or more
 
 
-def test_sigterm_amid_a_long_restore_is_honoured_and_the_restart_restores_it_all(broker: Any, writer_engine: Any):
+@pytest.mark.parametrize("after_read_s", [1.0, 3.0], ids=["1 s after the read", "3 s after the read"])
+def test_sigterm_amid_a_long_restore_is_honoured_and_the_restart_restores_it_all(
+    broker: Any, writer_engine: Any, after_read_s: float
+):
     """The restore of a large state topic (the honest open conversations beside 2,000 finished heads of 10,000
     turns) takes twice `MAX_SIGTERM_S` or more; a SIGTERM amid it ends the run within `MAX_SIGTERM_S`, exit 0,
     nothing committed; the restart restores it all and scores the honest conversations' turn 5 (polled with the
@@ -249,14 +252,16 @@ def test_sigterm_amid_a_long_restore_is_honoured_and_the_restart_restores_it_all
 
     first = start(topics, broker.bootstrap, group, state)
     try:
-        first.wait_for("state_read")  # the state topic is read: rebuilding its conversations
-        time.sleep(1.0)
+        first.wait_for("state_read")  # the state topic is read: parsing its records, then rebuilding
+        time.sleep(after_read_s)
         signalled = time.monotonic()
         assert first.stop() == 0, first.tail()
     finally:
         first.stop()
     stopped_in = first.sigterm_s
-    assert any("restore_interrupted" in line for line in first.lines), first.tail()
+    interrupted = [line for line in first.lines if "restore_interrupted" in line]
+    assert len(interrupted) == 1, first.tail()
+    stage = re.search(r"stage=(\w+)", interrupted[0])
     assert not any("state_restored" in line for line in first.lines), first.tail()
     assert [committed(broker.bootstrap, group, TopicPartition(topics.traces, p)) for p in range(PARTITIONS)] == [0, 0]
     assert stopped_in is not None and stopped_in <= MAX_SIGTERM_S, first.tail()
@@ -276,8 +281,9 @@ def test_sigterm_amid_a_long_restore_is_honoured_and_the_restart_restores_it_all
     first_assigned = first.seen_at("partitions_assigned")
     assert first_assigned is not None
     into = signalled - first_assigned
-    print(f"restore {restored - assigned:.2f} s (the restart's); SIGTERM {into:.2f} s into the first run's: exit in "
-          f"{stopped_in:.2f} s; the restart's SIGTERM {second.sigterm_s:.2f} s")  # fmt: skip
+    print(f"restore {restored - assigned:.2f} s (the restart's); SIGTERM {into:.2f} s into the first run's "
+          f"({stage.group(1) if stage else '?'}): exit in {stopped_in:.2f} s; "
+          f"the restart's SIGTERM {second.sigterm_s:.2f} s")  # fmt: skip
     assert second.sigterm_s is not None and second.sigterm_s <= MAX_SIGTERM_S
     assert restored - assigned > into + MAX_SIGTERM_S  # without the interruption the exit would have come too late
 

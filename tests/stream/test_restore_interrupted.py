@@ -14,6 +14,7 @@ from kafka import TopicPartition
 from prometheus_client import CollectorRegistry
 
 from monitor.stream import state
+from monitor.stream.changelog import group_changelog
 from monitor.stream.partitions import PartitionState
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.runner import Monitor
@@ -57,14 +58,21 @@ def stopping_after(calls: int) -> Callable[[], bool]:
     return stopping
 
 
+def test_parsing_a_partitions_records_gives_up_once_stopping(engine):
+    records = saved_store(engine).records[0]
+    with pytest.raises(RestoreInterrupted):
+        group_changelog(records, stopping=stopping_after(3))
+    assert set(group_changelog(records, stopping=never)) == set(CONVERSATIONS)
+
+
 def test_a_restore_stopped_between_conversations_keeps_nothing_and_a_second_restores_everything(engine):
     store = saved_store(engine)
-    partitions = PartitionState(TurnProcessor(engine), store, finished_retention_s=3600)
-    partitions.stopping = stopping_after(5)  # the partition, then c0-c2 (c2 sends its turn 4) go by
+    processor = TurnProcessor(engine)
+    partitions = PartitionState(processor, store, finished_retention_s=3600)
+    partitions.stopping = lambda: UNSENT in processor.open  # c0-c2 restored (c2 sent its turn 4 again), then SIGTERM
     out = partitions.restore({TP0})
     assert (out.emissions, out.failed) == ([], [])
     assert TP0 not in partitions.restored and not partitions.ready(TP0)
-    processor = partitions.processor
     assert (dict(processor.open), dict(processor.finished), processor.dirty, partitions.owner) == ({}, {}, set(), {})
 
     partitions.stopping = never
