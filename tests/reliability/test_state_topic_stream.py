@@ -20,7 +20,7 @@ forged conversation (none restored, its later turn unscored: no hole), every ski
 conversations continued (turn 5 still a cascade from turn 2, turns 1-4 not sent again). A third run is then sent
 SIGTERM as soon as its partitions are assigned, while it restores the same topic.
 
-A long restore (the honest conversations beside 2,000 finished heads of 10,000 turns, 129 MB) is sent SIGTERM 1 s
+A long restore (the honest conversations beside 3,000 finished heads of 10,000 turns, 194 MB) is sent SIGTERM 1 s
 and 3 s after the state topic was read: the run gives up the restore and exits 0 within 5 s, nothing committed;
 the restart restores it all, scores the honest conversations' turn 5 once (a cascade still) and later traffic.
 
@@ -29,8 +29,9 @@ rejected unread); ordinary verdicts at most 1.70-1.72 s and 1.27-1.55 s late; SI
 0.68-1.18 s amid the third run's restore (0.21-0.68 s at load 3-10 once a restore gave up on SIGTERM). A restore
 holds up every event until it is done, and costs what the topic holds: with heads of 5,000 turns (12 MB) it took
 3.0 s and ordinary verdicts were up to 4.3 s late (10.4-18.7 s while a set of turns was rebuilt one insert at a
-time). The long restore took 18.0-28.8 s at load 6-10; SIGTERM amid it, exit 0 in 0.26-0.83 s (16.3 s at load 6
-when the restore did not give up)."""
+time). The long restore took 13.4-20.1 s at load 1-3; SIGTERM amid it, exit 0 in 0.31-0.77 s. With 2,000 heads
+(129 MB) it took 8.3-8.5 s at load 1 and 18.0-28.8 s at load 6-10; SIGTERM amid it, exit 0 in 0.26-0.83 s, and in
+16.3 s at load 6 when the restore did not give up."""
 
 from __future__ import annotations
 
@@ -234,14 +235,14 @@ def test_forged_state_records_restored_amid_ordinary_traffic(broker: Any, writer
     assert stopped_in is not None and stopped_in <= MAX_SIGTERM_S
 
 
-LONG_HEADS, LONG_TURNS = 2_000, 10_000  # finished heads of 10,000 turns each (129 MB): a restore of 18-29 s
+LONG_HEADS, LONG_TURNS = 3_000, 10_000  # finished heads of 10,000 turns each (194 MB): a restore of 13 s or more
 
 
 @pytest.mark.parametrize("after_read_s", [1.0, 3.0], ids=["1 s after the read", "3 s after the read"])
 def test_sigterm_amid_a_long_restore_is_honoured_and_the_restart_restores_it_all(
     broker: Any, writer_engine: Any, after_read_s: float
 ):
-    """The restore of a large state topic (the honest open conversations beside 2,000 finished heads of 10,000
+    """The restore of a large state topic (the honest open conversations beside 3,000 finished heads of 10,000
     turns) takes twice `MAX_SIGTERM_S` or more; a SIGTERM amid it ends the run within `MAX_SIGTERM_S`, exit 0,
     nothing committed; the restart restores it all and scores the honest conversations' turn 5 (polled with the
     first run's assignment, held by its restore) once, still a cascade from turn 2, then later traffic."""
