@@ -26,10 +26,10 @@ the restart restores it all, scores the honest conversations' turn 5 once (a cas
 
 Measured on 2 cores at load 4.5-5.3: restore 0.70-0.75 s without a key, 0.43-0.47 s with one (the forged heads
 rejected unread); ordinary verdicts at most 1.70-1.72 s and 1.27-1.55 s late; SIGTERM to exit 0.52-0.58 s,
-0.68-1.18 s amid the third run's restore (0.21-0.68 s at load 3-10 once a restore gave up on SIGTERM). A restore
+0.68-1.18 s amid the third run's restore (0.21-0.68 s at load 1-10 once a restore gave up on SIGTERM). A restore
 holds up every event until it is done, and costs what the topic holds: with heads of 5,000 turns (12 MB) it took
 3.0 s and ordinary verdicts were up to 4.3 s late (10.4-18.7 s while a set of turns was rebuilt one insert at a
-time). The long restore took 13.4-20.1 s at load 1-3; SIGTERM amid it, exit 0 in 0.31-0.77 s. With 2,000 heads
+time). The long restore took 13.3-21.1 s at load 1-3; SIGTERM amid it, exit 0 in 0.31-0.77 s. With 2,000 heads
 (129 MB) it took 8.3-8.5 s at load 1 and 18.0-28.8 s at load 6-10; SIGTERM amid it, exit 0 in 0.26-0.83 s, and in
 16.3 s at load 6 when the restore did not give up."""
 
