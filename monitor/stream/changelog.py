@@ -78,6 +78,15 @@ def turn_of_key(key: str, conversation_id: str) -> int | None:
     return n if n <= MAX_TURN_NO else None
 
 
+def never() -> bool:
+    """A `stopping` that never says yes."""
+    return False
+
+
+class RestoreInterrupted(Exception):
+    """The monitor began to stop while a restore read its state: abandoned, nothing of it returned."""
+
+
 @dataclass(frozen=True)
 class StateRecord:
     """One changelog record: `value` None is a tombstone (the key is forgotten)."""
@@ -88,13 +97,18 @@ class StateRecord:
 
 
 def group_changelog(
-    records: Mapping[str, bytes], skipped: Callable[[str, str], None] = lambda key, reason: None
+    records: Mapping[str, bytes],
+    skipped: Callable[[str, str], None] = lambda key, reason: None,
+    stopping: Callable[[], bool] = never,
 ) -> dict[str, tuple[dict[str, Any], list[bytes]]]:
     """The latest changelog records of a partition, per conversation: (head, event records). A record that is
-    neither kind, or whose key does not match what it holds, is left out and `skipped(key, reason)` told."""
+    neither kind, or whose key does not match what it holds, is left out and `skipped(key, reason)` told.
+    `stopping` is asked before each record is parsed: RestoreInterrupted once it says yes."""
     heads: dict[str, dict[str, Any]] = {}
     events: dict[str, list[bytes]] = {}
     for key, value in records.items():
+        if stopping():  # a partition's records take seconds to parse when it holds large ones
+            raise RestoreInterrupted("the monitor is stopping")
         try:
             doc = json.loads(value)
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, an integer past the digit limit

@@ -15,7 +15,7 @@ import structlog
 from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.errors import KafkaError
 
-from monitor.stream.changelog import conversation_of_key, group_changelog, turn_of_key
+from monitor.stream.changelog import RestoreInterrupted, conversation_of_key, group_changelog, turn_of_key
 from monitor.stream.emissions import Outcome, RestoreRefused
 from monitor.stream.processor import TurnProcessor
 from monitor.stream.state import StateStore
@@ -75,6 +75,7 @@ class PartitionState:
         self.rebalances = Rebalances()
         self.rebalancing = False  # a rebalance began, the new assignment not yet known
         self.on_skipped: Callable[[str], None] = lambda reason: None  # a state record restore left out
+        self.stopping: Callable[[], bool] = lambda: False  # the monitor is stopping: a restore under way gives up
 
     def ready(self, tp: TopicPartition) -> bool:
         """Events are scored only outside a rebalance, once their partition's conversations are restored."""
@@ -96,15 +97,24 @@ class PartitionState:
         return moved, Outcome() if pending else self.restore(assignment - self.restored)
 
     def restore(self, partitions: set[TopicPartition]) -> Outcome:
-        """Rebuild the open conversations of newly assigned partitions before their events are read."""
+        """Rebuild the open conversations of newly assigned partitions before their events are read.
+
+        Once `stopping` says yes (SIGTERM) — asked between the state topic's reads, between its records as they are
+        parsed and between conversations — the restore is abandoned: what it rebuilt is dropped, the partitions stay
+        unrestored (their events unread, so nothing of them is committed) and the next start restores them again."""
         restored, store = Outcome(), self.store
         if store is None or not partitions:
             self.restored |= partitions
             return restored
         by_number = {tp.partition: tp for tp in partitions}
-        loaded = store.load_many(sorted(by_number))  # a KafkaError here: the loop retries
+        began = time.monotonic()
+        try:
+            loaded = store.load_many(sorted(by_number), stopping=self.stopping)  # a KafkaError: the loop retries
+        except RestoreInterrupted:
+            return self._abandon(by_number, began, "reading", set(), restored)
         cutoff = time.time() - self.finished_retention_s
         closed = 0
+        rebuilt: set[str] = set()  # conversations this restore opened, finished or closed here
         for number, records in loaded.items():
             tp = by_number[number]
             broken: dict[str, str] = {}  # conversation -> why one of its records cannot be trusted
@@ -115,7 +125,13 @@ class PartitionState:
 
             for key in store.rejected(number):
                 skipped(key, "not authenticated")
-            for cid, (head, events) in group_changelog(records, skipped).items():
+            try:
+                grouped = group_changelog(records, skipped, self.stopping)
+            except RestoreInterrupted:
+                return self._abandon(by_number, began, "parsing", rebuilt, restored)
+            for cid, (head, events) in grouped.items():
+                if self.stopping():
+                    return self._abandon(by_number, began, "restoring", rebuilt, restored)
                 if cid in broken:
                     continue
                 finished = head.get("status") == "finished"
@@ -123,6 +139,8 @@ class PartitionState:
                     if finished and float(head.get("at", 0)) < cutoff:  # past retention: forgotten
                         store.save(tp.partition, cid, None, source=f"{tp.topic}/{tp.partition}")
                         continue
+                    if cid not in self.processor.open:  # one already live here is left as it is
+                        rebuilt.add(cid)
                     if not finished:
                         self.owner[cid] = tp
                     restored.extend(self.processor.restore(cid, head, events))
@@ -146,6 +164,7 @@ class PartitionState:
                     self.owner[cid] = tp
                     log.error("conversation_not_restored", conversation=cid[:200], reason=reason, turns=len(turns[cid]))
             closed += len(broken)
+            rebuilt |= set(broken)
         self.restored |= partitions
         log.info(
             "state_restored",
@@ -155,6 +174,28 @@ class PartitionState:
             closed=closed,
         )
         return restored
+
+    def _abandon(
+        self, by_number: dict[int, TopicPartition], began: float, stage: str, rebuilt: set[str], restored: Outcome
+    ) -> Outcome:
+        """A restore cut short by a stop: the conversations it rebuilt are dropped (a restart restores them again,
+        their verdicts never sent included), its partitions left unrestored. Returns what must still be sent: the
+        verdicts of conversations already live here that were finished to make room."""
+        self.processor.drop(sorted(rebuilt))
+        for cid in rebuilt:
+            self.owner.pop(cid, None)
+        log.info(
+            "restore_interrupted",
+            partitions=sorted(by_number),
+            stage=stage,  # reading the state topic, parsing a partition's records, or rebuilding its conversations
+            abandoned=len(rebuilt),
+            seconds=round(time.monotonic() - began, 2),
+        )
+        return Outcome(
+            emissions=[e for e in restored.emissions if e.conversation_id not in rebuilt],
+            evicted=restored.evicted,
+            failed=[f for f in restored.failed if f.event.conversation_id not in rebuilt],
+        )
 
     def _skipped(self, key: str, reason: str, records: int = 1) -> None:
         """A state record (or a conversation's records) restore could not read: logged and counted."""

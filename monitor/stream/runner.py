@@ -53,6 +53,7 @@ class Monitor:
         self.stop_event, self.ready = threading.Event(), threading.Event()
         self.progress, self.watch = pipeline.progress, pipeline.watch
         self.watch.on_unreachable = self._give_up
+        self.partitions.stopping = self.stop_event.is_set  # a restore under way gives up on SIGTERM
         self.failure: Exception | None = None
         self.metrics_port: int | None = None
         self._polled: dict[tuple[str, int], SourceEvent] = {}  # the poll being stepped: by (conversation, turn_no)

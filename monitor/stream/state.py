@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import structlog
@@ -20,6 +20,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.errors import KafkaTimeoutError
 
 from monitor.cluster import KafkaClient, client_kwargs
+from monitor.stream.changelog import RestoreInterrupted, never
 
 log = structlog.get_logger(__name__)
 
@@ -41,8 +42,9 @@ class StateStore(ABC):
         """Write one changelog record (`value` None: a tombstone)."""
 
     @abstractmethod
-    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
-        """The latest value of every live key of each partition."""
+    def load_many(self, partitions: Sequence[int], stopping: Callable[[], bool] = never) -> dict[int, dict[str, bytes]]:
+        """The latest value of every live key of each partition. A store that reads for a while asks `stopping`
+        between reads and raises RestoreInterrupted once it says yes (a SIGTERM is not held up by a long read)."""
 
     def rejected(self, partition: int) -> list[str]:
         """Keys of the last `load_many` whose records were left out as not authenticated."""
@@ -80,7 +82,7 @@ class KafkaStateStore(StateStore):
         found = [v for k, v in headers or () if k == MAC_HEADER]
         return len(found) == 1 and hmac.compare_digest(found[0] or b"", record_mac(self.mac_key, key, value))
 
-    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
+    def load_many(self, partitions: Sequence[int], stopping: Callable[[], bool] = never) -> dict[int, dict[str, bytes]]:
         out: dict[int, dict[str, bytes]] = {p: {} for p in partitions}
         self._rejected = {p: [] for p in partitions}
         if not partitions:
@@ -99,6 +101,8 @@ class KafkaStateStore(StateStore):
             # base offset + 1, so read on until a poll comes back empty as well.
             drained = False
             while remaining or not drained:
+                if stopping():  # at most one poll (0.5 s) and its records after the stop began
+                    raise RestoreInterrupted(f"state topic {self.topic}: the monitor is stopping")
                 if time.monotonic() > deadline:
                     # a KafkaError: the monitor's loop retries it (rewinding the polled batch)
                     raise KafkaTimeoutError(f"state topic {self.topic}: restore did not reach the end in time")

@@ -35,11 +35,11 @@ def test_events_polled_with_a_failed_restore_are_not_lost(broker, monkeypatch):
     real = KafkaStateStore.load_many
     calls = {"n": 0}
 
-    def flaky(self, partitions):  # the first restores fail, as if the state topic were unreachable
+    def flaky(self, partitions, **kwargs):  # the first restores fail, as if the state topic were unreachable
         calls["n"] += 1
         if calls["n"] <= 3:
             raise KafkaTimeoutError("state topic unreachable (injected)")
-        return real(self, partitions)
+        return real(self, partitions, **kwargs)
 
     monkeypatch.setattr(KafkaStateStore, "load_many", flaky)
     settings = settings_for(broker.bootstrap, topics, state_topic=topics.traces + ".state", max_poll_records=20)

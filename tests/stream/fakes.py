@@ -7,14 +7,14 @@ paths end to end; these make failures at each step of a commit easy to inject.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kafka import TopicPartition
 from kafka.errors import KafkaTimeoutError
 
-from monitor.stream.state import StateStore
+from monitor.stream.state import StateStore, never
 
 
 @dataclass
@@ -128,7 +128,7 @@ class ProducerStore(StateStore):
     def save(self, partition: int, key: str, value: bytes | None, source: str) -> None:
         self.producer.send(self.topic, key=key.encode(), value=value, partition=partition)
 
-    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
+    def load_many(self, partitions: Sequence[int], stopping: Callable[[], bool] = never) -> dict[int, dict[str, bytes]]:
         out: dict[int, dict[str, bytes]] = {p: {} for p in partitions}
         for topic, record in self.producer.delivered:
             if topic == self.topic and record["partition"] in out:

@@ -8,14 +8,14 @@ assignment in a later one. These tests drive the listener by hand at exactly tho
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kafka import TopicPartition
 from prometheus_client import CollectorRegistry
 
 from monitor.stream.runner import Monitor
 from monitor.stream.settings import MonitorSettings
-from monitor.stream.state import StateStore
+from monitor.stream.state import StateStore, never
 from monitor.wiring import build_monitor
 from tests.stream.fakes import FakeConsumer, FakeProducer
 from tests.stream.helpers import FakeClock
@@ -37,7 +37,7 @@ class MemoryStore(StateStore):
         else:
             self.records.setdefault(partition, {})[key] = value
 
-    def load_many(self, partitions: Sequence[int]) -> dict[int, dict[str, bytes]]:
+    def load_many(self, partitions: Sequence[int], stopping: Callable[[], bool] = never) -> dict[int, dict[str, bytes]]:
         self.loaded += partitions
         return {p: dict(self.records.get(p, {})) for p in partitions}
 
