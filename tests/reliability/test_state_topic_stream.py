@@ -21,8 +21,9 @@ conversations continued (turn 5 still a cascade from turn 2, turns 1-4 not sent 
 SIGTERM as soon as its partitions are assigned, while it restores the same topic.
 
 A long restore (the honest conversations beside 3,000 finished heads of 10,000 turns, 194 MB) is sent SIGTERM 1 s
-and 3 s after the state topic was read: the run gives up the restore and exits 0 within 5 s, nothing committed;
-the restart restores it all, scores the honest conversations' turn 5 once (a cascade still) and later traffic.
+after the state topic was read (3 s after was measured too, docs/reliability.md): the run gives up the restore
+and exits 0 within 5 s, nothing committed; the restart restores it all, scores the honest conversations' turn 5
+once (a cascade still) and later traffic.
 
 Measured on 2 cores at load 4.5-5.3: restore 0.70-0.75 s without a key, 0.43-0.47 s with one (the forged heads
 rejected unread); ordinary verdicts at most 1.70-1.72 s and 1.27-1.55 s late; SIGTERM to exit 0.52-0.58 s,
@@ -238,7 +239,9 @@ def test_forged_state_records_restored_amid_ordinary_traffic(broker: Any, writer
 LONG_HEADS, LONG_TURNS = 3_000, 10_000  # finished heads of 10,000 turns each (194 MB): a restore of 13 s or more
 
 
-@pytest.mark.parametrize("after_read_s", [1.0, 3.0], ids=["1 s after the read", "3 s after the read"])
+# One moment is enough: the restore checks for the stop in every stage (reading, parsing, rebuilding), and each
+# stage's stop is tested without a broker in tests/stream/test_restore_interrupted.py.
+@pytest.mark.parametrize("after_read_s", [1.0], ids=["1 s after the read"])
 def test_sigterm_amid_a_long_restore_is_honoured_and_the_restart_restores_it_all(
     broker: Any, writer_engine: Any, after_read_s: float
 ):
