@@ -24,27 +24,46 @@ def export_cache(request, tmp_path_factory):
     """The ONNX exports of the packaged model, kept across test runs in pytest's cache folder
     (``.pytest_cache/d/aem-exports``; a temporary one when the cache plugin is off), unless AEM_CACHE_DIR names
     a folder already. A file is named by a key over the model files' sha256, the recipe and the exporter
-    versions, so it is rebuilt only when one of them changes. The default encoder's export is built first, under
-    a file lock (parallel workers build it once): an `aem` process a test starts then never stalls to build it.
+    versions, so it is rebuilt only when one of them changes. The default encoder's export is built before the
+    first test, under a file lock (parallel workers build it once): an `aem` process a test starts then never
+    stalls to build it.
     The typed comparators' derived tables (WordNet, the gazetteer, pint's units: ``monitor/disk_cache.py``) are
-    kept there too and built under the same lock, so no `aem` process of the run derives them again."""
+    kept there too, so no `aem` process of the run derives them again. Each has its own lock: a worker builds
+    whichever no other worker is building (the first the export, the next the tables) and then waits for the
+    rest, so two workers share the start-up instead of one waiting out all of it."""
     if not os.environ.get("AEM_CACHE_DIR"):
         cache = getattr(request.config, "cache", None)
         folder = cache.mkdir("aem-exports") if cache is not None else tmp_path_factory.mktemp("aem-cache")
         os.environ["AEM_CACHE_DIR"] = str(folder)
     folder = Path(os.environ["AEM_CACHE_DIR"])
     folder.mkdir(parents=True, exist_ok=True)
-    from filelock import FileLock
+    from filelock import FileLock, Timeout
 
     from monitor.embeddings.encoders import int8_model
     from monitor.equivalence.reference_data import gazetteer, wordnet
     from monitor.equivalence.values import quantities
 
-    with FileLock(folder / ".build.lock"):
-        int8_model(quantised=False)
-        wordnet.table()
-        gazetteer.lookup("Paris")
-        quantities.registry()
+    builds = {
+        "export": lambda: int8_model(quantised=False),
+        "wordnet": wordnet.table,
+        "gazetteer": lambda: gazetteer.lookup("Paris"),
+        "units": quantities.registry,
+    }
+    busy = []
+    for name, build in builds.items():
+        lock = FileLock(folder / f".build-{name}.lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:  # another worker is building it: build the next one meanwhile
+            busy.append((lock, build))
+            continue
+        try:
+            build()
+        finally:
+            lock.release()
+    for lock, build in busy:
+        with lock:  # built by then: this reads the file the other worker wrote
+            build()
     return folder
 
 

@@ -118,9 +118,15 @@ class BrokerProbe:
 
     def probe_once(self) -> bool:
         try:
-            if self._consumer is None:
-                self._consumer = KafkaConsumer(**client_kwargs(self.cluster), group_id=None, client_id="aem-health")
-            self._consumer.bootstrap(timeout_ms=int(self.timeout_s * 1000), refresh=True)
+            timeout_ms = int(self.timeout_s * 1000)
+            if self._consumer is None:  # kafka-python bootstraps in the constructor, by default for up to 30 s
+                self._consumer = KafkaConsumer(
+                    **client_kwargs(self.cluster),
+                    group_id=None,
+                    client_id="aem-health",
+                    bootstrap_timeout_ms=timeout_ms,
+                )
+            self._consumer.bootstrap(timeout_ms=timeout_ms, refresh=True)
         except KafkaError as exc:
             if not self._failing:
                 log.warning("broker_unreachable", cluster=str(self.cluster), error=repr(exc)[:200])

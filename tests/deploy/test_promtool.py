@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -28,7 +29,12 @@ def promtool() -> str:
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([promtool(), *map(str, args)], capture_output=True, text=True, timeout=300, check=False)
+    # Go's collector at GOGC=400 rather than 100: a run of the whole unit-test suite takes about 35 s of CPU
+    # instead of 42 (and about 125 MB instead of 70)
+    env = {**os.environ, "GOGC": os.environ.get("GOGC", "400")}
+    return subprocess.run(
+        [promtool(), *map(str, args)], capture_output=True, text=True, timeout=300, check=False, env=env
+    )
 
 
 def alerts() -> list[dict]:

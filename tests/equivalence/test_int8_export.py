@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 
-import onnx
 import pytest
 from structlog.testing import capture_logs
 
@@ -25,6 +24,8 @@ def _boom(*_args, **_kwargs):
 
 
 def test_export_is_dynamically_quantised(exported):
+    import onnx  # here, not at collection: importing onnx costs about a second of CPU
+
     ops = Counter(node.op_type for node in onnx.load(str(exported.path)).graph.node)
     # In each of the 6 layers, the query, key, value, attention-output and FFN-input weight MatMuls run as
     # MatMulInteger on activations quantised at run time; the FFN output and attention's two

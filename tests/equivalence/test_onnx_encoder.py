@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import onnx
 import pytest
 
 from monitor.embeddings import int8_export
@@ -27,6 +26,8 @@ def onnx_encoder():
 
 
 def test_the_fp32_export_is_not_quantised_and_cached_apart_from_int8(onnx_encoder):
+    import onnx  # here, not at collection: importing onnx costs about a second of CPU
+
     fp32 = int8_model(quantised=False)
     ops = Counter(node.op_type for node in onnx.load(str(fp32.path)).graph.node)
     assert ops["MatMulInteger"] == 0 and ops["DynamicQuantizeLinear"] == 0

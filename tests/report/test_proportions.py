@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from monitor.report.proportions import (
     Interval,
@@ -28,8 +27,16 @@ PAIRS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def stats():
+    """scipy.stats, imported when a test here runs rather than at collection (about a second of CPU)."""
+    from scipy import stats
+
+    return stats
+
+
 @pytest.mark.parametrize(("k", "n"), COUNTS)
-def test_wilson_matches_scipy(k: int, n: int):
+def test_wilson_matches_scipy(k: int, n: int, stats):
     ours = wilson(k, n)
     theirs = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
     assert ours.value == pytest.approx(k / n)
@@ -38,7 +45,7 @@ def test_wilson_matches_scipy(k: int, n: int):
 
 
 @pytest.mark.parametrize(("k1", "n1", "k2", "n2"), PAIRS)
-def test_two_proportion_z_matches_scipys_chi_square(k1: int, n1: int, k2: int, n2: int):
+def test_two_proportion_z_matches_scipys_chi_square(k1: int, n1: int, k2: int, n2: int, stats):
     """The pooled z-test is the 2x2 chi-square test without continuity correction: z² = χ², same p."""
     ours = two_proportion_z(k1, n1, k2, n2)
     chi2, p, _, _ = stats.chi2_contingency([[k1, n1 - k1], [k2, n2 - k2]], correction=False)
@@ -63,7 +70,7 @@ def test_newcombe_difference_reproduces_the_published_example():
 
 
 @pytest.mark.parametrize(("k1", "n1", "k2", "n2"), PAIRS)
-def test_the_difference_interval_is_built_from_scipys_wilson_intervals(k1: int, n1: int, k2: int, n2: int):
+def test_the_difference_interval_is_built_from_scipys_wilson_intervals(k1: int, n1: int, k2: int, n2: int, stats):
     a = stats.binomtest(k1, n1).proportion_ci(method="wilson")
     b = stats.binomtest(k2, n2).proportion_ci(method="wilson")
     p1, p2 = k1 / n1, k2 / n2
@@ -73,7 +80,7 @@ def test_the_difference_interval_is_built_from_scipys_wilson_intervals(k1: int, 
     assert d.low <= p2 - p1 <= d.high
 
 
-def test_benjamini_hochberg_matches_scipy():
+def test_benjamini_hochberg_matches_scipy(stats):
     rng = np.random.default_rng(44)
     p = np.concatenate([rng.uniform(size=35), rng.uniform(0, 1e-4, size=5)])
     assert benjamini_hochberg(list(p)) == pytest.approx(list(stats.false_discovery_control(p, method="bh")))
