@@ -34,6 +34,7 @@ from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupporte
 from monitor.verifier.head import REFIT_CUT, Head
 from monitor.verifier.model import PairScorer, Probabilities
 from monitor.verifier.sentences import best_window, content_words, sentences
+from monitor.verifier.transposed import Transposition, transposed
 
 _SHORT_SENTENCES = 3  # up to this many sentences on each side: one pair
 _LEANS_SAME = 0.5  # P(same) at or above which the verifier leans towards the same meaning
@@ -126,7 +127,7 @@ class VerifierReplyComparator:
         if not units:
             return self._all_repeated(gold, pred)
         if self.fusion is not None and self.semantic is not None:
-            return (yield from self._fused(gold, pred, units, self.fusion, self.semantic))
+            return (yield from self._fused(gold, pred, read, units, self.fusion, self.semantic))
         forward = yield from ask(self.scorer.probabilities, [u.pair for u in units])
         again = [u.reverse for u, p in zip(units, forward, strict=True) if self._needs_reverse(p)]
         backward = iter((yield from ask(self.scorer.probabilities, again)))
@@ -145,6 +146,10 @@ class VerifierReplyComparator:
             values = tuple(c.traced for c in changed)
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return ReplyMatch(False, True, _below(cut, score), values, (), "verifier+values", detail, decision)
+        swap = transposed(*read)
+        if swap is not None:
+            score = _pass_score(worst) if head is None else head.p_right(worst.forward)
+            return _transposed(swap, worst.forward.as_dict(), cut, _below(cut, score), _shown(worst.forward))
         verdict = _verdict(worst, cut, gold, pred, head)
         floor, semantic = self.config.unrelated_cosine, self.semantic
         if verdict.equivalent and verdict.complete and worst.forward.same < _LEANS_SAME and floor and semantic:
@@ -158,10 +163,11 @@ class VerifierReplyComparator:
         return self.config.pass_threshold if self.config.head is None else REFIT_CUT
 
     def _fused(
-        self, gold: str, pred: str, units: list[Unit], fusion: Fusion, semantic: Similarity
+        self, gold: str, pred: str, read: tuple[str, str], units: list[Unit], fusion: Fusion, semantic: Similarity
     ) -> Asking[ReplyMatch]:
         """The fused decision: every unit's evidence (cosines, both readings) in one round, P(right) per unit,
-        the weakest unit decides; a changed typed value fails the reply whatever the rest says."""
+        the weakest unit decides; a changed typed value or two of gold's phrases traded places (``read``: the pair
+        as the verifier reads it) fail the reply whatever the rest says."""
         scored = yield from self._evidence(gold, pred, units, semantic)
         (evidence, unit), p_right = min(((e, fusion.p_right(e[0])) for e in scored), key=lambda x: x[1])
         cut = self.config.fused_threshold
@@ -177,6 +183,9 @@ class VerifierReplyComparator:
             score = _below(cut, p_right)
             values = tuple(c.traced for c in changed)
             return ReplyMatch(False, True, score, values, (), "verifier+values", detail, decision)
+        swap = transposed(*read)
+        if swap is not None:
+            return _transposed(swap, evidence.forward.as_dict(), cut, _below(cut, p_right), f"P(right) {p_right:.2f}")
         score = round(p_right, 4)
         if p_right >= cut:
             return ReplyMatch(True, True, score, (), (), "fused", None, decision)
@@ -313,6 +322,15 @@ def _unrelated(reading: Reading, cut: float, cosine: float, floor: float, gold: 
     score = _below(cut, _pass_score(reading))
     return ReplyMatch(False, True, score, _novel_words(gold, pred) or (_clip(gold.strip()),), (), "verifier+cosine",
                       detail, decision)  # fmt: skip
+
+
+def _transposed(
+    swap: Transposition, probabilities: dict[str, float], cut: float, score: float, shown: str
+) -> ReplyMatch:
+    """A reply that is gold with two of its phrases traded places (``transposed``): a reversed route or relation."""
+    decision = Decision("transposed", probabilities, cut)
+    detail = f"{swap}: the same words in another order ({shown})"
+    return ReplyMatch(False, True, score, (swap.second, swap.first), (), "verifier+order", detail, decision)
 
 
 def _says(unit: Unit, gold: str, pred: str) -> str:
