@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from monitor.models.vocabulary import Attribution, ChainBucket
-from monitor.scoring.types import CASCADING, ROOT_CAUSE, TRUTHFULNESS, ScoredTurn
+from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason
+from monitor.scoring.types import CASCADING, ROOT_CAUSE, TRUTHFULNESS, CheckResult, ScoredTurn
 
 _MIN_CONTAINED = 3  # shorter strings only match by equality: "EU" must not be "found" inside "EUR"
 # Data flow is traced to the most recent failed turns only: each is compared value by value (the typed
@@ -109,6 +109,41 @@ def attribute(
         return ROOT_CAUSE, None
     roots = [t.root_turn for t in explaining if t.root_turn is not None]
     return CASCADING, min(roots) if roots else None
+
+
+def restated(gold: str, pred: str, history: Sequence[ScoredTurn]) -> list[tuple[str, ScoredTurn]]:
+    """The wrong values of the last ``LOOKBACK`` failed action turns (their mismatched arguments: "profit" for
+    "revenue") that a reply states and its gold reply does not, each with the turn it comes from, newest first.
+    Only worded values of three characters or more: numbers, amounts and dates are the typed comparators'."""
+    said, expected = _norm(pred), _norm(gold)
+    out: list[tuple[str, ScoredTurn]] = []
+    failed = [t for t in history if t.failed and t.turn_no is not None and t.action is not None][-LOOKBACK:]
+    for earlier in reversed(failed):
+        for bad in leaves(list(earlier.check.mismatched)):
+            worded = len(bad) >= _MIN_CONTAINED and any(c.isalpha() for c in bad)
+            if worded and _contains(said, bad) and not _contains(expected, bad):
+                out.append((bad, earlier))
+    return out
+
+
+def restating(check: CheckResult, found: Sequence[tuple[str, ScoredTurn]]) -> CheckResult:
+    """A passing reply's check, failed because it restates wrong values of earlier failed turns (``restated``):
+    ``inconsistent_response`` naming each value and its turn, the values as mismatched (so ``attribute`` traces
+    it to them). Its score stays below its cut (at most 0.9 of it, as for every check other than the cut)."""
+    decision = dict(check.decision or {})
+    cut = decision.get("threshold")
+    decision["check"] = "restated"
+    named = "; ".join(f"{bad!r}, the wrong {t.check.field or 'value'} of turn {t.turn_no}" for bad, t in found)
+    score = round(min(check.score if check.score is not None else 1.0, 0.9 * cut), 4) if cut else 0.0
+    return CheckResult(
+        success=False,
+        failure_reason=FailureReason.INCONSISTENT_RESPONSE,
+        sub_metric=TRUTHFULNESS,
+        score=score,
+        mismatched=tuple(dict.fromkeys(bad for bad, _ in found)),
+        detail=f"restates {named}, where gold does not say it",
+        decision=decision,
+    )
 
 
 def chain_bucket(length: int) -> ChainBucket:

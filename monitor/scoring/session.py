@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast, runtime_checkable
 
-from monitor.models.dialog import Payload, ToolCall, ToolSpec
+from monitor.models.dialog import Payload, Reply, ToolCall, ToolSpec
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode
 from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
-from monitor.scoring.attribute import attribute, chain_bucket
+from monitor.scoring.attribute import attribute, chain_bucket, restated, restating
 from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
@@ -224,17 +224,18 @@ class DialogSession:
         gold = gold if gold is not None else turn.gold
         gold_index: int | None = None
         mode = Mode.REFERENCE
+        reference: Payload | None = None  # what the turn was checked against
         if turn.too_large is not None:  # bounded work: left unscored, never a stall
             check = CheckResult(success=None, failure_reason=TOO_LARGE, detail=turn.too_large)
         elif gold is not None:
-            self.used_reference = True
+            self.used_reference, reference = True, gold
             check = self._check(gold, turn.predict, turn.decided if gold is turn.gold else None)
         elif placed:
             self.used_reference = True
             if step is None:
                 check = self._extra_step(turn.predict)
             else:
-                gold_index = step.index
+                gold_index, reference = step.index, step.gold
                 check = self._check(step.gold, turn.predict)
         elif self._aligner is not None:
             self.used_reference = True
@@ -244,7 +245,7 @@ class DialogSession:
             if decision.gold is None:
                 check = self._unexpected(turn.predict)
             else:
-                gold_index = decision.gold.index
+                gold_index, reference = decision.gold.index, decision.gold.gold
                 check = self._check(decision.gold.gold, turn.predict)
         elif self.unknown_reference is not None:  # it names a reference: judging it instead would be a silent pass
             self.used_reference = True
@@ -256,6 +257,11 @@ class DialogSession:
         else:
             self.used_judge, mode = True, Mode.JUDGE
             check = CheckResult.unscored("no reference and no reference-free checker configured")
+        if check.success and isinstance(reference, Reply) and isinstance(turn.predict, Reply):
+            # a reply that passed against gold but states the wrong value of an earlier failed turn where gold
+            # does not ("Profit was 1.2 million euros." after FilterData(metric="profit") for "revenue")
+            found = restated(reference.response, turn.predict.response, self.scored)
+            check = restating(check, found) if found else check
         scored = ScoredTurn(
             turn_no=turn.turn_no,
             turn=turn.turn,

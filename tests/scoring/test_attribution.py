@@ -97,7 +97,6 @@ def test_passing_turn_stays_passing_after_a_failure(engine):
     assert turns[2].success is True and turns[2].caused_by is None
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/verifier.md): 'Profit' for 'Revenue' passes the verifier")
 def test_cascade_through_a_cascade_records_the_root(engine):
     d = dialog(
         tool_turn(
@@ -258,3 +257,36 @@ def test_a_declared_dependency_older_than_the_lookback_cascades(engine):
     # undeclared, turn 1 is past the lookback; the value flows from the declared cascade just before, so the
     # root is still turn 1
     assert turns[last + 1].caused_by == 1
+
+
+def _metric_dialog(gold_reply: str, reply: str, wrong: str = "profit"):  # type: ignore[no-untyped-def]
+    return dialog(
+        tool_turn(1, call("r", "Filter", metric="revenue"), call("r", "Filter", metric=wrong)),
+        reply_turn(2, gold_reply, reply),
+    )
+
+
+def test_a_reply_restating_a_failed_calls_wrong_value_fails_as_its_cascade_naming_value_and_turn(engine):
+    """The verifier passes "Profit" for "Revenue" in an otherwise identical sentence; the conversation says more:
+    the agent filtered on "profit" where "revenue" was asked, and the reply reports on what it filtered."""
+    d = _metric_dialog("Revenue was 1.2 million euros.", "Profit was 1.2 million euros.")
+    turns = by_turn(engine.score_dialog(d))
+    reply = turns[2]
+    assert (reply.failure_reason, reply.attribution, reply.caused_by) == ("prior_action_failed", "cascading", 1)
+    assert reply.detail is not None and "restates 'profit', the wrong metric of turn 1" in reply.detail
+    assert reply.decision is not None and reply.decision.check == "restated"
+    assert reply.score is not None and reply.decision.threshold is not None and reply.score < reply.decision.threshold
+
+
+@pytest.mark.parametrize(
+    ("gold_reply", "reply", "wrong"),
+    [
+        ("Revenue was 1.2 million euros.", "Revenue came to 1.2 million euros.", "profit"),  # the right value
+        ("Revenue was 1.2 million euros, profit 0.3.", "Profit was 0.3 and revenue 1.2 million euros.", "profit"),
+        ("The figures are ready.", "The EU figures are ready.", "EU"),  # too short to be traced in a text
+    ],
+)
+def test_a_reply_that_does_not_restate_a_wrong_value_gold_lacks_is_not_failed_for_it(engine, gold_reply, reply, wrong):
+    turns = by_turn(engine.score_dialog(_metric_dialog(gold_reply, reply, wrong)))
+    assert turns[1].success is False
+    assert turns[2].decision is None or turns[2].decision.check != "restated"
