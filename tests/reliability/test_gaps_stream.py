@@ -44,4 +44,4 @@ def test_a_conversation_of_gaps_does_not_hold_up_the_ordinary_verdicts(broker: A
     print(f"gaps: {len(verdicts)} of {EVENTS} turns scored so far; {seen.figures()}")
     assert verdicts[0]["turn_no"] == 1  # turn 1 waits for no earlier turn
     assert all(v["success"] is True for v in verdicts), [v for v in verdicts if v["success"] is not True][:3]
-    assert seen.busy_left is not None and seen.busy_left > BUSY_EVENTS // 2  # SIGTERM came amid the work
+    assert seen.busy_left is not None and seen.busy_left > 0  # SIGTERM came amid the work: some was not yet counted

@@ -42,4 +42,6 @@ def test_a_hostile_judge_only_conversation_does_not_hold_up_the_ordinary_verdict
                and v["turn_no"] == last]  # fmt: skip
     print(f"judge-only hostile reply: {reply['failure_reason']}; {seen.figures()}")
     assert reply["success"] is None and reply["failure_reason"] == "too_large", reply
-    assert seen.busy_left is not None and seen.busy_left > len(busy) // 4  # SIGTERM came amid its work
+    # SIGTERM came amid its work: some of it was not yet counted (how much depends on the machine's speed: 18 to
+    # over 25 of 101 seen)
+    assert seen.busy_left is not None and seen.busy_left > 0
