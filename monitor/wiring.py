@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry
 
 from monitor.cache import CacheCollector, LruCache
 from monitor.calibration.cuts import LOW_CONFIDENCE_MARGIN
-from monitor.cluster import ensure_topics, make_consumer, make_producer
+from monitor.cluster import ensure_topics, group_timeouts, make_consumer, make_producer
 from monitor.embeddings import EmbeddingScorer, SemanticScorer
 from monitor.equivalence import ValueComparator
 from monitor.equivalence.types import ReplyComparing
@@ -276,7 +276,8 @@ def connect_pipeline(
     pipeline.partitions.store = store
     pipeline.processor.changelog = store is not None
     if consumer is None:
-        consumer = make_consumer(kafka, [], s.group_id, max_poll_records=s.max_poll_records)
+        group = group_timeouts(s.session_timeout_ms)
+        consumer = make_consumer(kafka, [], s.group_id, max_poll_records=s.max_poll_records, **group)
     calibration_id = s.calibration.id if s.calibration else None
     pipeline.sinks.insert(0, VerdictTopicSink(producer, s.verdict_topic, calibration_id))
     dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)

@@ -15,7 +15,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from monitor.calibration.overlay import Calibration
-from monitor.cluster import BootstrapServers, KafkaClient, KafkaSecurity
+from monitor.cluster import SESSION_TIMEOUT_MS, BootstrapServers, KafkaClient, KafkaSecurity
 from monitor.judge.config import JudgeSettings
 from monitor.models.trace_event import EventLimits
 from monitor.scoring.config import ScoringConfig, load_config_file
@@ -75,6 +75,9 @@ class MonitorSettings(LayeredSettings):
     # DLQ records above this are cut to it (headers keep the original size and sha256).
     dlq_max_bytes: int = Field(512 * 1024, ge=1024)
     poll_timeout_ms: int = Field(200, ge=1)
+    # The consumer group's session: a member silent this long is dropped and its partitions reassigned. Against
+    # the embedded broker a first join also waits half of it for other members.
+    session_timeout_ms: int = Field(SESSION_TIMEOUT_MS, ge=1000, le=300000)
     # Verdicts, checkpoints and commits are flushed together at most this often while events keep
     # arriving (and at once when a poll comes back empty): it bounds redelivered duplicates after a crash.
     commit_interval_s: float = Field(0.5, ge=0)

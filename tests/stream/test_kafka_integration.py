@@ -324,3 +324,22 @@ def test_unknown_event_fields_go_to_the_dlq_naming_the_field_and_extra_is_metada
     turns = [v for v in good if v["kind"] == "turn"]
     assert [(t["conversation_id"], t["success"]) for t in turns] == [("meta-1", True)]
     assert monitor.value("aem_events_total", outcome="invalid") == 2
+
+
+@pytest.mark.parametrize("session_ms", [6000, 2000])
+def test_the_group_session_setting_reaches_the_consumer_and_sets_the_first_join_wait(broker, engine, session_ms):
+    """`session_timeout_ms` (default 6000) is the consumer's session, with a heartbeat every sixth of it; against
+    the embedded broker a first join waits about half of it (so the tests' monitors use 2000)."""
+    topics = TopicSet.fresh(broker.bootstrap)
+    started = time.monotonic()
+    monitor = MonitorThread(settings_for(broker.bootstrap, topics, session_timeout_ms=session_ms), engine).start()
+    joined = time.monotonic() - started
+    try:
+        assert monitor.monitor is not None
+        config = monitor.monitor.link.consumer.config
+        heartbeat = min(1000, session_ms // 6)
+        assert (config["session_timeout_ms"], config["heartbeat_interval_ms"]) == (session_ms, heartbeat)
+        assert joined >= session_ms / 2000 - 0.2  # the embedded broker's wait for other members
+        print(f"session {session_ms} ms: joined in {joined:.2f} s")
+    finally:
+        monitor.stop()
