@@ -276,8 +276,11 @@ def connect_pipeline(
     pipeline.partitions.store = store
     pipeline.processor.changelog = store is not None
     if consumer is None:
-        group = group_timeouts(s.session_timeout_ms)
-        consumer = make_consumer(kafka, [], s.group_id, max_poll_records=s.max_poll_records, **group)
+        session = group_timeouts(s.session_timeout_ms)
+        consumer = make_consumer(
+            kafka, [], s.group_id, max_poll_records=s.max_poll_records,
+            session_timeout_ms=session["session_timeout_ms"], heartbeat_interval_ms=session["heartbeat_interval_ms"],
+        )  # fmt: skip
     calibration_id = s.calibration.id if s.calibration else None
     pipeline.sinks.insert(0, VerdictTopicSink(producer, s.verdict_topic, calibration_id))
     dlq = DeadLetterSink(  # hardening hook: the DLQ payload policy (monitor/stream/dlq_policy.py)
