@@ -218,10 +218,17 @@ def test_runbook_links_follow_the_one_configured_url(tmp_path: Path):
     stale = run("test", "rules", *_copy_of_the_suite(tmp_path / "stale", moved_rules, only=first))
     assert stale.returncode != 0
     assert f"{base}#aemreleasecorrectnessregression" in stale.stdout + stale.stderr
-    # every group passes once the expectations name the configured URL
-    moved = run("test", "rules", *_copy_of_the_suite(tmp_path / "moved", moved_rules, moved_expectations))
-    assert moved.returncode == 0, moved.stdout + moved.stderr
-    assert moved.stdout.count("SUCCESS") == len(TEST_FILES)
+    # every group that names the runbook link passes once its expectations name the configured URL (the others
+    # name no link: what they check is the same whatever the URL, and test_promtool_test_rules runs them)
+    def names_the_link(case: dict) -> bool:
+        return "docs/operating.md" in yaml.safe_dump(case)
+
+    linked = run("test", "rules", *_copy_of_the_suite(tmp_path / "moved", moved_rules, moved_expectations,
+                                                       only=names_the_link))  # fmt: skip
+    assert linked.returncode == 0, linked.stdout + linked.stderr
+    assert linked.stdout.count("SUCCESS") == sum(
+        any(names_the_link(c) for c in yaml.safe_load(p.read_text())["tests"]) for p in TEST_FILES
+    )
 
 
 def test_every_alert_is_unit_tested_firing_and_quiet():
