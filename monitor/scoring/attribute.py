@@ -111,13 +111,15 @@ def attribute(
     return CASCADING, min(roots) if roots else None
 
 
-def restated(gold: str, pred: str, history: Sequence[ScoredTurn]) -> list[tuple[str, ScoredTurn]]:
-    """The wrong values of the last ``LOOKBACK`` failed action turns (their mismatched arguments: "profit" for
-    "revenue") that a reply states and its gold reply does not, each with the turn it comes from, newest first.
-    Only worded values of three characters or more: numbers, amounts and dates are the typed comparators'."""
+def restated(gold: str, pred: str, failed: Sequence[ScoredTurn]) -> list[tuple[str, ScoredTurn]]:
+    """The wrong values of earlier failed action turns (``failed``, the session keeps the last ``LOOKBACK``: their
+    mismatched arguments, "profit" for "revenue") that a reply states and its gold reply does not, each with the
+    turn it comes from, newest first. Only worded values of three characters or more: numbers, amounts and dates
+    are the typed comparators'."""
+    if not failed:
+        return []
     said, expected = _norm(pred), _norm(gold)
     out: list[tuple[str, ScoredTurn]] = []
-    failed = [t for t in history if t.failed and t.turn_no is not None and t.action is not None][-LOOKBACK:]
     for earlier in reversed(failed):
         for bad in leaves(list(earlier.check.mismatched)):
             worded = len(bad) >= _MIN_CONTAINED and any(c.isalpha() for c in bad)

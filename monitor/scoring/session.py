@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast, runtime_checkable
@@ -10,7 +11,7 @@ from monitor.models.dialog import Payload, Reply, ToolCall, ToolSpec
 from monitor.models.verdict import DialogResult, TurnVerdict
 from monitor.models.vocabulary import Attribution, ChainBucket, FailureReason, Mode
 from monitor.scoring.align import OnlineAligner, match_as_set, order_invariant_tag
-from monitor.scoring.attribute import attribute, chain_bucket, restated, restating
+from monitor.scoring.attribute import LOOKBACK, attribute, chain_bucket, restated, restating
 from monitor.scoring.bounds import WorkLimits
 from monitor.scoring.checks import TurnChecker, ValueEquality
 from monitor.scoring.compose import compose
@@ -98,6 +99,8 @@ class DialogSession:
     history: list[PackedTurn] = field(default_factory=list)  # what the agent said and saw, packed (packed.py)
     scored: list[ScoredTurn] = field(default_factory=list)
     released: int = 0  # verdicts released: `scored[:released]` (released in the order they were scored)
+    # the last failed action turns: a passing reply that restates one's wrong value fails (attribute.restated)
+    _failed_actions: deque[ScoredTurn] = field(default_factory=lambda: deque(maxlen=LOOKBACK))
     _pending: list[ScoredTurn] = field(default_factory=list)
     _chain: list[ScoredTurn] = field(default_factory=list)
     _group: list[PackedTurn] = field(default_factory=list)
@@ -260,7 +263,7 @@ class DialogSession:
         if check.success and isinstance(reference, Reply) and isinstance(turn.predict, Reply):
             # a reply that passed against gold but states the wrong value of an earlier failed turn where gold
             # does not ("Profit was 1.2 million euros." after FilterData(metric="profit") for "revenue")
-            found = restated(reference.response, turn.predict.response, self.scored)
+            found = restated(reference.response, turn.predict.response, self._failed_actions)
             check = restating(check, found) if found else check
         scored = ScoredTurn(
             turn_no=turn.turn_no,
@@ -279,6 +282,8 @@ class DialogSession:
         same = self.checker.same_value if failed and isinstance(self.checker, ValueEquality) else None
         scored.attribution, scored.caused_by = attribute(scored, self.scored, same)
         self.scored.append(scored)
+        if failed and scored.action is not None and scored.turn_no is not None:
+            self._failed_actions.append(scored)
         self._pending.append(scored)
         if turn.is_action:
             self._chain.append(scored)
