@@ -27,23 +27,21 @@ def _checkpoint(root: Path, name: str, log: dict, pairs: int, sha: str) -> Path:
 
 
 def test_the_exported_card_is_the_shipped_one(tmp_path: Path) -> None:
-    """The shipped model's own training log, continued from a first-stage checkpoint whose log holds what the
-    card says of that run, exports to the shipped card field for field."""
+    """The shipped model's own training log, continued from the dequantised earlier model whose card lists the
+    runs before it (train/dequantize_verifier.py), exports to the shipped card field for field."""
     shipped = json.loads((SHIPPED / "verifier.json").read_text())
-    first, *later = shipped["training"]
-    stage1 = _checkpoint(tmp_path, "verifier-stage1", {
-        "args": {"pairs": "train/out/pairs.jsonl", "out": "train/out/verifier-stage1", "epochs": str(first["epochs"]),
-                 "batch": str(first["batch"]), "max_length": str(first["max_length"]), "lr": str(first["lr"]),
-                 "seed": str(first["seed"]), "init": "None", "check_every": "500", "resume": "False"},
-        "seconds": first["seconds"],
-    }, first["pairs"], first["pairs_sha256"])
-    assert len(later) == 1  # the shipped model is the second stage
+    *earlier, last_run = shipped["training"]
+    start = tmp_path / "train" / "out" / "verifier-shipped"
+    start.mkdir(parents=True)
+    (start / "dequantized_from.json").write_text(json.dumps({"model_id": "m", "sha256": "s", "training": earlier}))
     log = json.loads((SHIPPED / "training_log.json").read_text())
-    log["args"]["init"] = str(stage1)
-    last = tmp_path / "train" / "out" / "verifier-stage2e"
+    assert log["args"]["init"] == "train/out/verifier-shipped"  # the shipped model's last run started there
+    log["args"]["init"] = str(start)
+    last = tmp_path / "train" / "out" / "verifier-stage4"
     last.mkdir()
     (last / "training_log.json").write_text(json.dumps(log))
     card = model_card(shipped["sha256"], shipped["max_length"], last)
+    assert card["training"][-1] == last_run
     assert card == {k: v for k, v in shipped.items() if not k.startswith("fusion_")}
     assert list(card) == [k for k in shipped if not k.startswith("fusion_")]
 

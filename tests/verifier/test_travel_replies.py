@@ -155,7 +155,10 @@ def test_what_the_default_still_gets_wrong(shipped: ReplyComparing, gold: str, p
 @pytest.mark.parametrize(
     ("gold", "pred", "said"),
     [
-        ("The museum opens at nine and closes at five.", "The museum is closed all week.", "'closed'"),
+        pytest.param(
+            "The museum opens at nine and closes at five.", "The museum is closed all week.", "'closed'",
+            marks=pytest.mark.xfail(strict=True, reason=KNOWN + "a contradiction read as an omission (it still fails)"),
+        ),
         (DONE, DONE.replace("with a fare difference of 45 CAD", "and there is no fare difference"), "'no'"),
     ],
 )

@@ -1,0 +1,67 @@
+"""Pairs for the verifier's fourth stage, trained from the shipped model's weights (``train/dequantize_verifier.py``):
+general sentence pairs on the same topic that say other things, beside a replay of the first stage's pairs.
+
+    .venv/bin/python -m train.stage4_pairs [--out train/out/stage4_pairs.jsonl] [--seed 43] [--replay 9000]
+
+The second-stage model passed general sentences on one topic that say different things ("A man is skating down
+a set of stairs." / "The man is skiing down a snowy hill.", P(same) 0.98): the first stage read STS-B's pairs
+scored 4 or more (same) and 1 or less (changed) only, so "the same scene, other facts" (scores above 1 and up to
+2) was never shown as a change. Sources:
+
+* ``stsb_band``: the STS-B train file's work part and the dev file's fit half (the pairs the first stage read),
+  scored >= 4 (same) or <= 2 (changed), both ways;
+* ``replay``: a seeded sample of the first stage's pairs (``train.build_pairs.build``, its seed 13: agent replies,
+  entailment, grounding), so that what it learnt stays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from pathlib import Path
+from typing import Any
+
+from train import split
+from train.build_pairs import CHANGED, OUT, SAME, _pair, build
+from train.stage2_pairs import write_pairs
+
+STAGE4_OUT = OUT.with_name("stage4_pairs.jsonl")
+SAME_FROM, CHANGED_UP_TO = 4.0, 2.0  # STS-B scores read as the same meaning / as saying other things
+FIRST_STAGE_SEED = 13
+
+
+def band_pairs(rows: list[tuple[str, str, float]]) -> list[dict[str, Any]]:
+    """STS-B pairs scored >= 4 (same) or <= 2 (changed), both ways; the scores between are left out."""
+    out: list[dict[str, Any]] = []
+    for a, b, score in rows:
+        if score >= SAME_FROM or score <= CHANGED_UP_TO:
+            label = SAME if score >= SAME_FROM else CHANGED
+            out += [_pair(a, b, label, "stsb_band"), _pair(b, a, label, "stsb_band")]
+    return out
+
+
+def stage4_pairs(seed: int, replay: int, data: Path = split.DATA_DIR) -> list[dict[str, Any]]:
+    """The band pairs and ``replay`` first-stage pairs, shuffled with ``seed``."""
+    rng = random.Random(seed)
+    rows = list(split.stsb("work", "stsb_en_train.csv", data)) + list(split.stsb("fit", "stsb_en_dev.csv", data))
+    band = band_pairs(rows)
+    first = build(FIRST_STAGE_SEED, data)
+    rng.shuffle(first)
+    pairs = band + first[:replay]
+    rng.shuffle(pairs)
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=STAGE4_OUT)
+    parser.add_argument("--seed", type=int, default=43)
+    parser.add_argument("--replay", type=int, default=9000, help="first-stage pairs replayed")
+    parser.add_argument("--data", type=Path, default=split.DATA_DIR, help="the data files (benchmarks/data)")
+    args = parser.parse_args()
+    pairs = stage4_pairs(args.seed, args.replay, args.data)
+    write_pairs(args.out, pairs, {"seed": args.seed, "replay": args.replay, "first_stage_seed": FIRST_STAGE_SEED})
+
+
+if __name__ == "__main__":
+    main()
