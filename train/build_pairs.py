@@ -252,16 +252,21 @@ def identical_pairs(texts: list[str], rng: random.Random) -> Iterator[dict[str, 
         yield _pair(text, text, SAME, "identical")
 
 
+def stsb_rows(data: Path = split.DATA_DIR) -> list[tuple[str, str, float]]:
+    """The STS-B pairs training reads: the train file's work part and the dev file's fit half."""
+    return list(split.stsb("work", "stsb_en_train.csv", data)) + list(split.stsb("fit", "stsb_en_dev.csv", data))
+
+
 def build(seed: int, data: Path = split.DATA_DIR) -> list[dict[str, Any]]:
     """Every training pair of the work parts of the files in ``data``, shuffled with ``seed``."""
     rng = random.Random(seed)
     turns = list(split.sgd_turns("work", data))
     pairs = list(sgd_pairs(turns, rng))
-    stsb_rows = list(split.stsb("work", "stsb_en_train.csv", data)) + list(split.stsb("fit", "stsb_en_dev.csv", data))
-    pairs += stsb_pairs(stsb_rows, rng)
+    rows = stsb_rows(data)
+    pairs += stsb_pairs(rows, rng)
     pairs += reply_pairs(list(split.sgd_reply_pairs("fit", data)))
     pairs += begin_pairs(list(split.begin("work", data)))
-    texts = [turn["utterance"] for turn in turns] + [s for a, b, _ in stsb_rows for s in (a, b)]
+    texts = [turn["utterance"] for turn in turns] + [s for a, b, _ in rows for s in (a, b)]
     pairs += identical_pairs(texts, rng)
     pairs += entailment_pairs.build(rng, data)
     rng.shuffle(pairs)

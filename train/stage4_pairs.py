@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from train import split
-from train.build_pairs import CHANGED, OUT, SAME, _pair, build
+from train.build_pairs import CHANGED, OUT, SAME, _pair, build, stsb_rows
 from train.stage2_pairs import write_pairs
 
 STAGE4_OUT = OUT.with_name("stage4_pairs.jsonl")
@@ -43,8 +43,7 @@ def band_pairs(rows: list[tuple[str, str, float]]) -> list[dict[str, Any]]:
 def stage4_pairs(seed: int, replay: int, data: Path = split.DATA_DIR) -> list[dict[str, Any]]:
     """The band pairs and ``replay`` first-stage pairs, shuffled with ``seed``."""
     rng = random.Random(seed)
-    rows = list(split.stsb("work", "stsb_en_train.csv", data)) + list(split.stsb("fit", "stsb_en_dev.csv", data))
-    band = band_pairs(rows)
+    band = band_pairs(stsb_rows(data))
     first = build(FIRST_STAGE_SEED, data)
     rng.shuffle(first)
     pairs = band + first[:replay]
