@@ -100,9 +100,11 @@ class TypedValueEvidence:
         g_norm, p_norm = reply_facts(gold)[0], reply_facts(pred)[0]
         out: list[ChangedValue] = []
         for g, p in diff.changed:
-            counted = counted_phrase(g_norm, g.fact) if g.fact.kind == p.kind == "number" else g.fact.text
-            if counted != g.fact.text:
+            counted = counted_phrase(g_norm, g.fact) if g.fact.kind == "number" else g.fact.text
+            if counted != g.fact.text and p.kind == "number":
                 out.append(ChangedValue("count", counted_phrase(p_norm, p), counted, p.text))
+            elif counted != g.fact.text:  # a measure for gold's count of its unit: "94 degrees Fahrenheit"
+                out.append(ChangedValue(p.kind, p.text, counted))
             elif g.fact.kind != "entity":
                 out.append(ChangedValue(g.fact.kind, p.text, g.fact.text))
             elif p.kind == "entity" and place_relation(g.fact.text, p.text) == "different":

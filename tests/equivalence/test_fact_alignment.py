@@ -46,6 +46,25 @@ def test_a_changed_quantity_is_not_kept_by_a_number_gold_states_elsewhere(replie
     assert ok.equivalent
 
 
+def test_a_count_of_gold_s_things_with_another_number_fails_though_the_number_counts_something_else(replies):
+    gold = "Avalon Apartments has 2 bedrooms and 2 bathrooms. The rent is $3,550 a month."
+    m = replies.compare(gold, "Avalon Apartments has 1 bedroom and 2 baths. The rent is $3,550 a month.")
+    assert reply_reason(m) == INCONSISTENT
+    assert "count '1 bedroom' vs gold '2 bedrooms'" in (m.detail or "")  # not "2 bedrooms and"
+    ok = replies.compare(gold, "Avalon Apartments has 2 bedrooms and 2 baths, for $3,550 a month.")
+    assert ok.equivalent and ok.complete
+
+
+def test_a_measure_in_what_gold_counts_stands_in_for_the_count(replies):
+    gold = "The weather is 92 degrees and there is a 13 percent chance of rain."
+    m = replies.compare(gold, "It's 94 degrees Fahrenheit and there is 13 percent chance of rain.")
+    assert reply_reason(m) == INCONSISTENT
+    assert "quantity '94 degrees Fahrenheit' vs gold '92 degrees'" in (m.detail or "")
+    assert replies.compare(gold, "It's 92 degrees Fahrenheit with a 13 percent chance of rain.").equivalent
+    bag = replies.compare("I added one checked bag for 35 CAD.", "I added one checked bag for 45 CAD.")
+    assert "money '45 CAD' vs gold '35 CAD'" in (bag.detail or "")  # an amount never stands in for a count
+
+
 def test_a_value_gold_states_twice_is_kept_by_one_mention():
     diff = diff_facts("It has 2 beds: 2 beds and a sofa.", "It has 2 beds and a sofa.", never_same)
     assert not diff.dropped and not diff.changed

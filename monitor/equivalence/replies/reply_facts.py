@@ -128,12 +128,22 @@ def _rival(g: Fact, g_norm: str, free: Sequence[Fact], p_norm: str) -> Fact | No
 
 
 def _may_stand_in(g: Fact, g_counts: frozenset[str], p: Fact, p_norm: str) -> bool:
-    """A count stands in for a count of the same things ("2 bags" for "one checked bag"), never for a measure
-    ("35 CAD") nor a measure for it; other values of one slot group may."""
+    """A count stands in for a count of the same things ("2 bags" for "one checked bag"), and for a measure only
+    in what it counts ("94 degrees Fahrenheit" for "92 degrees"; never "35 CAD" for "one checked bag"), nor a
+    measure for it otherwise; other values of one slot group may."""
     p_counts = _counted(p_norm, p)
     if g_counts and p_counts:
         return bool(g_counts & p_counts)
-    return not (g_counts and p.kind in _MEASURES) and not (p_counts and g.kind in _MEASURES)
+    if g_counts and p.kind in _MEASURES:
+        return _measured_in(p, g_counts)
+    if p_counts and g.kind in _MEASURES:
+        return _measured_in(g, p_counts)
+    return True
+
+
+def _measured_in(measure: Fact, counts: frozenset[str]) -> bool:
+    """Is ``measure`` stated in the things a count counts ("94 degrees Fahrenheit" in degrees)?"""
+    return counts <= {lemma(w) for w in re.findall(r"[a-z]+", fold(measure.text))}
 
 
 def diff_facts(gold: str, pred: str, same_value: SameValue) -> FactDiff:
@@ -203,6 +213,8 @@ def align_facts(g_norm: str, g_facts: Sequence[Fact], p_norm: str,
     for gi in range(len(g_facts)):
         if gi in matched:
             continue
+        if g_nouns[gi] and any(pi not in used and g_nouns[gi] & p_nouns[pi] for pi in range(len(p_facts))):
+            continue  # the prediction counts gold's things with another number ("1 bedroom" for "2 bedrooms")
         hit = next((pi for pi in range(len(p_facts)) if pi not in used and agree[gi][pi]), None)
         if hit is not None:
             matched[gi] = hit
@@ -266,8 +278,8 @@ def counted_phrase(norm: str, fact: Fact) -> str:
     for m in re.finditer(r"[A-Za-z][A-Za-z'-]*", norm[fact.span[1]:]):
         if re.search(r"[.,;:!?()\d]", norm[end : fact.span[1] + m.start()]) or seen == _COUNT_NOUNS:
             break
-        end = fact.span[1] + m.end()
-        seen += lemma(fold(m.group(0))) not in STOPWORDS
+        if lemma(fold(m.group(0))) not in STOPWORDS:  # "2 bedrooms", not "2 bedrooms and"
+            end, seen = fact.span[1] + m.end(), seen + 1
     return norm[fact.span[0] : end].rstrip()
 
 
