@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,26 +41,39 @@ def band_pairs(rows: list[tuple[str, str, float]]) -> list[dict[str, Any]]:
     return out
 
 
+def first_stage_sample(rng: random.Random, count: int, data: Path) -> list[dict[str, Any]]:
+    """``count`` of the first stage's pairs (``build`` with its seed), a seeded sample."""
+    first = build(FIRST_STAGE_SEED, data)
+    rng.shuffle(first)
+    return first[:count]
+
+
 def stage4_pairs(seed: int, replay: int, data: Path = split.DATA_DIR) -> list[dict[str, Any]]:
     """The band pairs and ``replay`` first-stage pairs, shuffled with ``seed``."""
     rng = random.Random(seed)
     band = band_pairs(stsb_rows(data))
-    first = build(FIRST_STAGE_SEED, data)
-    rng.shuffle(first)
-    pairs = band + first[:replay]
+    pairs = band + first_stage_sample(rng, replay, data)
     rng.shuffle(pairs)
     return pairs
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=STAGE4_OUT)
-    parser.add_argument("--seed", type=int, default=43)
+Builder = Callable[[int, int, Path], list[dict[str, Any]]]
+
+
+def run(doc: str | None, builder: Builder, out: Path, seed: int) -> None:
+    """The command line of a stage that replays first-stage pairs: ``--out``, ``--seed``, ``--replay``, ``--data``."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--replay", type=int, default=9000, help="first-stage pairs replayed")
     parser.add_argument("--data", type=Path, default=split.DATA_DIR, help="the data files (benchmarks/data)")
     args = parser.parse_args()
-    pairs = stage4_pairs(args.seed, args.replay, args.data)
+    pairs = builder(args.seed, args.replay, args.data)
     write_pairs(args.out, pairs, {"seed": args.seed, "replay": args.replay, "first_stage_seed": FIRST_STAGE_SEED})
+
+
+def main() -> None:
+    run(__doc__, stage4_pairs, STAGE4_OUT, 43)
 
 
 if __name__ == "__main__":

@@ -21,16 +21,15 @@ a change (docs/design/verifier-third-stage-not-shipped.md). The fourth stage's S
 
 from __future__ import annotations
 
-import argparse
 import random
 from pathlib import Path
 from typing import Any
 
 from train import split
-from train.build_pairs import CHANGED, OUT, SAME, build, stsb_rows
-from train.stage2_pairs import _same_acts, outcome_same_pairs, reversed_pairs, write_pairs
+from train.build_pairs import CHANGED, OUT, SAME, stsb_rows
+from train.stage2_pairs import _same_acts, outcome_same_pairs, reversed_pairs
 from train.stage3_pairs import _vocabulary, edited_pairs, kind_changer
-from train.stage4_pairs import FIRST_STAGE_SEED, band_pairs
+from train.stage4_pairs import band_pairs, first_stage_sample, run
 
 STAGE5_OUT = OUT.with_name("stage5_pairs.jsonl")
 KIND = 3000  # changed: a noun replaced by another of its kind (both ways)
@@ -49,22 +48,13 @@ def stage5_pairs(seed: int, replay: int, data: Path = split.DATA_DIR) -> list[di
     pairs += outcome_same_pairs(same)[:OUTCOME_SAME]
     pairs += [{**p, "label": SAME} for p in same[-SAME_ACTS:]]
     pairs += band_pairs(stsb_rows(data))
-    first = build(FIRST_STAGE_SEED, data)
-    rng.shuffle(first)
-    pairs += [{**p, "source": "replay"} for p in first[:replay]]
+    pairs += [{**p, "source": "replay"} for p in first_stage_sample(rng, replay, data)]
     rng.shuffle(pairs)
     return pairs
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=STAGE5_OUT)
-    parser.add_argument("--seed", type=int, default=47)
-    parser.add_argument("--replay", type=int, default=9000, help="first-stage pairs replayed")
-    parser.add_argument("--data", type=Path, default=split.DATA_DIR, help="the data files (benchmarks/data)")
-    args = parser.parse_args()
-    pairs = stage5_pairs(args.seed, args.replay, args.data)
-    write_pairs(args.out, pairs, {"seed": args.seed, "replay": args.replay, "first_stage_seed": FIRST_STAGE_SEED})
+    run(__doc__, stage5_pairs, STAGE5_OUT, 47)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from train import split, stage5_pairs
+from train import split, stage4_pairs, stage5_pairs
 
 SAME, CHANGED = 0, 1
 
@@ -40,7 +40,7 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(split, "sgd_turns", turns)
     monkeypatch.setattr(stage5_pairs, "stsb_rows", lambda data: ROWS)
-    monkeypatch.setattr(stage5_pairs, "build", lambda seed, data: [dict(p) for p in FIRST])
+    monkeypatch.setattr(stage4_pairs, "build", lambda seed, data: [dict(p) for p in FIRST])  # the first stage
 
 
 @pytest.mark.usefixtures("small")
