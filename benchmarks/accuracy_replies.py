@@ -184,6 +184,66 @@ def balanced(pairs: Sequence[Pair], passed: Sequence[bool]) -> tuple[float, floa
     return (tpr + tnr) / 2, tpr, tnr
 
 
+@dataclass(frozen=True)
+class Difference:
+    """Balanced accuracy of one scorer minus another's on the same pairs, with its 95 % interval."""
+
+    value: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.value:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+
+def paired_difference(
+    expected_pass: Sequence[bool], first: Sequence[bool], second: Sequence[bool], resamples: int = 2000, seed: int = 0
+) -> Difference:
+    """``first``'s balanced accuracy minus ``second``'s (each: does the scorer pass the pair?) on the same pairs,
+    with the 95 % percentile interval of a paired, stratified bootstrap: a resample draws pairs, each with both
+    scorers' answers (what the two share cancels out), the passing and the failing pairs apart, so every resample
+    keeps the set's class sizes and has a balanced accuracy (``scipy.stats.bootstrap`` cannot stratify). Seeded."""
+    y = np.asarray(expected_pass, dtype=bool)
+    gain = np.asarray(first, dtype=float) - np.asarray(second, dtype=float)  # +1: only first passes the pair
+    pos, neg = gain[y], -gain[~y]  # a pass gained on a passing pair, a fail gained on a failing one
+    if not len(pos) or not len(neg):
+        raise ValueError("a balanced accuracy needs passing and failing pairs")
+    value = float((pos.mean() + neg.mean()) / 2)
+    rng = np.random.default_rng(seed)
+    draws = (pos[rng.integers(0, len(pos), (resamples, len(pos)))].mean(1)
+             + neg[rng.integers(0, len(neg), (resamples, len(neg)))].mean(1)) / 2  # fmt: skip
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return Difference(value, float(low), float(high))
+
+
+def reading(differences: Sequence[Difference]) -> str:
+    """How the default stands against the baselines: below one of them beyond its interval, below one within
+    noise, above all beyond their intervals, or at or above all within noise."""
+    if any(d.high < 0 for d in differences):
+        return "below"
+    if any(d.value < 0 for d in differences):
+        return "below, within noise"
+    return "above" if all(d.low > 0 for d in differences) else "at or above, within noise"
+
+
+def against_baselines(results: dict[str, dict[str, tuple[list[bool], list[bool]]]]) -> None:
+    """The default (``shipped``) against each baseline, set by set: the difference in balanced accuracy with its
+    95 % interval (``paired_difference``), and what that says."""
+    rows = {name: r for name, r in results.items() if "shipped" in r and len(r) > 1}
+    if not rows:
+        return
+    print("\n## The default against the baselines (difference in balanced accuracy, 95 % paired bootstrap)\n")
+    print("| data | baseline | default minus baseline [95 % interval] | reading |\n|---|---|---|---|")
+    for name, r in rows.items():
+        expected, shipped = r["shipped"]
+        diffs = {label: paired_difference(expected, shipped, passed) for label, (_, passed) in r.items()
+                 if label != "shipped"}  # fmt: skip
+        for label, d in diffs.items():
+            print(f"| {name} | {label} | {d} | {reading([d])} |")
+        if len(diffs) > 1:
+            print(f"| {name} | every baseline | | **{reading(list(diffs.values()))}** |")
+
+
 def right_reason(pairs: Sequence[Pair], got: Sequence[str]) -> float:
     failing = [(p.expected, g) for p, g in zip(pairs, got, strict=True) if p.expected not in (PASS, "fail")]
     return sum(e == g for e, g in failing) / len(failing) if failing else float("nan")
@@ -290,21 +350,29 @@ def main() -> None:
         )
         comparators["fused"] = shipped_comparator(args.verifier, embed, values, fusion=True)
     work_sets = reference_sets("work", args.data) if part != "work" else sets
+    results: dict[str, dict[str, tuple[list[bool], list[bool]]]] = {}  # set -> scorer -> (expected, passed)
     for name, pairs in sets.items():
         if not pairs:
             continue
+        expected = [p.expected == PASS for p in pairs]
+        answers = results.setdefault(name, {})
         if "embedding" in scorers:
             cos = embed.similarity([(p.gold, p.pred) for p in pairs])
             print(row(name, "embedding cos >= 0.5", pairs, [c >= 0.5 for c in cos], None))
             work = work_sets[name]
             cut = best_cut(embed.similarity([(p.gold, p.pred) for p in work]), work)
             print(row(name, f"embedding best cut {cut:.2f}", pairs, [c >= cut for c in cos], None))
+            answers["cosine >= 0.5"] = (expected, [c >= 0.5 for c in cos])
+            answers[f"best cosine cut {cut:.2f}"] = (expected, [c >= cut for c in cos])
         for label, comparator in comparators.items():
             if label in scorers:
                 got = [outcome(m) for m in settle_all([comparator.compare_steps(p.gold, p.pred) for p in pairs])]
                 print(row(name, label, pairs, [g == PASS for g in got], got), flush=True)
+                if label == "shipped":
+                    answers[label] = (expected, [g == PASS for g in got])
     if "grounding" in scorers and scorer is not None:
-        grounding(part, args.data, scorer, embed, comparators, scorers, chosen)
+        results |= grounding(part, args.data, scorer, embed, comparators, scorers, chosen)
+    against_baselines(results)
     if "edits" in scorers and scorer is not None:
         edits(part, args.data, comparators["fused" if "fused" in scorers else "shipped"])
     if args.tune:
@@ -365,8 +433,11 @@ def max_sentence_cosine(embed: EmbeddingScorer, cases: Sequence[Grounded]) -> li
 def grounding(  # type: ignore[no-untyped-def]
     part: str, data: Path, scorer, embed: EmbeddingScorer, comparators: dict[str, ReplyComparing],
     scorers: set[str], chosen: set[str] | None,
-) -> None:
+) -> dict[str, dict[str, tuple[list[bool], list[bool]]]]:
+    """The judge-only sets' figures; returns each set's answers (scorer -> expected, passed) for
+    ``against_baselines``."""
     sets = {n: c for n, c in judge_sets(part, data).items() if chosen is None or n in chosen}
+    results: dict[str, dict[str, tuple[list[bool], list[bool]]]] = {}
     work_sets = judge_sets("work", data) if part != "work" else sets
     print(f"\n## Judge-only grounding ({part} part)\n")
     print("| data | scorer | cases | balanced | pass rate (supported) | fail rate (not) |")
@@ -383,15 +454,22 @@ def grounding(  # type: ignore[no-untyped-def]
             readers[label] = lambda c, comparator=comparator: not comparator.unsupported_facts(c.reply, list(c.sources))
     for name, cases in sets.items():
         pairs = [Pair("", "", c.expected) for c in cases]
+        expected = [c.expected == PASS for c in cases]
+        answers = results.setdefault(f"judge-only: {name}", {})
         if "embedding" in scorers:
             work = work_sets[name]
             best = best_cut(max_sentence_cosine(embed, work), [Pair("", "", c.expected) for c in work])
             cos = max_sentence_cosine(embed, cases)
             bal, tpr, tnr = balanced(pairs, [v >= best for v in cos])
             print(f"| {name} | max sentence cosine >= {best:.2f} | {len(cases)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} |")
+            answers[f"max sentence cosine {best:.2f}"] = (expected, [v >= best for v in cos])
         for label, read in readers.items():
-            bal, tpr, tnr = balanced(pairs, [read(c) for c in cases])
+            passed = [read(c) for c in cases]
+            bal, tpr, tnr = balanced(pairs, passed)
             print(f"| {name} | {label} | {len(cases)} | {bal:.3f} | {tpr:.3f} | {tnr:.3f} |", flush=True)
+            if label == "shipped":
+                answers[label] = (expected, passed)
+    return results
 
 
 def tune(data: Path, scorer) -> None:  # type: ignore[no-untyped-def]
