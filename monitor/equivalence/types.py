@@ -28,7 +28,7 @@ class Decision:
     """Which check decided a reply verdict, and on what: the verifier's probabilities (``same`` / ``changed`` /
     ``dropped``), the cut applied to ``same``, and the gold sentence concerned (long replies)."""
 
-    # "exact", "repeated", "fused", "verifier", "verifier_refit", "typed_values", "unrelated", "transposed",
+    # "exact", "repeated", "fused", "verifier", "verifier_refit", "typed_values", "unrelated", "transposed", "negated",
     # "embedding", "llm"
     check: str
     probabilities: dict[str, float] | None = None

@@ -12,7 +12,8 @@
   its words, so ``detail`` names the gold sentence left out or contradicted, with its probabilities. A gold
   sentence the prediction repeats word for word is said and not asked. The worst sentence decides.
 * The typed value comparators are evidence beside it: a gold number, amount, date, time, phone or id whose
-  slot holds another value in the prediction is a change, whatever the verifier says.
+  slot holds another value in the prediction is a change, whatever the verifier says; so are two of gold's phrases
+  traded places (``transposed``) and a piece of gold said with the opposite polarity (``negated``).
 * A calibrated head (``head``, written by `aem calibrate`) replaces the cut on P(same): P(right) from the
   three probabilities' log-odds (``monitor.verifier.head``) passes at 0.5 and is the score.
 
@@ -33,6 +34,7 @@ from monitor.verifier.fusion import Agreement, Evidence, Fusion
 from monitor.verifier.grounding import MAX_PAIR_CHARS, render_source, unsupported_sentences
 from monitor.verifier.head import REFIT_CUT, Head
 from monitor.verifier.model import PairScorer, Probabilities
+from monitor.verifier.negated import Negation, negated_piece
 from monitor.verifier.sentences import best_window, content_words, sentences
 from monitor.verifier.transposed import Transposition, transposed
 
@@ -150,6 +152,10 @@ class VerifierReplyComparator:
         if swap is not None:
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return _transposed(swap, worst.forward.as_dict(), cut, _below(cut, score), _shown(worst.forward))
+        flip = negated_piece(*read)
+        if flip is not None:
+            score = _pass_score(worst) if head is None else head.p_right(worst.forward)
+            return _negated(flip, worst.forward.as_dict(), cut, _below(cut, score), _shown(worst.forward))
         verdict = _verdict(worst, cut, gold, pred, head)
         floor, semantic = self.config.unrelated_cosine, self.semantic
         if verdict.equivalent and verdict.complete and worst.forward.same < _LEANS_SAME and floor and semantic:
@@ -186,6 +192,9 @@ class VerifierReplyComparator:
         swap = transposed(*read)
         if swap is not None:
             return _transposed(swap, evidence.forward.as_dict(), cut, _below(cut, p_right), f"P(right) {p_right:.2f}")
+        flip = negated_piece(*read)
+        if flip is not None:
+            return _negated(flip, evidence.forward.as_dict(), cut, _below(cut, p_right), f"P(right) {p_right:.2f}")
         score = round(p_right, 4)
         if p_right >= cut:
             return ReplyMatch(True, True, score, (), (), "fused", None, decision)
@@ -331,6 +340,14 @@ def _transposed(
     decision = Decision("transposed", probabilities, cut)
     detail = f"{swap}: the same words in another order ({shown})"
     return ReplyMatch(False, True, score, (swap.second, swap.first), (), "verifier+order", detail, decision)
+
+
+def _negated(flip: Negation, probabilities: dict[str, float], cut: float, score: float, shown: str) -> ReplyMatch:
+    """A reply that says a piece of gold with the opposite polarity (``negated_piece``): "has wifi" for "does not
+    have wifi"."""
+    decision = Decision("negated", probabilities, cut)
+    detail = f"{flip}: the same words, the opposite polarity ({shown})"
+    return ReplyMatch(False, True, score, (flip.said,), (), "verifier+polarity", detail, decision)
 
 
 def _says(unit: Unit, gold: str, pred: str) -> str:

@@ -42,11 +42,11 @@ def transposed(gold: str, pred: str) -> Transposition | None:
         for y in range(1, min(_MAX_PHRASE, len(gr) - x - 1) + 1):
             first, middle, second = gr[:x], gr[x : len(gr) - y], gr[len(gr) - y :]
             if pr == second + middle + first and _trades_meaning(first, middle, second):
-                return Transposition(_as_written(gold, first), _as_written(gold, second))
+                return Transposition(as_written(gold, first), as_written(gold, second))
     return None
 
 
-def _as_written(text: str, words: list[str]) -> str:
+def as_written(text: str, words: list[str]) -> str:
     """``words`` (folded tokens of ``text``) as ``text`` writes them."""
     found = re.search(r"[\W_]+".join(re.escape(w) for w in words), text, re.IGNORECASE)
     return found.group(0) if found else " ".join(words)

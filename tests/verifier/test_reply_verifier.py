@@ -54,7 +54,7 @@ def test_reply_verdicts(verifier: VerifierReplyComparator, gold: str, pred: str,
 
 
 def test_a_verdict_says_which_check_decided_and_on_what(verifier: VerifierReplyComparator) -> None:
-    match = verifier.compare("The refund was approved.", "The refund was not approved.")
+    match = verifier.compare("The refund was approved.", "The refund was rejected.")
     assert match.decision is not None and match.decision.check == "verifier"
     probs = match.decision.probabilities or {}
     assert set(probs) == {"same", "changed", "dropped"}

@@ -53,12 +53,12 @@ def _prefix_opposites(g: str, p: str) -> list[tuple[str, str]]:
     gw, pw = set(re.findall(r"[a-z][a-z-]+", g)), set(re.findall(r"[a-z][a-z-]+", p))
     out = []
     for word in gw - pw:
-        bare = _PREFIX.sub("", word)
-        if _PREFIX.match(word) and bare in pw - gw and not _negated_around(p, bare):
+        bare = negated_by_prefix(word)
+        if bare is not None and bare in pw - gw and not _negated_around(p, bare):
             out.append((bare, word))
     for word in pw - gw:
-        bare = _PREFIX.sub("", word)
-        if _PREFIX.match(word) and bare in gw - pw and not _negated_around(g, bare):
+        bare = negated_by_prefix(word)
+        if bare is not None and bare in gw - pw and not _negated_around(g, bare):
             out.append((word, bare))
     return out
 
@@ -95,4 +95,20 @@ def _base(word: str) -> str:
 def _negated_around(text: str, word: str) -> bool:
     """Is ``word`` said in a negated piece of ``text`` (an odd number of negation cues: "not refundable")?"""
     pattern = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])")
-    return any(len(_NEG_CUE.findall(piece)) % 2 == 1 for piece in _PIECE.split(text) if pattern.search(piece))
+    return any(negated(piece) for piece in polarity_pieces(text) if pattern.search(piece))
+
+
+def polarity_pieces(text: str) -> list[str]:
+    """The pieces of folded ``text`` that are said with a polarity of their own ("refundable, not transferable":
+    two), split at sentence marks, commas and contrasting conjunctions."""
+    return [piece for piece in _PIECE.split(text) if piece.strip()]
+
+
+def negated(piece: str) -> bool:
+    """Is a piece of folded text negated: an odd number of negation cues ("not", "no", "never", "n't"...)?"""
+    return len(_NEG_CUE.findall(piece)) % 2 == 1
+
+
+def negated_by_prefix(word: str) -> str | None:
+    """The word a prefix negates ("unfurnished" -> "furnished", "non-refundable" -> "refundable"), or None."""
+    return _PREFIX.sub("", word) if _PREFIX.match(word) else None

@@ -1,0 +1,85 @@
+"""A piece of gold said with the opposite polarity: "It does not have wifi." / "Yes, it has wifi.", "The apartment is
+unfurnished." / "The apartment is furnished.", "… couldn't be prosecuted" / "… could be prosecuted".
+
+A cross-encoder reads a negation toggled in an otherwise identical clause as a rewording often enough ("Yes it has
+wifi." for "It does not have wifi.": P(same) 0.87). A reply piece whose content words are exactly those of a gold
+piece, said with the other polarity (an odd number of negation cues, ``opposites.negated``, or a word negated by a
+prefix whose bare form the other side uses), is a change whatever the verifier reads. The pieces are those the value
+comparators read polarity in (``opposites.polarity_pieces``: split at sentence marks, commas and contrasting
+conjunctions), and the two texts' polarity must differ as a whole too, so that a negation that only moved to another
+piece ("all the issues that we support, he doesn't" / "… we support he doesn't") is no change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monitor.equivalence.normalize import STOPWORDS, fold, lemma
+from monitor.equivalence.values.opposites import negated, negated_by_prefix, polarity_pieces
+from monitor.verifier.transposed import as_written
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
+_NON = re.compile(r"\bnon\s+(?=[a-z])")  # "non refundable": "non-refundable"
+_ANSWER = re.compile(r"^\s*(?:no|nope)\b")  # "No they don't have live music": an answer, not a second negation
+# Words that carry a piece's polarity, not its content (``opposites``' negation cues, and auxiliaries with "n't").
+_CUES = frozenset(["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without", "cannot"])
+
+
+@dataclass(frozen=True)
+class Negation:
+    """Gold's ``piece``, said with the opposite polarity as the reply's ``said``."""
+
+    piece: str
+    said: str
+
+    def __str__(self) -> str:
+        return f"negates gold's '{self.piece}': the reply says '{self.said}'"
+
+
+@dataclass(frozen=True)
+class _Piece:
+    text: str
+    content: frozenset[str]
+    negated: bool
+
+
+def negated_piece(gold: str, pred: str) -> Negation | None:
+    """The first piece of ``gold`` that ``pred`` says with the same content words and the opposite polarity, when
+    the two texts' polarity differs as a whole; None otherwise."""
+    g, p = fold(gold), fold(pred)
+    g_words, p_words = _words(g), _words(p)
+    g_pieces, p_pieces = _pieces(g, p_words), _pieces(p, g_words)
+    if sum(x.negated for x in g_pieces) % 2 == sum(x.negated for x in p_pieces) % 2:
+        return None
+    for gp in g_pieces:
+        for pp in p_pieces:
+            if gp.content and gp.content == pp.content and gp.negated != pp.negated:
+                return Negation(as_written(gold, _WORD.findall(gp.text)), as_written(pred, _WORD.findall(pp.text)))
+    return None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(_NON.sub("non-", text)))
+
+
+def _pieces(text: str, other_words: frozenset[str]) -> list[_Piece]:
+    """``text``'s polarity pieces: their content words (a word negated by a prefix as its bare form where the other
+    text uses that), and whether each is negated."""
+    out = []
+    for piece in polarity_pieces(_NON.sub("non-", text)):
+        body = _ANSWER.sub("", piece)
+        if body != piece and any(word in _CUES or word.endswith(("n't", "n’t")) for word in _WORD.findall(body)):
+            piece = body  # the answer agrees with the negation that follows it
+        flipped, content = negated(piece), set()
+        for word in _WORD.findall(piece):
+            if word in _CUES or word.endswith(("n't", "n’t")) or word in STOPWORDS:
+                continue
+            bare = negated_by_prefix(word)
+            if bare is not None and bare in other_words:
+                # "unfurnished" is "furnished" negated; "unavailable" and "unable" are negation cues already
+                flipped ^= not negated(word)
+                word = bare
+            content.add(lemma(word))
+        out.append(_Piece(piece.strip(), frozenset(content), flipped))
+    return out

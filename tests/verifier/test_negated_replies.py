@@ -1,0 +1,79 @@
+"""A piece of gold said with the opposite polarity, through the comparator ``aem score`` builds, by default and with
+the fused decision: the reply fails and names the piece; the same polarity said otherwise (an answer particle, a
+prefix for "not", a negation moved between pieces) still passes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from monitor.embeddings import EmbeddingScorer
+from monitor.equivalence import ValueComparator
+from monitor.equivalence.types import ReplyComparing, reply_reason
+from monitor.scoring.config import ScoringConfig, VerifierSettings
+from monitor.verifier.negated import negated_piece
+from monitor.wiring import reply_comparator
+
+INCONSISTENT, PASS = "inconsistent_response", "pass"
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["default", "fused"])
+def shipped(request: pytest.FixtureRequest) -> ReplyComparing:
+    embed = EmbeddingScorer()
+    config = ScoringConfig(verifier=VerifierSettings(fusion=request.param))
+    return reply_comparator(config, ValueComparator(semantic=embed), embed, None)
+
+
+def outcome(comparator: ReplyComparing, gold: str, pred: str) -> str:
+    reason = reply_reason(comparator.compare(gold, pred))
+    return PASS if reason is None else reason.value
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "expected"),
+    [
+        # the default passed the first of each pair before this check (P(same) 0.87 for the wifi pair)
+        ("It does not have wifi.", "Yes it has wifi.", INCONSISTENT),
+        ("Yes it has wifi.", "It does not have wifi.", INCONSISTENT),
+        ("It is a 4 star hotel but does not have wifi.", "Yes, it has wifi and the rating is 4 stars.", INCONSISTENT),
+        ("Sorry, the apartment is unfurnished.", "Yes, the apartment is furnished.", INCONSISTENT),
+        ("The apartment is furnished.", "Sorry, the apartment is unfurnished.", INCONSISTENT),
+        ("I was unable to book the table at Nopa.", "I was able to book the table at Nopa.", INCONSISTENT),
+        ("It is not a redeye flight.", "No, it is not a redeye flight.", PASS),
+        ("The ticket is non refundable.", "No, the ticket is not refundable.", PASS),
+        ("There is no live music.", "No they don't have live music.", PASS),
+    ],
+)
+def test_the_opposite_polarity_fails_and_the_same_said_otherwise_passes(
+    shipped: ReplyComparing, gold: str, pred: str, expected: str
+) -> None:
+    assert outcome(shipped, gold, pred) == expected
+
+
+def test_the_verdict_names_the_piece_and_the_check(shipped: ReplyComparing) -> None:
+    gold, pred = "It is a 4 star hotel but does not have wifi.", "Yes, it has Wifi and the rating is 4 stars."
+    match = shipped.compare(gold, pred)
+    assert match.decision is not None and match.decision.check == "negated"
+    assert "negates gold's 'does not have wifi': the reply says 'it has Wifi'" in (match.detail or "")
+    assert match.mismatched == ("it has Wifi",)
+    cut = match.decision.threshold
+    assert cut is not None and match.score < cut  # a failing turn scores below its cut
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
+        ("They don't allow pets.", "Pets are not allowed."),  # other words: the verifier's to read
+        ("It is not a redeye flight.", "No, it is not a redeye flight."),  # "No," is an answer, a piece of its own
+        ("No pets are allowed, sorry.", "Sorry, no pets are allowed."),
+        # the negation moved to the next piece: the texts' polarity is the same as a whole
+        ("All the issues that we support, he doesn't.", "All the issues that we support he doesn't."),
+        ("It has wifi.", "It has a pool."),  # the same polarity, other content
+        ("It is not.", "It is."),  # no content words to compare
+    ],
+)
+def test_what_is_not_a_negated_piece(gold: str, pred: str) -> None:
+    assert negated_piece(gold, pred) is None
