@@ -343,10 +343,10 @@ def _transposed(
 
 
 def _negated(flip: Negation, probabilities: dict[str, float], cut: float, score: float, shown: str) -> ReplyMatch:
-    """A reply that says a piece of gold with the opposite polarity (``negated_piece``): "has wifi" for "does not
-    have wifi"."""
+    """A reply that says a piece of gold the opposite way (``negated_piece``): "has wifi" for "does not have wifi",
+    "sits inside" for "sits outside"."""
     decision = Decision("negated", probabilities, cut)
-    detail = f"{flip}: the same words, the opposite polarity ({shown})"
+    detail = f"{flip}: {flip.how} ({shown})"
     return ReplyMatch(False, True, score, (flip.said,), (), "verifier+polarity", detail, decision)
 
 

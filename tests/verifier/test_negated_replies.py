@@ -1,6 +1,7 @@
-"""A piece of gold said with the opposite polarity, through the comparator ``aem score`` builds, by default and with
-the fused decision: the reply fails and names the piece; the same polarity said otherwise (an answer particle, a
-prefix for "not", a negation moved between pieces) still passes."""
+"""A piece of gold said the opposite way (the other polarity, or one word replaced by its opposite), through the
+comparator ``aem score`` builds, by default and with the fused decision: the reply fails and names the piece; the
+same said otherwise (an answer particle, a prefix for "not", a negation moved between pieces, "not closed" for
+"open") still passes."""
 
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ def outcome(comparator: ReplyComparing, gold: str, pred: str) -> str:
         ("It is not a redeye flight.", "No, it is not a redeye flight.", PASS),
         ("The ticket is non refundable.", "No, the ticket is not refundable.", PASS),
         ("There is no live music.", "No they don't have live music.", PASS),
+        ("The museum is open on Monday.", "The museum is closed on Monday.", INCONSISTENT),
+        ("Your seats are on the left side of the front row.", "Your seats are on the right side of the front row.",
+         INCONSISTENT),
+        ("The bar opens early and closes late.", "The bar opens late and closes early.", INCONSISTENT),
     ],
 )
 def test_the_opposite_polarity_fails_and_the_same_said_otherwise_passes(
@@ -63,6 +68,13 @@ def test_the_verdict_names_the_piece_and_the_check(shipped: ReplyComparing) -> N
     assert cut is not None and match.score < cut  # a failing turn scores below its cut
 
 
+def test_a_word_replaced_by_its_opposite_is_named(shipped: ReplyComparing) -> None:
+    match = shipped.compare("A man in a blue shirt sits outside alone.", "A man in a blue shirt sits inside alone.")
+    assert match.decision is not None and match.decision.check == "negated"
+    assert "says 'inside' for 'outside' in gold's 'A man in a blue shirt sits outside alone'" in (match.detail or "")
+    assert "one word, its opposite" in (match.detail or "")
+
+
 @pytest.mark.parametrize(
     ("gold", "pred"),
     [
@@ -73,6 +85,9 @@ def test_the_verdict_names_the_piece_and_the_check(shipped: ReplyComparing) -> N
         ("All the issues that we support, he doesn't.", "All the issues that we support he doesn't."),
         ("It has wifi.", "It has a pool."),  # the same polarity, other content
         ("It is not.", "It is."),  # no content words to compare
+        ("The museum is open on Monday.", "The museum is not closed on Monday."),  # the opposite, negated: the same
+        ("It is cheap.", "It is expensive."),  # one content word: too little to say the rest is the same
+        ("The bar opens early.", "The bar closes late."),  # two words replaced, not one
     ],
 )
 def test_what_is_not_a_negated_piece(gold: str, pred: str) -> None:

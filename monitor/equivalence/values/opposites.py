@@ -43,6 +43,13 @@ def antonym_clash(gold: str, pred: str) -> bool:
     return any(word in table and (table[word] & (p - g)) for word in g - p)
 
 
+def opposite(a: str, b: str) -> bool:
+    """Are two words opposites: a curated pair ("cheap" / "expensive") or WordNet direct antonyms as adjectives
+    ("outside" / "inside", "early" / "late")?"""
+    table = opposite_table()
+    return b in table.get(a, ()) or a in table.get(b, ()) or b in wordnet.antonyms(a) or a in wordnet.antonyms(b)
+
+
 def opposite_words(gold: str, pred: str) -> list[tuple[str, str]]:
     """(predicted word, gold word) pairs that negate each other: by prefix, or as WordNet antonyms in place."""
     g, p = fold(gold), fold(pred)
