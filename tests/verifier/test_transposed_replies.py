@@ -10,27 +10,12 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from monitor.embeddings import EmbeddingScorer
-from monitor.equivalence import ValueComparator
-from monitor.equivalence.types import ReplyComparing, reply_reason
-from monitor.scoring.config import ScoringConfig, VerifierSettings
+from monitor.equivalence.types import ReplyComparing
 from monitor.verifier.transposed import transposed
-from monitor.wiring import reply_comparator
+from tests.support.replies import outcome
 
 INCONSISTENT, PASS = "inconsistent_response", "pass"
 ROUTE = "Your flight from New York to San Francisco leaves at 9:30 am on March 3."
-
-
-@pytest.fixture(scope="module", params=[False, True], ids=["default", "fused"])
-def shipped(request: pytest.FixtureRequest) -> ReplyComparing:
-    embed = EmbeddingScorer()
-    config = ScoringConfig(verifier=VerifierSettings(fusion=request.param))
-    return reply_comparator(config, ValueComparator(semantic=embed), embed, None)
-
-
-def outcome(comparator: ReplyComparing, gold: str, pred: str) -> str:
-    reason = reply_reason(comparator.compare(gold, pred))
-    return PASS if reason is None else reason.value
 
 
 @pytest.mark.parametrize(

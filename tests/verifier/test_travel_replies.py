@@ -9,11 +9,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from monitor.embeddings import EmbeddingScorer
-from monitor.equivalence import ValueComparator
 from monitor.equivalence.types import ReplyComparing, reply_reason
-from monitor.scoring.config import ScoringConfig
-from monitor.wiring import reply_comparator
+from tests.support.replies import outcome, shipped_comparator
 
 INCONSISTENT, PASS = "inconsistent_response", "pass"
 DONE = (
@@ -24,13 +21,7 @@ DONE = (
 
 @pytest.fixture(scope="module")
 def shipped() -> ReplyComparing:
-    embed = EmbeddingScorer()
-    return reply_comparator(ScoringConfig(), ValueComparator(semantic=embed), embed, None)
-
-
-def outcome(comparator: ReplyComparing, gold: str, pred: str) -> str:
-    reason = reply_reason(comparator.compare(gold, pred))
-    return PASS if reason is None else reason.value
+    return shipped_comparator()
 
 
 def test_another_city_fails_and_is_named(shipped: ReplyComparing) -> None:
