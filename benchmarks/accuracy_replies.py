@@ -344,7 +344,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     comparators: dict[str, ReplyComparing] = {}
     if scorer is not None:
-        comparators["verifier"] = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
+        alone = VerifierConfig(typed_values=False, lexical_checks=False)  # the cross-encoder, no check beside it
+        comparators["verifier"] = VerifierReplyComparator(scorer, alone)
         comparators["shipped"] = shipped_comparator(
             args.verifier, embed, values, pass_threshold=args.pass_threshold, unrelated_cosine=args.unrelated_cosine
         )

@@ -61,6 +61,9 @@ class VerifierConfig:
     # A reply the verifier leans against (P(same) under 0.5) though it passes the cut fails when the bi-encoder's
     # cosine of the two whole texts is below this: they share next to nothing. 0: off.
     unrelated_cosine: float = 0.25
+    # The lexical checks beside the verifier: two of gold's phrases traded places, a piece of gold said the
+    # opposite way. Off only to measure the verifier alone (benchmarks/accuracy_replies.py).
+    lexical_checks: bool = True
 
 
 @dataclass(frozen=True)
@@ -148,11 +151,10 @@ class VerifierReplyComparator:
             values = tuple(c.traced for c in changed)
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return ReplyMatch(False, True, _below(cut, score), values, (), "verifier+values", detail, decision)
-        swap = transposed(*read)
+        swap, flip = self._lexical(read)
         if swap is not None:
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return _transposed(swap, worst.forward.as_dict(), cut, _below(cut, score), _shown(worst.forward))
-        flip = negated_piece(*read)
         if flip is not None:
             score = _pass_score(worst) if head is None else head.p_right(worst.forward)
             return _negated(flip, worst.forward.as_dict(), cut, _below(cut, score), _shown(worst.forward))
@@ -163,6 +165,14 @@ class VerifierReplyComparator:
             if cosine < floor:
                 return _unrelated(worst, cut, cosine, floor, gold, pred)
         return verdict
+
+    def _lexical(self, read: tuple[str, str]) -> tuple[Transposition | None, Negation | None]:
+        """What the lexical checks find in the pair as the verifier reads it: traded phrases, else a piece of gold
+        said the opposite way (neither when ``lexical_checks`` is off)."""
+        if not self.config.lexical_checks:
+            return None, None
+        swap = transposed(*read)
+        return swap, negated_piece(*read) if swap is None else None
 
     def _cut(self) -> float:
         """The cut a reply's score is held to: ``pass_threshold``, or with a calibrated head P(right) 0.5."""
@@ -189,10 +199,9 @@ class VerifierReplyComparator:
             score = _below(cut, p_right)
             values = tuple(c.traced for c in changed)
             return ReplyMatch(False, True, score, values, (), "verifier+values", detail, decision)
-        swap = transposed(*read)
+        swap, flip = self._lexical(read)
         if swap is not None:
             return _transposed(swap, evidence.forward.as_dict(), cut, _below(cut, p_right), f"P(right) {p_right:.2f}")
-        flip = negated_piece(*read)
         if flip is not None:
             return _negated(flip, evidence.forward.as_dict(), cut, _below(cut, p_right), f"P(right) {p_right:.2f}")
         score = round(p_right, 4)

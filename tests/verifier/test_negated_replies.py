@@ -77,3 +77,16 @@ def test_a_word_replaced_by_its_opposite_is_named(shipped: ReplyComparing) -> No
 )
 def test_what_is_not_a_negated_piece(gold: str, pred: str) -> None:
     assert negated_piece(gold, pred) is None
+
+
+def test_the_verifier_alone_passes_what_the_check_fails() -> None:
+    """Why the check is there, and that the benchmark's "verifier alone" (``lexical_checks`` off) is the model alone:
+    without it the cross-encoder passes the toggled negation."""
+    from monitor.verifier import VerifierConfig, VerifierReplyComparator, load_verifier
+
+    scorer = load_verifier()
+    gold, pred = "It does not have wifi.", "Yes it has wifi."
+    alone = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False, lexical_checks=False))
+    checked = VerifierReplyComparator(scorer, VerifierConfig(typed_values=False))
+    assert outcome(alone, gold, pred) == PASS
+    assert outcome(checked, gold, pred) == INCONSISTENT
