@@ -19,14 +19,18 @@ import re
 from dataclasses import dataclass
 
 from monitor.equivalence.normalize import STOPWORDS, fold, lemma
-from monitor.equivalence.values.opposites import negated, negated_by_prefix, opposite, polarity_pieces
+from monitor.equivalence.values.opposites import (
+    negated,
+    negated_by_prefix,
+    negation_cue,
+    opposite,
+    polarity_pieces,
+)
 from monitor.verifier.transposed import as_written
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 _NON = re.compile(r"\bnon\s+(?=[a-z])")  # "non refundable": "non-refundable"
 _ANSWER = re.compile(r"^\s*(?:no|nope)\b")  # "No they don't have live music": an answer, not a second negation
-# Words that carry a piece's polarity, not its content (``opposites``' negation cues, and auxiliaries with "n't").
-_CUES = frozenset(["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without", "cannot"])
 
 
 @dataclass(frozen=True)
@@ -100,13 +104,13 @@ def _pieces(text: str, other_words: frozenset[str]) -> list[_Piece]:
     out = []
     for piece in polarity_pieces(_NON.sub("non-", text)):
         body = _ANSWER.sub("", piece)
-        if body != piece and any(word in _CUES or word.endswith(("n't", "n’t")) for word in _WORD.findall(body)):
+        if body != piece and negated(body):
             piece = body  # the answer agrees with the negation that follows it
         flipped, content = negated(piece), set()
         for word in _WORD.findall(piece):
-            if word in _CUES or word.endswith(("n't", "n’t")) or word in STOPWORDS:
-                continue
             bare = negated_by_prefix(word)
+            if word in STOPWORDS or (negation_cue(word) and bare is None):
+                continue  # a cue carries the piece's polarity, not its content; "unable" is "able" negated
             if bare is not None and bare in other_words:
                 # "unfurnished" is "furnished" negated; "unavailable" and "unable" are negation cues already
                 flipped ^= not negated(word)

@@ -116,6 +116,11 @@ def negated(piece: str) -> bool:
     return len(_NEG_CUE.findall(piece)) % 2 == 1
 
 
+def negation_cue(word: str) -> bool:
+    """Is ``word`` (folded) one of the cues ``negated`` counts ("not", "never", "doesn't", "unable"...)?"""
+    return bool(_NEG_CUE.fullmatch(word)) or word.endswith(("n't", "n’t"))
+
+
 def negated_by_prefix(word: str) -> str | None:
     """The word a prefix negates ("unfurnished" -> "furnished", "non-refundable" -> "refundable"), or None."""
     return _PREFIX.sub("", word) if _PREFIX.match(word) else None
