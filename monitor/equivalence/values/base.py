@@ -10,6 +10,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from text_to_num import alpha2digit
 
@@ -46,8 +47,23 @@ _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")
 
 
+# Values and short phrases are folded and keyed again and again (a reply's values against every field of a tool
+# output): up to this length a text's fold and canon are kept (two bounded caches, at most about 20 MB together,
+# a few MB for values of ordinary length); longer texts are folded as they come.
+_MEMO_CHARS = 200
+
+
 def fold(text: str) -> str:
     """Lower-case, NFKC, strip accents, decode literal \\uXXXX escapes, collapse whitespace."""
+    return _fold_short(text) if len(text) <= _MEMO_CHARS else _fold(text)
+
+
+@lru_cache(maxsize=16384)
+def _fold_short(text: str) -> str:
+    return _fold(text)
+
+
+def _fold(text: str) -> str:
     if "\\u" in text:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     if text.isascii():  # NFKD, accent stripping and NFKC leave ASCII as it is; casefold is lower there
@@ -73,7 +89,12 @@ def strip_wrapping(text: str) -> str:
 
 def canon(text: str) -> str:
     """The exact-match key of a string value: folded and unwrapped."""
-    return strip_wrapping(fold(text))
+    return _canon_short(text) if len(text) <= _MEMO_CHARS else strip_wrapping(_fold(text))
+
+
+@lru_cache(maxsize=16384)
+def _canon_short(text: str) -> str:
+    return strip_wrapping(_fold_short(text))
 
 
 def numbers_close(a: float, b: float) -> bool:

@@ -407,6 +407,7 @@ def formula_key(value: str) -> str | None:
     return t
 
 
+@lru_cache(maxsize=65536)
 def looks_like_identifier(value: str) -> bool:
     """Ids, codes, SKUs, flight numbers, slugs: one token mixing letters and digits or joined by -/_."""
     t = canon(value)
