@@ -65,8 +65,8 @@ def negated_piece(gold: str, pred: str) -> Negation | None:
     """The first piece of ``gold`` that ``pred`` says the opposite way: with the same content words and the opposite
     polarity (when the two texts' polarity differs as a whole), or with the same polarity and one content word
     replaced by its opposite; None otherwise."""
-    g, p = fold(gold), fold(pred)
-    g_words, p_words = _words(g), _words(p)
+    g, p = _NON.sub("non-", fold(gold)), _NON.sub("non-", fold(pred))
+    g_words, p_words = frozenset(_WORD.findall(g)), frozenset(_WORD.findall(p))
     g_pieces, p_pieces = _pieces(g, p_words), _pieces(p, g_words)
     toggled = sum(x.negated for x in g_pieces) % 2 != sum(x.negated for x in p_pieces) % 2
     for gp in g_pieces:
@@ -94,15 +94,11 @@ def _one_opposite(gp: _Piece, pp: _Piece) -> tuple[str, str] | None:
     return (a, b) if opposite(a, b) else None
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(_NON.sub("non-", text)))
-
-
 def _pieces(text: str, other_words: frozenset[str]) -> list[_Piece]:
-    """``text``'s polarity pieces: their content words (a word negated by a prefix as its bare form where the other
-    text uses that), and whether each is negated."""
+    """``text``'s (folded, "non " joined) polarity pieces: their content words (a word negated by a prefix as its
+    bare form where the other text uses that), and whether each is negated."""
     out = []
-    for piece in polarity_pieces(_NON.sub("non-", text)):
+    for piece in polarity_pieces(text):
         body = _ANSWER.sub("", piece)
         if body != piece and negated(body):
             piece = body  # the answer agrees with the negation that follows it

@@ -15,6 +15,7 @@ from monitor.equivalence.types import reply_reason
 from monitor.verifier import VerifierConfig, VerifierReplyComparator, VerifierUnavailable, load_verifier
 from monitor.verifier.evidence import TypedValueEvidence
 from monitor.verifier.model import MODEL_DIR, OnnxVerifier
+from tests.support.replies import outcome
 
 INCONSISTENT, INCOMPLETE, PASS = "inconsistent_response", "incomplete_response", "pass"
 
@@ -22,11 +23,6 @@ INCONSISTENT, INCOMPLETE, PASS = "inconsistent_response", "incomplete_response",
 @pytest.fixture(scope="module")
 def verifier() -> VerifierReplyComparator:
     return VerifierReplyComparator(load_verifier(), VerifierConfig(), TypedValueEvidence(ValueComparator()))
-
-
-def outcome(comparator: VerifierReplyComparator, gold: str, pred: str) -> str:
-    reason = reply_reason(comparator.compare(gold, pred))
-    return PASS if reason is None else reason.value
 
 
 PHARMACY = "The pharmacy is open late on Friday and closed on Sunday."
